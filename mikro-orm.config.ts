@@ -1,0 +1,29 @@
+import { Migrator } from '@mikro-orm/migrations';
+import { defineConfig } from '@mikro-orm/postgresql';
+import { entities } from './src/entities.ts';
+import { migrationsList } from './src/migrations/index.ts';
+
+/** Shared ORM settings; the connection URL is supplied at run time (embedded or DATABASE_URL). */
+export function ormConfig(clientUrl: string, poolSize = 10) {
+  return defineConfig({
+    clientUrl,
+    entities,
+    extensions: [Migrator],
+    pool: { min: 0, max: poolSize },
+    migrations: {
+      tableName: 'mikro_orm_migrations',
+      silent: true,
+      migrationsList,
+      path: './src/migrations',
+      snapshot: false,
+      snapshotOnMigrate: false,
+      emit: 'ts',
+    },
+    debug: false,
+    allowGlobalContext: false,
+  });
+}
+
+export default ormConfig(
+  process.env.DATABASE_URL ?? 'postgres://stockless:stockless@127.0.0.1:54329/stockless',
+);

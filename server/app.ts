@@ -1,0 +1,98 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { appRouter } from '../src/router.ts';
+import type { Context } from '../src/trpc/context.ts';
+import type { Config } from './config.ts';
+import { checkHealth } from './health.ts';
+import type { Logger } from './logger.ts';
+import { buildOpenApiDocument } from './openapi.ts';
+import type { Orm } from './orm.ts';
+import { newRequestId } from './request-id.ts';
+import { sendError, sendJson } from './respond.ts';
+import { createRestHandler } from './rest.ts';
+
+export interface AppDeps {
+  orm: Orm;
+  config: Config;
+  log: Logger;
+}
+
+const requestIds = new WeakMap<IncomingMessage, string>();
+
+export function createApp({ orm, config, log }: AppDeps): Server {
+  const settings = {
+    publicUrl: config.publicUrl,
+    pageSizeMax: config.PAGE_SIZE_MAX,
+    operatorToken: config.OPERATOR_TOKEN,
+  };
+  const createContext = (req: IncomingMessage): Context => ({
+    em: orm.em.fork(),
+    requestId: requestIds.get(req) ?? newRequestId(),
+    headers: req.headers,
+    settings,
+    log,
+  });
+  const rest = createRestHandler({ createContext, publicUrl: config.publicUrl, log });
+  const trpc = createHTTPHandler({
+    router: appRouter,
+    basePath: '/trpc/',
+    createContext: ({ req }) => createContext(req),
+    onError: ({ error, path }) => {
+      if (error.code === 'INTERNAL_SERVER_ERROR')
+        log.error({ err: error.cause ?? error, path }, 'trpc failed');
+    },
+  });
+  const openapiText = JSON.stringify(buildOpenApiDocument(config.publicUrl));
+
+  async function route(req: IncomingMessage, res: ServerResponse, requestId: string) {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (path === '/health') {
+      const health = await checkHealth(orm);
+      return sendJson(res, health.status, health.body);
+    }
+    if (path === '/api/v1/openapi.json') {
+      res.setHeader('Content-Type', 'application/json');
+      res.setHeader('Content-Length', Buffer.byteLength(openapiText));
+      res.setHeader('Cache-Control', 'public, max-age=300');
+      return void res.end(openapiText);
+    }
+    if (path.startsWith('/trpc/')) return trpc(req, res);
+    if (path.startsWith('/api/v1/')) return rest(req, res, requestId);
+    return sendError(
+      res,
+      404,
+      { error: 'not_found', code: 'ROUTE_NOT_FOUND', message: `No route for ${path}` },
+      requestId,
+    );
+  }
+
+  return createServer({ requestTimeout: 30_000, headersTimeout: 20_000 }, (req, res) => {
+    const started = process.hrtime.bigint();
+    const requestId = newRequestId();
+    requestIds.set(req, requestId);
+    res.setHeader('X-Request-Id', requestId);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'no-store');
+    // HEAD is GET without a body: route it as GET; Node already knows to send no body.
+    const method = req.method;
+    if (method === 'HEAD') req.method = 'GET';
+    res.on('finish', () => {
+      log.info(
+        {
+          request_id: requestId,
+          method,
+          path: (req.url ?? '').split('?')[0],
+          status: res.statusCode,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        'request',
+      );
+    });
+    route(req, res, requestId).catch((err: unknown) => {
+      log.error({ err, request_id: requestId }, 'unhandled request failure');
+      if (!res.headersSent)
+        sendError(res, 500, { error: 'server_error', message: 'Internal server error' }, requestId);
+      else res.destroy();
+    });
+  });
+}

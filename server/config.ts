@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { parseDuration } from './duration.ts';
+
+const duration = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, ctx) => {
+      const ms = parseDuration(value);
+      if (ms === undefined) {
+        ctx.addIssue({ code: 'custom', message: `not a duration: ${value}` });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
+const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  PUBLIC_URL: z.url().optional(),
+  DATABASE_URL: z.string().min(1).optional(),
+  DATA_DIR: z.string().default('.data'),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  OPERATOR_TOKEN: z.string().min(24).optional(),
+  SECRET_KEY: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/i, 'SECRET_KEY must be 64 hex characters (32 bytes)')
+    .optional(),
+  PAGE_SIZE_MAX: z.coerce.number().int().min(1).max(5000).default(500),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  DB_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(10),
+  DEMO_PRODUCTS: z.coerce.number().int().min(0).max(1_000_000).default(3000),
+  SHUTDOWN_GRACE: duration('10s'),
+  WEBHOOK_ALLOW_PRIVATE: z.string().default(''),
+  WEBHOOK_RETRY_SCHEDULE: z.string().default('1m,5m,30m,2h,12h'),
+  WEBHOOK_COALESCE_WINDOW: duration('30s'),
+  WEBHOOK_TIMEOUT: duration('10s'),
+});
+
+export type Config = z.output<typeof configSchema> & { publicUrl: string };
+
+export class ConfigError extends Error {}
+
+/** Reads settings from the given environment; `.env` is loaded by the entry points, never here. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const cfg = parsed.data;
+  const publicUrl = (cfg.PUBLIC_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '');
+  return { ...cfg, publicUrl };
+}

@@ -1,0 +1,30 @@
+import { MikroORM } from '@mikro-orm/postgresql';
+import { Logger, runMigrations } from 'graphile-worker';
+import pg from 'pg';
+import { ormConfig } from '../mikro-orm.config.ts';
+
+export type Orm = MikroORM;
+
+export async function openOrm(url: string, poolSize?: number): Promise<Orm> {
+  return MikroORM.init(ormConfig(url, poolSize));
+}
+
+const MIGRATION_LOCK = 4_207_001;
+const silent = new Logger(() => () => {});
+
+/**
+ * Applies our migrations, then Graphile Worker's. An advisory lock makes it safe for several
+ * processes to start at once: one migrates, the others wait and find nothing left to do.
+ */
+export async function migrate(orm: Orm, url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await orm.migrator.up();
+    await runMigrations({ connectionString: url, logger: silent });
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    await client.end();
+  }
+}

@@ -1,0 +1,64 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
+import { appRouter } from '../src/router.ts';
+import type { Context } from '../src/trpc/context.ts';
+import { type ErrorBody, shapeError } from '../src/trpc/errors.ts';
+import type { Logger } from './logger.ts';
+
+const MAX_BODY_BYTES = 1_000_000;
+
+export interface RestDeps {
+  createContext(req: IncomingMessage): Context;
+  publicUrl: string;
+  log: Logger;
+}
+
+/**
+ * trpc-to-openapi writes its own error body: it overwrites `code` with the tRPC code and the message
+ * of validation failures with a generic one. The contract's body was already computed by the
+ * errorFormatter (under `data.contract`); this puts it on the wire in place of the adapter's.
+ */
+function contractErrorBody(adapterBody: string, requestId: string): string {
+  let body: ErrorBody | undefined;
+  try {
+    body = JSON.parse(adapterBody)?.data?.contract;
+  } catch {
+    body = undefined;
+  }
+  body ??= { error: 'server_error', message: 'Internal server error' };
+  return JSON.stringify({ ...body, request_id: requestId });
+}
+
+export function createRestHandler(deps: RestDeps) {
+  const handler = createOpenApiNodeHttpHandler({
+    router: appRouter,
+    maxBodySize: MAX_BODY_BYTES,
+    createContext: ({ req }) => deps.createContext(req as IncomingMessage),
+    responseMeta: ({ errors }) => {
+      const error = errors[0];
+      if (!error) return {};
+      const shaped = shapeError(error);
+      const headers: Record<string, string> = { ...shaped.headers };
+      if (shaped.status === 401) {
+        headers['WWW-Authenticate'] =
+          `Bearer resource_metadata="${deps.publicUrl}/.well-known/oauth-protected-resource/api/v1"`;
+      }
+      return { status: shaped.status, headers };
+    },
+    onError: ({ error, path }) => {
+      if (shapeError(error).status >= 500)
+        deps.log.error({ err: error.cause ?? error, path }, 'procedure failed');
+    },
+  });
+
+  return async (req: IncomingMessage, res: ServerResponse, requestId: string) => {
+    const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
+    res.end = ((chunk?: unknown) => {
+      let out = chunk;
+      if (res.statusCode >= 400 && typeof out === 'string') out = contractErrorBody(out, requestId);
+      if (typeof out === 'string') res.setHeader('Content-Length', Buffer.byteLength(out));
+      return end(out);
+    }) as ServerResponse['end'];
+    await handler(req, res);
+  };
+}

@@ -1,0 +1,49 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../trpc/errors.ts';
+import type { Actor } from './actor.ts';
+import { API_KEY_PATTERN, hashToken } from './api-keys.ts';
+
+const USAGE_WRITE_INTERVAL_MS = 60_000;
+const lastUsageWrite = new Map<number, number>();
+
+export function unauthorized(message: string): AppError {
+  return new AppError('unauthorized', 'INVALID_CREDENTIAL', message);
+}
+
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+/** Resolves a bearer credential to an actor, or throws 401. */
+export async function resolveCredential(em: EntityManager, header: string | undefined): Promise<Actor> {
+  const token = bearerToken(header);
+  if (!token) throw unauthorized('Missing credential: send Authorization: Bearer <API key or access token>');
+  if (!API_KEY_PATTERN.test(token)) throw unauthorized('Invalid credential');
+  const rows = await em.execute<{ id: number; store_id: number; scope: 'read' | 'read_write' }[]>(
+    'SELECT id, store_id, scope FROM api_keys WHERE token_hash = ? AND revoked_at IS NULL',
+    [hashToken(token)],
+  );
+  const key = rows[0];
+  if (!key) throw unauthorized('Invalid credential');
+  noteUsage(em, key.id);
+  return {
+    storeId: key.store_id,
+    kind: 'api_key',
+    scope: key.scope,
+    appScopes: new Set(),
+    credentialId: key.id,
+    canReadCustomers: true,
+  };
+}
+
+/** Records last use at most once a minute per key and per process, off the request's critical path. */
+function noteUsage(em: EntityManager, keyId: number): void {
+  const now = Date.now();
+  if (now - (lastUsageWrite.get(keyId) ?? 0) < USAGE_WRITE_INTERVAL_MS) return;
+  lastUsageWrite.set(keyId, now);
+  em.execute('UPDATE api_keys SET last_used_at = now() WHERE id = ?', [keyId]).catch(() => {
+    lastUsageWrite.delete(keyId);
+  });
+}

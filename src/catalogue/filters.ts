@@ -1,0 +1,138 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { type RawBuilder, rows, sql } from '../db/sql.ts';
+import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
+import type { CatalogueFilters, FacetName } from './schemas.ts';
+
+/** The store's retail price for a product: its custom price when listed with one, else suggested. */
+export const EFFECTIVE_RETAIL = sql`COALESCE(l.custom_retail_price_cents, p.retail_price_cents)`;
+export const EFFECTIVE_PURCHASE_MODE = sql`COALESCE(l.purchase_mode, p.purchase_mode)`;
+export const EARN_PER_SALE = sql`(CASE p.pricing_type
+  WHEN 'commission' THEN ((${EFFECTIVE_RETAIL})::bigint * p.commission_rate_bps + 5000) / 10000
+  ELSE ${EFFECTIVE_RETAIL} - p.wholesale_price_cents END)::integer`;
+
+export function minimumPrice(ctx: StoreCatalogueContext): RawBuilder<unknown> {
+  return sql`(CASE p.pricing_type
+    WHEN 'commission' THEN p.retail_price_cents
+    ELSE ceil(p.wholesale_price_cents * (10000 + ${ctx.minMarginBps}::integer) / 10000.0) END)::integer`;
+}
+
+/** Products joined with this store's live listing, if any. */
+export function catalogueFrom(ctx: StoreCatalogueContext): RawBuilder<unknown> {
+  return sql`products p
+    LEFT JOIN listings l ON l.product_id = p.id AND l.store_id = ${ctx.storeId} AND l.deleted_at IS NULL`;
+}
+
+export interface CatalogueQuery {
+  /** Visibility plus the filters that are not facets (search, scope, ownership, exclude_in_store). */
+  base: RawBuilder<unknown>[];
+  /** One condition per active facet filter, kept apart so facet counts can leave their own out. */
+  facets: Partial<Record<FacetName, RawBuilder<unknown>>>;
+  /** Set when searching: the relevance expression for sorting. */
+  relevance?: RawBuilder<unknown>;
+  ownership?: { applied: 'own' | 'btab' | 'all'; choices: ('own' | 'btab' | 'all')[] };
+}
+
+function likePattern(term: string): string {
+  return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+const CATEGORY_IDS = (value: string) => sql`(
+  WITH RECURSIVE tree AS (
+    SELECT id FROM categories WHERE slug = lower(${value}) OR lower(name) = lower(${value})
+    UNION SELECT c.id FROM categories c JOIN tree ON c.parent_id = tree.id
+  ) SELECT id FROM tree)`;
+
+/** Catalogue rows this store may see at all: approved products, and only its own own-goods. */
+export function visibility(ctx: StoreCatalogueContext) {
+  return sql`p.active AND (p.owner_store_id IS NULL OR p.owner_store_id = ${ctx.storeId})`;
+}
+
+function scopeCondition(ctx: StoreCatalogueContext) {
+  const departments = sql`(
+    WITH RECURSIVE tree AS (
+      SELECT category_id AS id FROM store_departments WHERE store_id = ${ctx.storeId}
+      UNION SELECT c.id FROM categories c JOIN tree ON c.parent_id = tree.id
+    ) SELECT id FROM tree)`;
+  return sql`(p.category_id IS NULL
+    OR p.category_id IN ${departments}
+    OR p.supplier_id IN (SELECT supplier_id FROM store_makers WHERE store_id = ${ctx.storeId})
+    OR p.owner_store_id = ${ctx.storeId})`;
+}
+
+async function searchCondition(em: EntityManager, ctx: StoreCatalogueContext, term: string) {
+  const tsquery = sql`websearch_to_tsquery('english', ${term})`;
+  const fts = sql`p.search_vector @@ ${tsquery}`;
+  // Full text first; when it finds nothing at all (partial words, codes, stop words), fall back to
+  // substring matching on name and SKU, served by trigram indexes.
+  const [hit] = await rows<{ found: boolean }>(
+    em,
+    sql`SELECT EXISTS (SELECT 1 FROM products p WHERE ${fts} AND ${visibility(ctx)}) AS found`,
+  );
+  if (hit?.found) return { where: fts, relevance: sql`ts_rank_cd(p.search_vector, ${tsquery})` };
+  const pattern = likePattern(term);
+  return {
+    where: sql`(p.name ILIKE ${pattern} OR p.sku ILIKE ${pattern})`,
+    relevance: sql`similarity(p.name, ${term})`,
+  };
+}
+
+export async function buildCatalogueQuery(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  f: CatalogueFilters,
+): Promise<CatalogueQuery> {
+  const q: CatalogueQuery = { base: [visibility(ctx)], facets: {} };
+
+  const term = f.search?.trim();
+  if (term) {
+    const search = await searchCondition(em, ctx, term);
+    q.base.push(search.where);
+    q.relevance = search.relevance;
+  }
+  if ((f.scope ?? ctx.defaultScope) === 'store') q.base.push(scopeCondition(ctx));
+  if (ctx.hasOwnSuppliers) {
+    const applied = f.ownership ?? 'all';
+    if (applied === 'own') q.base.push(sql`p.owner_store_id = ${ctx.storeId}`);
+    if (applied === 'btab') q.base.push(sql`p.owner_store_id IS NULL`);
+    q.ownership = { applied, choices: ['own', 'btab', 'all'] };
+  }
+  if (f.exclude_in_store) q.base.push(sql`l.id IS NULL`);
+
+  if (f.brand !== undefined) {
+    q.facets.brand = sql`p.brand_id IN (SELECT id FROM brands WHERE lower(name) = lower(${f.brand}) OR slug = lower(${f.brand}))`;
+  }
+  if (f.category !== undefined) {
+    q.facets.category = sql`(p.category_id IN ${CATEGORY_IDS(f.category)} OR lower(p.category_raw) = lower(${f.category}))`;
+  }
+  if (f.store_type !== undefined) {
+    q.facets.store_type =
+      f.store_type === '_other'
+        ? sql`(p.category_id IS NULL OR p.category_id IN (SELECT id FROM categories WHERE store_type_id IS NULL))`
+        : sql`p.category_id IN (SELECT c.id FROM categories c JOIN store_types t ON t.id = c.store_type_id
+            WHERE t.slug = lower(${f.store_type}))`;
+  }
+  if (f.supplier_id !== undefined) q.facets.supplier_id = sql`p.supplier_id = ${f.supplier_id}`;
+  if (f.pricing_type !== undefined) q.facets.pricing_type = sql`p.pricing_type = ${f.pricing_type}`;
+  if (f.purchase_mode !== undefined)
+    q.facets.purchase_mode = sql`${EFFECTIVE_PURCHASE_MODE} = ${f.purchase_mode}`;
+  if (f.in_stock !== undefined) {
+    q.facets.in_stock = f.in_stock ? sql`p.stock_quantity > 0` : sql`p.stock_quantity = 0`;
+  }
+  if (f.ready_to_list !== undefined) {
+    q.facets.ready_to_list = f.ready_to_list ? sql`p.ready_to_list` : sql`NOT p.ready_to_list`;
+  }
+  if (f.complete_for !== undefined) {
+    q.facets.complete_for = sql`EXISTS (SELECT 1 FROM product_completeness pc
+      WHERE pc.product_id = p.id AND pc.channel = ${f.complete_for} AND pc.score = 100)`;
+  }
+  const price: RawBuilder<unknown>[] = [];
+  if (f.price_min_cents !== undefined) price.push(sql`${EFFECTIVE_RETAIL} >= ${f.price_min_cents}`);
+  if (f.price_max_cents !== undefined) price.push(sql`${EFFECTIVE_RETAIL} < ${f.price_max_cents}`);
+  if (price.length) q.facets.price_band = sql.join(price, sql` AND `);
+  return q;
+}
+
+/** Every condition of the query, for the list and the total count. */
+export function whereAll(q: CatalogueQuery): RawBuilder<unknown> {
+  return sql.join([...q.base, ...Object.values(q.facets)], sql` AND `);
+}

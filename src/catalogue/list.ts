@@ -1,0 +1,128 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { isoTime, type RawBuilder, rows, sql } from '../db/sql.ts';
+import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
+import {
+  buildCatalogueQuery,
+  type CatalogueQuery,
+  catalogueFrom,
+  EARN_PER_SALE,
+  EFFECTIVE_PURCHASE_MODE,
+  minimumPrice,
+  whereAll,
+} from './filters.ts';
+import type { CatalogueProduct, ListInput, SortKey } from './schemas.ts';
+
+const SORT_COLUMNS: Record<SortKey, RawBuilder<unknown>> = {
+  name: sql`p.name`,
+  created_at: sql`p.created_at`,
+  updated_at: sql`p.updated_at`,
+  stock_quantity: sql`p.stock_quantity`,
+  retail_price_cents: sql`p.retail_price_cents`,
+  wholesale_price_cents: sql`p.wholesale_price_cents`,
+  sku: sql`p.sku`,
+  margin: EARN_PER_SALE,
+  readiness: sql`p.readiness_score`,
+  recommended: sql`p.recommended_score`,
+};
+/** Text keys read naturally A→Z; every numeric or time key reads best largest/newest first. */
+const ASCENDING_BY_DEFAULT = new Set<SortKey>(['name', 'sku']);
+
+function orderBy(q: CatalogueQuery, input: ListInput): RawBuilder<unknown> {
+  if (!input.sort_by && q.relevance) {
+    return input.order === 'asc' ? sql`${q.relevance} ASC, p.id ASC` : sql`${q.relevance} DESC, p.id ASC`;
+  }
+  const key = input.sort_by ?? 'created_at';
+  const dir = input.order ?? (ASCENDING_BY_DEFAULT.has(key) ? 'asc' : 'desc');
+  // The id tie-breaker keeps pages stable when many products share a sort value.
+  return dir === 'asc' ? sql`${SORT_COLUMNS[key]} ASC, p.id ASC` : sql`${SORT_COLUMNS[key]} DESC, p.id DESC`;
+}
+
+/** The columns of a catalogue list item, shared with the product detail read. */
+export function productColumns(ctx: StoreCatalogueContext): RawBuilder<unknown> {
+  return sql`p.id, p.name, p.description, p.sku, p.wholesale_price_cents, p.retail_price_cents,
+    l.custom_retail_price_cents, p.image_url, p.stock_quantity,
+    COALESCE(c.name, p.category_raw) AS category, p.weight_oz::float8 AS weight_oz,
+    ${EARN_PER_SALE} AS earn_per_sale_cents, ${minimumPrice(ctx)} AS minimum_price_cents,
+    b.name AS brand, p.supplier_id, p.pricing_type, ${EFFECTIVE_PURCHASE_MODE} AS purchase_mode,
+    (l.id IS NOT NULL) AS in_store, ${isoTime(sql`p.created_at`)} AS created_at,
+    ${isoTime(sql`p.updated_at`)} AS updated_at`;
+}
+
+export interface ProductRow {
+  id: number;
+  name: string;
+  description: string;
+  sku: string;
+  wholesale_price_cents: number;
+  retail_price_cents: number;
+  custom_retail_price_cents: number | null;
+  image_url: string | null;
+  stock_quantity: number;
+  category: string | null;
+  weight_oz: number | null;
+  earn_per_sale_cents: number;
+  minimum_price_cents: number;
+  brand: string | null;
+  supplier_id: number;
+  pricing_type: 'wholesale' | 'commission';
+  purchase_mode: 'buy_now' | 'enquiry';
+  in_store: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export function toCatalogueProduct(r: ProductRow): CatalogueProduct {
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    sku: r.sku,
+    wholesale_price_cents: r.wholesale_price_cents,
+    retail_price_cents: r.retail_price_cents,
+    custom_retail_price_cents: r.custom_retail_price_cents,
+    image_url: r.image_url,
+    in_stock: r.stock_quantity > 0,
+    stock_quantity: r.stock_quantity,
+    metadata: { category: r.category, weight_oz: r.weight_oz },
+    earn_per_sale_cents: r.earn_per_sale_cents,
+    minimum_price_cents: r.minimum_price_cents,
+    brand: r.brand,
+    supplier_id: r.supplier_id,
+    pricing_type: r.pricing_type,
+    purchase_mode: r.purchase_mode,
+    in_store: r.in_store,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+export async function listCatalogue(em: EntityManager, ctx: StoreCatalogueContext, input: ListInput) {
+  const q = await buildCatalogueQuery(em, ctx, input);
+  const where = whereAll(q);
+  const from = catalogueFrom(ctx);
+  const offset = (input.page - 1) * input.limit;
+  const [countRows, pageRows] = await Promise.all([
+    rows<{ total: number }>(em, sql`SELECT count(*)::integer AS total FROM ${from} WHERE ${where}`),
+    rows<ProductRow>(
+      em,
+      sql`SELECT ${productColumns(ctx)}
+        FROM ${from}
+        LEFT JOIN categories c ON c.id = p.category_id
+        LEFT JOIN brands b ON b.id = p.brand_id
+        WHERE ${where}
+        ORDER BY ${orderBy(q, input)}
+        LIMIT ${input.limit} OFFSET ${offset}`,
+    ),
+  ]);
+  const total = countRows[0]?.total ?? 0;
+  return {
+    products: pageRows.map(toCatalogueProduct),
+    pagination: {
+      page: input.page,
+      limit: input.limit,
+      total_count: total,
+      total_pages: Math.ceil(total / input.limit),
+    },
+    ...(q.ownership ? { ownership: q.ownership } : {}),
+  };
+}

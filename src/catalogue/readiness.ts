@@ -1,0 +1,57 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { rows, sql } from '../db/sql.ts';
+
+/**
+ * The nightly readiness pass: scores every product's completeness per channel, marks products ready
+ * to list, and refreshes the recommendation score. Set-based, one statement per table, so it costs
+ * the same whether it touches a hundred products or a million.
+ *
+ * Each channel's score is the share of its checks a product passes:
+ * - storefront: name, a description of 40+ characters, an image, a price, a category;
+ * - google: image, 80+ character description, brand, category, price, in stock;
+ * - meta: image, description, brand, price;
+ * - freight: weight and all three assembled dimensions.
+ */
+export async function runReadinessPass(em: EntityManager): Promise<{ products: number }> {
+  return em.transactional(async (tx) => {
+    await rows(
+      tx,
+      sql`INSERT INTO product_completeness (product_id, channel, score, computed_at)
+        SELECT p.id, ch.channel, ch.score, now()
+        FROM products p
+        CROSS JOIN LATERAL (VALUES
+          ('storefront', (100 * (
+            (length(p.name) > 0)::int + (length(p.description) >= 40)::int + (p.image_url IS NOT NULL)::int +
+            (p.retail_price_cents > 0)::int + (p.category_id IS NOT NULL)::int) / 5)::smallint),
+          ('google', (100 * (
+            (p.image_url IS NOT NULL)::int + (length(p.description) >= 80)::int + (p.brand_id IS NOT NULL)::int +
+            (p.category_id IS NOT NULL)::int + (p.retail_price_cents > 0)::int + (p.stock_quantity > 0)::int) / 6)::smallint),
+          ('meta', (100 * (
+            (p.image_url IS NOT NULL)::int + (length(p.description) > 0)::int + (p.brand_id IS NOT NULL)::int +
+            (p.retail_price_cents > 0)::int) / 4)::smallint),
+          ('freight', (100 * (
+            (p.weight_oz IS NOT NULL)::int + (p.width_cm IS NOT NULL)::int + (p.depth_cm IS NOT NULL)::int +
+            (p.height_cm IS NOT NULL)::int) / 4)::smallint)
+        ) AS ch(channel, score)
+        ON CONFLICT (product_id, channel) DO UPDATE SET score = EXCLUDED.score, computed_at = EXCLUDED.computed_at
+        WHERE product_completeness.score IS DISTINCT FROM EXCLUDED.score`,
+    );
+    const updated = await rows<{ n: number }>(
+      tx,
+      sql`WITH scored AS (
+          SELECT p.id, pc.score,
+            (pc.score = 100 AND p.active AND p.stock_quantity > 0) AS ready,
+            (pc.score * 10 + LEAST(p.stock_quantity, 100)
+              + LEAST(100, GREATEST(0, (p.retail_price_cents - p.wholesale_price_cents) * 100 / GREATEST(p.retail_price_cents, 1)))
+            )::integer AS recommended
+          FROM products p JOIN product_completeness pc ON pc.product_id = p.id AND pc.channel = 'storefront'
+        ), changed AS (
+          UPDATE products p SET readiness_score = s.score, ready_to_list = s.ready,
+            recommended_score = s.recommended, readiness_checked_at = now()
+          FROM scored s WHERE p.id = s.id
+          RETURNING 1
+        ) SELECT count(*)::integer AS n FROM changed`,
+    );
+    return { products: updated[0]?.n ?? 0 };
+  });
+}

@@ -1,0 +1,221 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { type RawBuilder, rows, sql } from '../db/sql.ts';
+import { slugify } from '../store/service.ts';
+import {
+  ADJECTIVES,
+  BRAND_SUFFIXES,
+  BRAND_WORDS,
+  CATEGORIES,
+  COLOURS,
+  MATERIALS,
+  STORE_TYPES,
+  SUPPLIER_KINDS,
+  SUPPLIER_WORDS,
+} from './taxonomy.ts';
+
+const BATCH = 10_000;
+const SENTENCES = [
+  'Designed in Australia and made to last.',
+  'Finished by hand, so no two pieces are quite the same.',
+  'Sustainably sourced materials throughout.',
+  'Ships flat-packed with simple tool-free assembly.',
+  'Easy to clean and built for everyday family life.',
+  'Pairs beautifully with the rest of the collection.',
+];
+const RAW_CATEGORIES = ['Misc', 'Clearance', 'New Arrivals', 'Uncategorised'];
+
+/** A deterministic pseudo-random non-negative integer for row `g` and stream `k`. */
+function h(g: RawBuilder<unknown>, k: number): RawBuilder<number> {
+  return sql<number>`(hashint4(${g} * 131 + ${sql.lit(k)}) & 2147483647)`;
+}
+const pick = (arr: string, n: RawBuilder<number>) =>
+  sql`(${sql.raw(arr)})[1 + ${n} % cardinality(${sql.raw(arr)})]`;
+
+/** Store types, categories, brands and platform suppliers; idempotent. */
+export async function seedTaxonomy(em: EntityManager): Promise<void> {
+  await em.transactional(async (tx) => {
+    for (const [slug, name] of STORE_TYPES) {
+      await rows(
+        tx,
+        sql`INSERT INTO store_types (slug, name) VALUES (${slug}, ${name}) ON CONFLICT (slug) DO NOTHING`,
+      );
+    }
+    for (const [slug, name, parent, type] of CATEGORIES) {
+      await rows(
+        tx,
+        sql`INSERT INTO categories (slug, name, parent_id, store_type_id)
+          VALUES (${slug}, ${name}, (SELECT id FROM categories WHERE slug = ${parent}),
+                  (SELECT id FROM store_types WHERE slug = ${type}))
+          ON CONFLICT (slug) DO NOTHING`,
+      );
+    }
+    for (const word of BRAND_WORDS) {
+      for (const suffix of BRAND_SUFFIXES) {
+        const name = `${word} ${suffix}`;
+        await rows(
+          tx,
+          sql`INSERT INTO brands (name, slug) VALUES (${name}, ${slugify(name)}) ON CONFLICT DO NOTHING`,
+        );
+      }
+    }
+    const [{ n } = { n: 0 }] = await rows<{ n: number }>(
+      tx,
+      sql`SELECT count(*)::integer AS n FROM suppliers WHERE owner_store_id IS NULL`,
+    );
+    if (n === 0) {
+      const names = SUPPLIER_WORDS.flatMap((w) => SUPPLIER_KINDS.map((k) => `${w} ${k}`));
+      await rows(tx, sql`INSERT INTO suppliers (name) SELECT unnest(${names}::text[])`);
+    }
+  });
+}
+
+/**
+ * Adds `count` catalogue products (with variants, options, images and drawings) in batches, all
+ * derived from the row number, so the same seed always produces the same catalogue.
+ */
+export async function seedProducts(
+  em: EntityManager,
+  count: number,
+  onProgress: (done: number, total: number) => void = () => {},
+): Promise<{ first: number; last: number }> {
+  await seedTaxonomy(em);
+  const [meta] = await rows<{
+    start: number;
+    sup: number[];
+    br: number[];
+    cat: number[];
+    nouns: string[];
+    cname: string[];
+  }>(
+    em,
+    sql`SELECT COALESCE((SELECT max(id) FROM products), 0) + 1 AS start,
+      (SELECT array_agg(id ORDER BY id) FROM suppliers WHERE owner_store_id IS NULL) AS sup,
+      (SELECT array_agg(id ORDER BY id) FROM brands) AS br,
+      ARRAY[]::integer[] AS cat, ARRAY[]::text[] AS nouns, ARRAY[]::text[] AS cname`,
+  );
+  if (!meta) throw new Error('seed: no metadata');
+  // One (category, noun) pair per entry, so a product's name always fits its category.
+  const catRows = await rows<{ id: number; name: string; slug: string }>(
+    em,
+    sql`SELECT id, name, slug FROM categories`,
+  );
+  const bySlug = new Map(catRows.map((c) => [c.slug, c]));
+  const cat: number[] = [];
+  const cname: string[] = [];
+  const nouns: string[] = [];
+  for (const [slug, , , , words] of CATEGORIES) {
+    const c = bySlug.get(slug);
+    if (!c) continue;
+    for (const w of words) {
+      cat.push(c.id);
+      cname.push(c.name);
+      nouns.push(w);
+    }
+  }
+  const first = meta.start;
+  const last = first + count - 1;
+  for (let lo = first; lo <= last; lo += BATCH) {
+    const hi = Math.min(last, lo + BATCH - 1);
+    await em.transactional(async (tx) => {
+      await insertBatch(tx, lo, hi, { sup: meta.sup, br: meta.br, cat, cname, nouns });
+    });
+    onProgress(hi - first + 1, count);
+  }
+  await rows(
+    em,
+    sql`SELECT setval(pg_get_serial_sequence('products', 'id'), (SELECT max(id) FROM products))`,
+  );
+  return { first, last };
+}
+
+interface Pools {
+  sup: number[];
+  br: number[];
+  cat: number[];
+  cname: string[];
+  nouns: string[];
+}
+
+async function insertBatch(tx: EntityManager, lo: number, hi: number, pools: Pools) {
+  const g = sql`g`;
+  await rows(
+    tx,
+    sql`WITH pools AS (
+        SELECT ${pools.sup}::integer[] AS sup, ${pools.br}::integer[] AS br, ${pools.cat}::integer[] AS cat,
+          ${pools.cname}::text[] AS cname, ${pools.nouns}::text[] AS nouns, ${ADJECTIVES}::text[] AS adj,
+          ${MATERIALS}::text[] AS mat, ${SENTENCES}::text[] AS sent, ${RAW_CATEGORIES}::text[] AS raw
+      ), base AS (
+        SELECT g, 1 + ${h(g, 4)} % cardinality(pools.cat) AS pair,
+          (${h(g, 5)} % 20 = 0) AS uncategorised,
+          500 + ${h(g, 6)} % 60000 AS wholesale,
+          pools.*
+        FROM generate_series(${lo}::integer, ${hi}::integer) g, pools
+      )
+      INSERT INTO products (id, supplier_id, brand_id, category_id, category_raw, name, description, sku,
+        wholesale_price_cents, retail_price_cents, pricing_type, commission_rate_bps, purchase_mode, active,
+        image_url, weight_oz, width_cm, depth_cm, height_cm, created_at, updated_at)
+      SELECT g,
+        ${pick('sup', h(g, 1))},
+        CASE WHEN ${h(g, 2)} % 10 = 0 THEN NULL ELSE ${pick('br', h(g, 3))} END,
+        CASE WHEN uncategorised THEN NULL ELSE cat[pair] END,
+        CASE WHEN uncategorised THEN ${pick('raw', h(g, 7))} ELSE cname[pair] END,
+        ${pick('adj', h(g, 8))} || ' ' || ${pick('mat', h(g, 9))} || ' ' || nouns[pair],
+        CASE WHEN ${h(g, 10)} % 8 = 0 THEN ''
+          ELSE 'A ' || lower(${pick('adj', h(g, 8))}) || ' ' || lower(nouns[pair]) || ' in ' || lower(${pick('mat', h(g, 9))}) || '. '
+            || array_to_string(sent[1 + ${h(g, 11)} % 6 : 1 + ${h(g, 11)} % 6 + ${h(g, 12)} % 3], ' ') END,
+        'SL-' || lpad(g::text, 7, '0'),
+        wholesale,
+        (wholesale * (160 + ${h(g, 13)} % 80) / 100 / 100) * 100 + 99,
+        CASE WHEN ${h(g, 14)} % 7 = 0 THEN 'commission' ELSE 'wholesale' END,
+        CASE WHEN ${h(g, 14)} % 7 = 0 THEN 1500 + (${h(g, 15)} % 16) * 100 ELSE 0 END,
+        CASE WHEN ${h(g, 16)} % 20 = 0 THEN 'enquiry' ELSE 'buy_now' END,
+        ${h(g, 17)} % 50 <> 0,
+        CASE WHEN ${h(g, 18)} % 12 = 0 THEN NULL ELSE 'https://images.stockless.example/products/' || g || '/1.jpg' END,
+        CASE WHEN ${h(g, 19)} % 7 = 0 THEN NULL ELSE (10 + ${h(g, 19)} % 4000) / 10.0 END,
+        CASE WHEN ${h(g, 22)} % 3 = 0 THEN NULL ELSE 20 + ${h(g, 23)} % 200 END,
+        CASE WHEN ${h(g, 22)} % 3 = 0 THEN NULL ELSE 20 + ${h(g, 24)} % 120 END,
+        CASE WHEN ${h(g, 22)} % 3 = 0 THEN NULL ELSE 10 + ${h(g, 25)} % 180 END,
+        timestamptz '2025-01-01 00:00:00+00' + (${h(g, 26)} % 600) * interval '1 day' + (g % 1440) * interval '1 minute',
+        timestamptz '2026-09-01 00:00:00+00' + (${h(g, 27)} % 60) * interval '1 day' + (g % 1440) * interval '1 minute'
+      FROM base`,
+  );
+  const pid = sql`p.id`;
+  await rows(
+    tx,
+    sql`INSERT INTO product_variants (product_id, sku, title, option_values, wholesale_price_cents,
+        retail_price_cents, stock_quantity, position)
+      SELECT p.id,
+        CASE WHEN n = 1 THEN p.sku ELSE p.sku || '-' || v END,
+        CASE WHEN n = 1 THEN 'Default' ELSE colour END,
+        CASE WHEN n = 1 THEN '{}'::jsonb ELSE jsonb_build_object('Colour', colour) END,
+        p.wholesale_price_cents, p.retail_price_cents,
+        CASE WHEN ${h(pid, 30)} % 9 = 0 THEN 0 ELSE (${h(pid, 31)} + v * 7) % 40 END,
+        v
+      FROM products p
+      CROSS JOIN LATERAL (SELECT 1 + ${h(pid, 20)} % 4 AS n) k
+      CROSS JOIN LATERAL generate_series(1, k.n) v
+      CROSS JOIN LATERAL (SELECT (${COLOURS}::text[])[1 + (${h(pid, 21)} + v) % ${COLOURS.length}] AS colour) c
+      WHERE p.id BETWEEN ${lo} AND ${hi}`,
+  );
+  await rows(
+    tx,
+    sql`INSERT INTO product_options (product_id, name, "values", position)
+      SELECT product_id, 'Colour', array_agg(option_values->>'Colour' ORDER BY position), 0
+      FROM product_variants WHERE product_id BETWEEN ${lo} AND ${hi} AND option_values <> '{}'::jsonb
+      GROUP BY product_id`,
+  );
+  await rows(
+    tx,
+    sql`INSERT INTO product_images (product_id, url, alt, position)
+      SELECT p.id, 'https://images.stockless.example/products/' || p.id || '/' || i || '.jpg', p.name, i
+      FROM products p CROSS JOIN LATERAL generate_series(1, 1 + ${h(pid, 40)} % 3) i
+      WHERE p.id BETWEEN ${lo} AND ${hi} AND p.image_url IS NOT NULL`,
+  );
+  await rows(
+    tx,
+    sql`INSERT INTO product_drawings (product_id, url, title, position)
+      SELECT p.id, 'https://images.stockless.example/drawings/' || p.id || '.pdf', 'Assembly drawing', 1
+      FROM products p
+      WHERE p.id BETWEEN ${lo} AND ${hi} AND p.width_cm IS NOT NULL AND ${h(pid, 41)} % 3 = 0`,
+  );
+}

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { createApiKey, revokeApiKey } from '../auth/keys-service.ts';
+import { runReadinessPass } from '../catalogue/readiness.ts';
+import { dbId } from '../catalogue/schemas.ts';
+import { FEATURES, setFeature } from '../platform/features.ts';
+import { createStore } from '../store/service.ts';
+import { router } from '../trpc/init.ts';
+import { internalProcedure } from '../trpc/procedures.ts';
+
+/** Operator and dashboard procedures. Never exposed as REST, never in the partner contract. */
+export const internalRouter = router({
+  createStore: internalProcedure
+    .input(
+      z.object({
+        name: z.string().trim().min(1).max(200),
+        slug: z
+          .string()
+          .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/)
+          .max(60)
+          .optional(),
+        ownerEmail: z.email().optional(),
+        catalogueScope: z.enum(['all', 'store']).optional(),
+      }),
+    )
+    .mutation(({ ctx, input }) => createStore(ctx.em, input)),
+
+  createApiKey: internalProcedure
+    .input(
+      z.object({
+        storeId: dbId,
+        scope: z.enum(['read', 'read_write']),
+        mode: z.enum(['live', 'test']).default('live'),
+        name: z.string().max(100).optional(),
+      }),
+    )
+    .mutation(({ ctx, input }) => createApiKey(ctx.em, input)),
+
+  revokeApiKey: internalProcedure
+    .input(z.object({ id: dbId }))
+    .mutation(({ ctx, input }) => revokeApiKey(ctx.em, input.id)),
+
+  setPlatformFeature: internalProcedure
+    .input(z.object({ feature: z.enum(FEATURES), enabled: z.boolean() }))
+    .mutation(({ ctx, input }) => setFeature(ctx.em, input.feature, input.enabled)),
+
+  runReadinessPass: internalProcedure.mutation(({ ctx }) => runReadinessPass(ctx.em)),
+});

@@ -1,0 +1,6 @@
+import { Migration20261122000000_foundation } from './Migration20261122000000_foundation.ts';
+
+/** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
+export const migrationsList = [
+  { name: 'Migration20261122000000_foundation', class: Migration20261122000000_foundation },
+];

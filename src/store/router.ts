@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { router } from '../trpc/init.ts';
+import { partnerProcedure } from '../trpc/procedures.ts';
+import { getStoreProfile } from './profile.ts';
+import { storeProfileOutput } from './schemas.ts';
+
+export const storeRouter = router({
+  me: partnerProcedure
+    .meta({
+      appScope: '*',
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/vendor/me',
+        operationId: 'getStore',
+        tags: ['Store'],
+        summary: 'The authenticated store',
+        description: 'The store the credential acts as, with its order statistics.',
+        errorResponses: { 401: 'Missing or invalid credential', 404: 'Store not found' },
+      },
+    })
+    .input(z.object({}))
+    .output(storeProfileOutput)
+    .query(({ ctx }) => getStoreProfile(ctx.em, ctx.actor.storeId)),
+});

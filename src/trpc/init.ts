@@ -1,0 +1,34 @@
+import { initTRPC } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { AppScopeRule } from '../auth/actor.ts';
+import type { Context } from './context.ts';
+import { shapeError } from './errors.ts';
+
+export type Meta = OpenApiMeta<{
+  /** The app scope an OAuth app token needs here; `null` refuses app tokens. */
+  appScope?: AppScopeRule;
+}>;
+
+const t = initTRPC
+  .context<Context>()
+  .meta<Meta>()
+  .create({
+    // One mapping for both transports: REST unwraps `data.contract`, tRPC clients read it in place.
+    errorFormatter({ shape, error, ctx }) {
+      const shaped = shapeError(error);
+      return {
+        message: shaped.body.message,
+        code: shape.code,
+        data: {
+          httpStatus: shaped.status,
+          contract: { ...shaped.body, request_id: ctx?.requestId },
+          headers: shaped.headers,
+        },
+      };
+    },
+  });
+
+export const router = t.router;
+export const middleware = t.middleware;
+export const baseProcedure = t.procedure;
+export const createCallerFactory = t.createCallerFactory;

@@ -1,0 +1,54 @@
+import { constantTimeEqual } from '@oslojs/crypto/subtle';
+import { appHasScope } from '../auth/actor.ts';
+import { bearerToken, resolveCredential } from '../auth/credentials.ts';
+import { AppError } from './errors.ts';
+import { baseProcedure } from './init.ts';
+
+/** No credential: health, the contract document. */
+export const publicProcedure = baseProcedure;
+
+/**
+ * Partners: an API key or an app token. Applies the method rule (a `read` credential may only
+ * query) and the app-scope rule named in the procedure's meta.
+ */
+export const partnerProcedure = baseProcedure.use(async ({ ctx, meta, type, next }) => {
+  const actor = await resolveCredential(ctx.em, ctx.headers.authorization);
+  if (type !== 'query' && actor.scope !== 'read_write') {
+    throw new AppError(
+      'forbidden',
+      'INSUFFICIENT_SCOPE',
+      'This credential is read-only; this operation needs read_write',
+      {
+        extra: { required_scope: 'read_write' },
+      },
+    );
+  }
+  if (actor.kind === 'app') {
+    const rule = meta?.appScope ?? null;
+    if (rule === null) {
+      throw new AppError('forbidden', 'APP_TOKEN_NOT_ALLOWED', 'App tokens cannot use this operation');
+    }
+    if (rule !== '*' && !appHasScope(actor.appScopes, rule)) {
+      throw new AppError('forbidden', 'INSUFFICIENT_SCOPE', `This operation needs the app scope ${rule}`, {
+        extra: { required_scope: rule },
+      });
+    }
+  }
+  ctx.actor = actor;
+  return next({ ctx: { ...ctx, actor } });
+});
+
+function sameSecret(a: string, b: string): boolean {
+  const enc = new TextEncoder();
+  return constantTimeEqual(enc.encode(a), enc.encode(b));
+}
+
+/** Internal dashboards and operators: the operator token from config (dashboard sessions come later). */
+export const internalProcedure = baseProcedure.use(async ({ ctx, next }) => {
+  const expected = ctx.settings.operatorToken;
+  const token = bearerToken(ctx.headers.authorization);
+  if (!expected || !token || !sameSecret(token, expected)) {
+    throw new AppError('unauthorized', 'INVALID_CREDENTIAL', 'Internal procedures need the operator token');
+  }
+  return next();
+});
