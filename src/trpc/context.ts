@@ -16,6 +16,6 @@ export interface Context {
   headers: IncomingHttpHeaders;
   settings: DomainSettings;
   log: Logger;
-  /** Set by the partner procedure once the credential is resolved (read by logging). */
+  /** Resolved by the partner procedure from the bearer credential, or preset by an in-process caller. */
   actor?: Actor;
 }

@@ -1,0 +1,143 @@
+import { writeFile } from 'node:fs/promises';
+import { TRPCError } from '@trpc/server';
+import { seedDemo } from '../../src/demo/demo-store.ts';
+import { seedProducts } from '../../src/demo/seed-catalogue.ts';
+import { createCaller } from '../../src/router.ts';
+import { shapeError } from '../../src/trpc/errors.ts';
+import { loadConfig } from '../config.ts';
+import { loadEnvFile } from '../env.ts';
+import { createLogger } from '../logger.ts';
+import { buildOpenApiDocument } from '../openapi.ts';
+import { migrate, type Orm, openOrm } from '../orm.ts';
+import { newRequestId } from '../request-id.ts';
+import { connectDatabase } from '../runtime.ts';
+import { integer, parse, requireString, UsageError } from './args.ts';
+import { progressBar } from './progress.ts';
+
+type Command = (argv: string[], env: { orm: () => Promise<Orm>; json: boolean }) => Promise<unknown>;
+
+/** The operator acts through the same internal procedures as the dashboard, with the same validation. */
+function operator(orm: Orm) {
+  const token = `cli_${newRequestId()}_${newRequestId()}`;
+  return createCaller({
+    em: orm.em.fork(),
+    requestId: newRequestId(),
+    headers: { authorization: `Bearer ${token}` },
+    settings: { publicUrl: '', pageSizeMax: 500, operatorToken: token },
+    log: createLogger('silent'),
+  }).internal;
+}
+
+const commands: Record<string, Command> = {
+  'stores:create': async (argv, env) => {
+    const { values } = parse(argv, {
+      name: { type: 'string' },
+      slug: { type: 'string' },
+      email: { type: 'string' },
+    });
+    return operator(await env.orm()).createStore({
+      name: requireString(values, 'name'),
+      slug: values.slug as string | undefined,
+      ownerEmail: values.email as string | undefined,
+    });
+  },
+  'keys:create': async (argv, env) => {
+    const { values } = parse(argv, {
+      store: { type: 'string' },
+      scope: { type: 'string' },
+      test: { type: 'boolean' },
+      name: { type: 'string' },
+    });
+    const scope = requireString(values, 'scope');
+    if (scope !== 'read' && scope !== 'read_write')
+      throw new UsageError('--scope must be read or read_write');
+    return operator(await env.orm()).createApiKey({
+      storeId: integer(values.store as string | undefined, '--store'),
+      scope,
+      mode: values.test ? 'test' : 'live',
+      name: values.name as string | undefined,
+    });
+  },
+  'keys:revoke': async (argv, env) => {
+    const { positionals } = parse(argv, {});
+    return operator(await env.orm()).revokeApiKey({ id: integer(positionals[0], 'KEY_ID') });
+  },
+  seed: async (argv, env) => {
+    const { values } = parse(argv, { products: { type: 'string' }, demo: { type: 'boolean' } });
+    const count = values.products === undefined ? 1000 : integer(values.products as string, '--products');
+    const orm = await env.orm();
+    const bar = env.json || !process.stderr.isTTY ? undefined : progressBar('products');
+    if (values.demo) return seedDemo(orm.em.fork(), count, bar);
+    const range = await seedProducts(orm.em.fork(), count, bar);
+    await operator(orm).runReadinessPass();
+    return { seeded: count, first_id: range.first, last_id: range.last };
+  },
+  'platform:set': async (argv, env) => {
+    const { positionals } = parse(argv, {});
+    const [feature, state] = positionals;
+    if (feature !== 'inventory_read' && feature !== 'external_orders') {
+      throw new UsageError('FEATURE must be inventory_read or external_orders');
+    }
+    if (state !== 'on' && state !== 'off') throw new UsageError('state must be on or off');
+    return operator(await env.orm()).setPlatformFeature({ feature, enabled: state === 'on' });
+  },
+  'readiness:run': async (_argv, env) => operator(await env.orm()).runReadinessPass(),
+  'openapi:write': async (argv) => {
+    const { positionals } = parse(argv, {});
+    const file = positionals[0] ?? 'openapi.json';
+    await writeFile(file, `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`);
+    return { written: file };
+  },
+};
+
+async function main() {
+  const [name, ...argv] = process.argv.slice(2);
+  const json = argv.includes('--json');
+  const command = name ? commands[name] : undefined;
+  if (!command) {
+    console.error(`usage: npm run cli -- <command> [--json]\ncommands: ${Object.keys(commands).join(', ')}`);
+    process.exit(2);
+  }
+  loadEnvFile();
+  const config = loadConfig();
+  let orm: Orm | undefined;
+  let stopDb: (() => Promise<void>) | undefined;
+  const env = {
+    json,
+    orm: async () => {
+      const db = await connectDatabase(config, createLogger('silent'));
+      stopDb = db.stop;
+      orm = await openOrm(db.url, 4);
+      await migrate(orm, db.url);
+      return orm;
+    },
+  };
+  try {
+    const result = await command(argv, env);
+    console.log(json ? JSON.stringify(result) : JSON.stringify(result, null, 2));
+  } catch (err) {
+    const { category, message } = describe(err);
+    if (json) console.log(JSON.stringify({ error: category, message }));
+    else console.error(`error: ${message}`);
+    process.exitCode = 1;
+  } finally {
+    await orm?.close(true);
+    await stopDb?.();
+  }
+  process.exit(process.exitCode ?? 0);
+}
+
+function describe(err: unknown): { category: string; message: string } {
+  if (err instanceof UsageError) return { category: 'bad_request', message: err.message };
+  if (err instanceof TRPCError) {
+    const { body } = shapeError(err);
+    const details = body.details?.map((d) => `${d.path}: ${d.message}`).join('; ');
+    return { category: body.error, message: details ? `${body.message}` : body.message };
+  }
+  return {
+    category: 'server_error',
+    message: err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err),
+  };
+}
+
+await main();

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { inject } from 'vitest';
+import { createApp } from '../../server/app.ts';
+import { loadConfig } from '../../server/config.ts';
+import { ensureDatabase } from '../../server/database.ts';
+import { createLogger } from '../../server/logger.ts';
+import { type Orm, openOrm } from '../../server/orm.ts';
+import { createApiKey } from '../../src/auth/keys-service.ts';
+import { createStore } from '../../src/store/service.ts';
+import { withDatabase } from './global-setup.ts';
+
+export interface TestApp {
+  url: string;
+  databaseUrl: string;
+  orm: Orm;
+  em(): EntityManager;
+  /** Sends a request; `key` becomes the bearer credential. */
+  request(
+    path: string,
+    init?: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<Response>;
+  /** GET and parse JSON, asserting nothing. */
+  get<T = any>(path: string, key?: string): Promise<{ status: number; body: T; headers: Headers }>;
+  createStore(name?: string): Promise<{ id: number; readWrite: string; read: string }>;
+  close(): Promise<void>;
+}
+
+/** A fresh database cloned from the migrated template, and the real HTTP app on an ephemeral port. */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const adminUrl = inject('pgAdminUrl');
+  const name = `t_${randomUUID().replaceAll('-', '')}`;
+  await ensureDatabase(adminUrl, name, inject('templateDb'));
+  const databaseUrl = withDatabase(adminUrl, name);
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PUBLIC_URL: 'http://stockless.test',
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const orm = await openOrm(databaseUrl, 6);
+  const server: Server = createApp({ orm, config, log: createLogger('silent') });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+
+  const request: TestApp['request'] = (path, init = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    if (init.key) headers.authorization = `Bearer ${init.key}`;
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+    }
+    return fetch(`${url}${path}`, { method: init.method ?? 'GET', headers, body });
+  };
+
+  return {
+    url,
+    databaseUrl,
+    orm,
+    em: () => orm.em.fork(),
+    request,
+    async get(path, key) {
+      const res = await request(path, { key });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+    },
+    async createStore(storeName = 'Test Store') {
+      const em = orm.em.fork();
+      const store = await createStore(em, { name: storeName, slug: `s-${randomUUID().slice(0, 8)}` });
+      const rw = await createApiKey(em, { storeId: store.id, scope: 'read_write', mode: 'test' });
+      const ro = await createApiKey(em, { storeId: store.id, scope: 'read', mode: 'test' });
+      return { id: store.id, readWrite: rw.key, read: ro.key };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await orm.close(true);
+    },
+  };
+}
