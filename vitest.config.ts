@@ -9,5 +9,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Every test file gets its own database cloned from a migrated template, so files run in parallel.
     fileParallelism: true,
+    // In CI a JSON report too, from which .ci/run prints the plain "N passed, N failed" line.
+    reporters: process.env.CI ? ['default', ['json', { outputFile: '.ci/test-results.json' }]] : ['default'],
   },
 });

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { rows, sql } from '../db/sql.ts';
 import { AppError } from '../trpc/errors.ts';
 import type { Actor } from './actor.ts';
 import { API_KEY_PATTERN, hashToken } from './api-keys.ts';
@@ -21,11 +22,10 @@ export async function resolveCredential(em: EntityManager, header: string | unde
   const token = bearerToken(header);
   if (!token) throw unauthorized('Missing credential: send Authorization: Bearer <API key or access token>');
   if (!API_KEY_PATTERN.test(token)) throw unauthorized('Invalid credential');
-  const rows = await em.execute<{ id: number; store_id: number; scope: 'read' | 'read_write' }[]>(
-    'SELECT id, store_id, scope FROM api_keys WHERE token_hash = ? AND revoked_at IS NULL',
-    [hashToken(token)],
+  const [key] = await rows<{ id: number; store_id: number; scope: 'read' | 'read_write' }>(
+    em,
+    sql`SELECT id, store_id, scope FROM api_keys WHERE token_hash = ${hashToken(token)} AND revoked_at IS NULL`,
   );
-  const key = rows[0];
   if (!key) throw unauthorized('Invalid credential');
   noteUsage(em, key.id);
   return {
@@ -43,7 +43,7 @@ function noteUsage(em: EntityManager, keyId: number): void {
   const now = Date.now();
   if (now - (lastUsageWrite.get(keyId) ?? 0) < USAGE_WRITE_INTERVAL_MS) return;
   lastUsageWrite.set(keyId, now);
-  em.execute('UPDATE api_keys SET last_used_at = now() WHERE id = ?', [keyId]).catch(() => {
+  rows(em, sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${keyId}`).catch(() => {
     lastUsageWrite.delete(keyId);
   });
 }

@@ -7,39 +7,43 @@ import {
   catalogueFrom,
   EFFECTIVE_PURCHASE_MODE,
   EFFECTIVE_RETAIL,
-  whereAll,
 } from './filters.ts';
 import { type CatalogueFilters, FACET_NAMES, type FacetName } from './schemas.ts';
-
-// Literals, not parameters, throughout the grouped expressions: PostgreSQL matches GROUPING() and
-// select-list expressions to grouping sets textually, and $1 and $7 never match.
 
 /** Retail price bands; each value reads as `price_min_cents-price_max_cents` (min inclusive, max exclusive). */
 const PRICE_BANDS = [0, 2500, 5000, 10000, 25000, 50000, 100000] as const;
 
-function priceBandExpression(): RawBuilder<unknown> {
-  const cases = PRICE_BANDS.map((lo, i) => {
+// Grouped expressions use literals, never parameters: PostgreSQL matches GROUPING() and select-list
+// expressions to grouping sets textually, and $1 never matches $7.
+const BAND = sql`(CASE ${sql.join(
+  PRICE_BANDS.map((lo, i) => {
     const hi = PRICE_BANDS[i + 1];
     return hi === undefined
       ? sql`ELSE ${sql.lit(`${lo}-`)}`
       : sql`WHEN ${EFFECTIVE_RETAIL} < ${sql.lit(hi)} THEN ${sql.lit(`${lo}-${hi}`)}`;
-  });
-  return sql`(CASE ${sql.join(cases, sql` `)} END)`;
-}
+  }),
+  sql` `,
+)} END)`;
 
-/** The value a product contributes to each facet (all but complete_for, which is one-to-many). */
-const GROUPED: Record<Exclude<FacetName, 'complete_for'>, RawBuilder<unknown>> = {
-  brand: sql`b.name`,
-  category: sql`c.slug`,
-  store_type: sql`COALESCE(t.slug, '_other')`,
-  supplier_id: sql`p.supplier_id::text`,
+/**
+ * Facet values come from two plain GROUP BYs over low-cardinality column combinations, run in
+ * parallel; each facet's marginal counts are then summed here. Measured on PostgreSQL 18 this is
+ * several times faster than one GROUPING SETS pass, which hashes every row once per set. Only columns
+ * of products' covering index and of the listing are grouped, so both scans can be index-only; ids
+ * become names afterwards from the small lookup tables.
+ */
+const BY_TAXONOMY = { brand: sql`p.brand_id`, category: sql`p.category_id` };
+const BY_TERMS = {
+  supplier_id: sql`p.supplier_id`,
   pricing_type: sql`p.pricing_type`,
   purchase_mode: sql`${EFFECTIVE_PURCHASE_MODE}`,
-  in_stock: sql`(p.stock_quantity > 0)::text`,
-  ready_to_list: sql`p.ready_to_list::text`,
-  price_band: priceBandExpression(),
+  in_stock: sql`(p.stock_quantity > 0)`,
+  ready_to_list: sql`p.ready_to_list`,
+  price_band: BAND,
 };
-const GROUPED_NAMES = Object.keys(GROUPED) as Exclude<FacetName, 'complete_for'>[];
+/** store_type counts ride on the category group: a category's count adds to its store type. */
+const TAXONOMY_COUNTS = ['brand', 'category', 'store_type'] as const;
+const TERMS_COUNTS = [...(Object.keys(BY_TERMS) as (keyof typeof BY_TERMS)[]), 'total'] as const;
 
 /** Conditions of every active facet filter except `skip`: the drill-down rule. */
 function othersThan(q: CatalogueQuery, skip: FacetName): RawBuilder<unknown> {
@@ -57,68 +61,104 @@ function prune(q: CatalogueQuery): RawBuilder<unknown> {
   return sql`(${sql.join(misses, sql` + `)}) <= 1`;
 }
 
-interface GroupedRow {
-  grp: number;
-  value: string | null;
+interface TaxonomyRow {
+  brand: number | null;
+  category: number | null;
   counts: number[];
+}
+interface TermsRow {
+  supplier_id: number;
+  pricing_type: string;
+  purchase_mode: string;
+  in_stock: boolean;
+  ready_to_list: boolean;
+  price_band: string;
+  counts: number[];
+}
+
+type Facets = Record<FacetName, { value: string; count: number }[]>;
+
+function grouped<T>(
+  q: CatalogueQuery,
+  from: RawBuilder<unknown>,
+  base: RawBuilder<unknown>,
+  by: Record<string, RawBuilder<unknown>>,
+  counts: readonly string[],
+) {
+  const columns = Object.entries(by).map(([name, expr]) => sql`${expr} AS ${sql.ref(name)}`);
+  const filtered = counts.map((n) =>
+    n === 'total'
+      ? sql`count(*) FILTER (WHERE ${whereFacets(q)})::integer`
+      : sql`count(*) FILTER (WHERE ${othersThan(q, n as FacetName)})::integer`,
+  );
+  return sql<T>`SELECT ${sql.join(columns, sql`, `)}, ARRAY[${sql.join(filtered, sql`, `)}] AS counts
+    FROM ${from} WHERE ${base} AND ${prune(q)}
+    GROUP BY ${sql.join(Object.values(by), sql`, `)}`;
+}
+
+function whereFacets(q: CatalogueQuery): RawBuilder<unknown> {
+  const conds = Object.values(q.facets) as RawBuilder<unknown>[];
+  return conds.length ? sql.join(conds, sql` AND `) : sql`true`;
 }
 
 export async function catalogueFacets(em: EntityManager, ctx: StoreCatalogueContext, f: CatalogueFilters) {
   const q = await buildCatalogueQuery(em, ctx, f);
-  const from = sql`${catalogueFrom(ctx)}
-    LEFT JOIN categories c ON c.id = p.category_id
-    LEFT JOIN store_types t ON t.id = c.store_type_id
-    LEFT JOIN brands b ON b.id = p.brand_id`;
+  const from = catalogueFrom(ctx);
   const base = sql.join(q.base, sql` AND `);
-  // One pass over the candidate rows: a grouping set per facet, and for each facet a count that
-  // applies every other active filter. GROUPING() tells which set a result row belongs to.
-  const sets = GROUPED_NAMES.map((n) => sql`(${GROUPED[n]})`);
-  const counts = GROUPED_NAMES.map((n) => sql`count(*) FILTER (WHERE ${othersThan(q, n)})::integer`);
-  const grouping = sql`GROUPING(${sql.join(
-    GROUPED_NAMES.map((n) => GROUPED[n]),
-    sql`, `,
-  )})`;
-  const valueExpr = sql`COALESCE(${sql.join(
-    GROUPED_NAMES.map((n) => GROUPED[n]),
-    sql`, `,
-  )})`;
-  const [grouped, complete, total] = await Promise.all([
-    rows<GroupedRow>(
-      em,
-      sql`SELECT ${grouping} AS grp, ${valueExpr} AS value, ARRAY[${sql.join(counts, sql`, `)}] AS counts
-        FROM ${from} WHERE ${base} AND ${prune(q)}
-        GROUP BY GROUPING SETS (${sql.join(sets, sql`, `)})`,
-    ),
+  const [taxonomy, terms, complete, brands, categories] = await Promise.all([
+    rows(em, grouped<TaxonomyRow>(q, from, base, BY_TAXONOMY, TAXONOMY_COUNTS)),
+    rows(em, grouped<TermsRow>(q, from, base, BY_TERMS, TERMS_COUNTS)),
     rows<{ value: string; count: number }>(
       em,
       sql`SELECT pc.channel AS value, count(*)::integer AS count
-        FROM ${catalogueFrom(ctx)} JOIN product_completeness pc ON pc.product_id = p.id AND pc.score = 100
+        FROM ${from} JOIN product_completeness pc ON pc.product_id = p.id AND pc.score = 100
         WHERE ${base} AND ${othersThan(q, 'complete_for')}
         GROUP BY pc.channel`,
     ),
-    rows<{ total: number }>(
+    rows<{ id: number; name: string }>(em, sql`SELECT id, name FROM brands`),
+    rows<{ id: number; slug: string; type: string | null }>(
       em,
-      sql`SELECT count(*)::integer AS total FROM ${catalogueFrom(ctx)} WHERE ${whereAll(q)}`,
+      sql`SELECT c.id, c.slug, t.slug AS type FROM categories c LEFT JOIN store_types t ON t.id = c.store_type_id`,
     ),
   ]);
 
-  const facets = Object.fromEntries(
-    FACET_NAMES.map((n) => [n, [] as { value: string; count: number }[]]),
-  ) as Record<FacetName, { value: string; count: number }[]>;
-  const n = GROUPED_NAMES.length;
-  for (const row of grouped) {
-    // GROUPING() sets a bit for every column NOT in the row's set; the set's own bit is clear.
-    const index = GROUPED_NAMES.findIndex((_, i) => (row.grp & (1 << (n - 1 - i))) === 0);
-    const name = GROUPED_NAMES[index];
-    const count = row.counts[index] ?? 0;
-    if (name === undefined || row.value === null || count === 0) continue;
-    facets[name].push({ value: row.value, count });
+  const brandName = new Map(brands.map((b) => [b.id, b.name]));
+  const category = new Map(categories.map((c) => [c.id, c]));
+  const sums = Object.fromEntries(FACET_NAMES.map((n) => [n, new Map<string, number>()])) as Record<
+    FacetName,
+    Map<string, number>
+  >;
+  const add = (name: FacetName, value: string | undefined, count: number | undefined) => {
+    if (value === undefined || !count) return;
+    sums[name].set(value, (sums[name].get(value) ?? 0) + count);
+  };
+  for (const row of taxonomy) {
+    const [brandCount, categoryCount, typeCount] = row.counts;
+    add('brand', row.brand === null ? undefined : brandName.get(row.brand), brandCount);
+    const c = row.category === null ? undefined : category.get(row.category);
+    add('category', c?.slug, categoryCount);
+    add('store_type', c?.type ?? '_other', typeCount);
   }
-  facets.complete_for = complete.filter((r) => r.count > 0);
+  let total = 0;
+  for (const row of terms) {
+    const [supplier, pricing, purchase, inStock, ready, band, all] = row.counts;
+    add('supplier_id', String(row.supplier_id), supplier);
+    add('pricing_type', row.pricing_type, pricing);
+    add('purchase_mode', row.purchase_mode, purchase);
+    add('in_stock', String(row.in_stock), inStock);
+    add('ready_to_list', String(row.ready_to_list), ready);
+    add('price_band', row.price_band, band);
+    total += all ?? 0;
+  }
+  for (const r of complete) add('complete_for', r.value, r.count);
+
+  const facets = {} as Facets;
   for (const name of FACET_NAMES) {
+    const list = [...sums[name]].map(([value, count]) => ({ value, count }));
     if (name === 'price_band')
-      facets[name].sort((a, b) => Number.parseInt(a.value, 10) - Number.parseInt(b.value, 10));
-    else facets[name].sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));
+      list.sort((a, b) => Number.parseInt(a.value, 10) - Number.parseInt(b.value, 10));
+    else list.sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));
+    facets[name] = list;
   }
-  return { facets, total_count: total[0]?.total ?? 0, ...(q.ownership ? { ownership: q.ownership } : {}) };
+  return { facets, total_count: total, ...(q.ownership ? { ownership: q.ownership } : {}) };
 }

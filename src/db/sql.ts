@@ -9,8 +9,29 @@ export { type RawBuilder, sql } from 'kysely';
  * SQL beats the ORM's hydration (see docs/decisions.md).
  */
 export async function rows<T>(em: EntityManager, statement: RawBuilder<T>): Promise<T[]> {
-  const result = await statement.execute(em.getKysely());
-  return result.rows;
+  const db = em.getKysely();
+  if (!observer) return (await statement.execute(db)).rows;
+  const done = observer(statement.compile(db));
+  try {
+    return (await statement.execute(db)).rows;
+  } finally {
+    done();
+  }
+}
+
+export interface CompiledStatement {
+  sql: string;
+  parameters: readonly unknown[];
+}
+type Observer = (statement: CompiledStatement) => () => void;
+let observer: Observer | undefined;
+
+/**
+ * Lets the benchmark record the exact statements a request runs (and which overlap), so its raw
+ * baseline replays the same SQL. Never set in the service itself.
+ */
+export function observeStatements(fn: Observer | undefined): void {
+  observer = fn;
 }
 
 /** A timestamptz as an ISO 8601 UTC string, formatted by PostgreSQL so no driver parsing is involved. */

@@ -1,0 +1,44 @@
+import { createApp } from '../server/app.ts';
+import type { Config } from '../server/config.ts';
+import { createLogger } from '../server/logger.ts';
+import type { Orm } from '../server/orm.ts';
+import type { CompiledStatement } from '../src/db/sql.ts';
+import { observeStatements } from '../src/db/sql.ts';
+
+type Step = { sql: string; parameters: unknown[] };
+
+/**
+ * Runs each URL once through the real app in this process and records the statements it issued,
+ * grouped by overlap: a statement issued while another is still running joins that one's group.
+ */
+export async function captureStatements(orm: Orm, config: Config, key: string, urls: string[]) {
+  const app = createApp({ orm, config, log: createLogger('silent') });
+  await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
+  const address = app.address();
+  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const plan: Record<string, Step[][]> = {};
+  try {
+    for (const url of urls) {
+      // First call warms caches and the once-a-minute key usage write, which is not part of a request.
+      await fetch(base + url, { headers: { authorization: `Bearer ${key}` } });
+      const groups: Step[][] = [];
+      let inFlight = 0;
+      observeStatements((s: CompiledStatement) => {
+        if (inFlight === 0) groups.push([]);
+        groups.at(-1)?.push({ sql: s.sql, parameters: [...s.parameters] });
+        inFlight++;
+        return () => {
+          inFlight--;
+        };
+      });
+      const res = await fetch(base + url, { headers: { authorization: `Bearer ${key}` } });
+      observeStatements(undefined);
+      if (res.status !== 200) throw new Error(`capture ${url}: ${res.status} ${await res.text()}`);
+      plan[url] = groups;
+    }
+  } finally {
+    observeStatements(undefined);
+    app.close();
+  }
+  return plan;
+}

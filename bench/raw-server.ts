@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import pg from 'pg';
+
+/**
+ * The raw baseline: node:http + pg, no framework, no validation, no ORM. For each benchmarked URL it
+ * replays the statements the API ran for that URL (recorded by bench/capture.ts), in the same groups
+ * (statements the API ran concurrently run concurrently here too), and writes the rows as JSON.
+ */
+interface Step {
+  sql: string;
+  parameters: unknown[];
+}
+type Plan = Record<string, Step[][]>;
+
+const plan = JSON.parse(readFileSync(process.env.BENCH_PLAN_FILE ?? '', 'utf8')) as Plan;
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DB_POOL_SIZE ?? 10),
+});
+
+const server = createServer(async (req, res) => {
+  const groups = plan[req.url ?? ''];
+  if (!groups) {
+    res.statusCode = 404;
+    return res.end('{}');
+  }
+  try {
+    const results: unknown[][] = [];
+    for (const group of groups) {
+      const out = await Promise.all(group.map((s) => pool.query(s.sql, s.parameters)));
+      for (const r of out) results.push(r.rows);
+    }
+    const body = JSON.stringify({ results: results.slice(-2) });
+    res.setHeader('content-type', 'application/json');
+    res.end(body);
+  } catch (err) {
+    res.statusCode = 500;
+    res.end(String(err));
+  }
+});
+server.listen(Number(process.env.PORT), '127.0.0.1', () => process.send?.('ready'));
+process.on('SIGTERM', () => {
+  server.close();
+  void pool.end().then(() => process.exit(0));
+});

@@ -1,0 +1,213 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { loadConfig } from '../server/config.ts';
+import { startEmbeddedPostgres } from '../server/database.ts';
+import { migrate, openOrm } from '../server/orm.ts';
+import { createApiKey } from '../src/auth/keys-service.ts';
+import { runReadinessPass } from '../src/catalogue/readiness.ts';
+import { rows, sql } from '../src/db/sql.ts';
+import { seedProducts } from '../src/demo/seed-catalogue.ts';
+import { createStore } from '../src/store/service.ts';
+import { captureStatements } from './capture.ts';
+
+/**
+ * `npm run bench`: the catalogue read paths of the API against a raw node:http + pg server replaying
+ * the same SQL, measured in the same run on the same database. Prints ratios, writes
+ * bench/results.json. Settings: BENCH_PRODUCTS (200000), BENCH_SECONDS (8), BENCH_CONNECTIONS (10).
+ */
+const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 200_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const DATA_DIR = process.env.BENCH_DATA_DIR ?? '.data/bench';
+const NODE = process.execPath;
+
+const THROUGHPUT = {
+  'list limit=20': '/api/v1/products?limit=20',
+  'list limit=500': '/api/v1/products?limit=500',
+  'list limit=20 search': '/api/v1/products?limit=20&search=oak%20table',
+  'list limit=500 search': '/api/v1/products?limit=500&search=oak%20table',
+  'list limit=20 filtered': '/api/v1/products?limit=20&in_stock=true&category=living-room&sort_by=margin',
+  facets: '/api/v1/products/facets',
+  'facets filtered': '/api/v1/products/facets?in_stock=true&category=living-room',
+};
+/** Each facets URL is compared with the total count of the list over the same filters. */
+const COUNT_OF: Record<string, string> = {
+  facets: '/api/v1/products?limit=1',
+  'facets filtered': '/api/v1/products?limit=1&in_stock=true&category=living-room',
+};
+
+async function main() {
+  const db = await startEmbeddedPostgres({ dataDir: DATA_DIR, port: 54340, database: 'stockless_bench' });
+  const orm = await openOrm(db.url, 10);
+  const children: ChildProcess[] = [];
+  try {
+    await migrate(orm, db.url);
+    const em = orm.em.fork();
+    const [{ n } = { n: 0 }] = await rows<{ n: number }>(
+      em,
+      sql`SELECT count(*)::integer AS n FROM products`,
+    );
+    if (n < PRODUCTS) {
+      console.log(`seeding ${PRODUCTS - n} products (kept in ${DATA_DIR} for later runs)…`);
+      await seedProducts(em, PRODUCTS - n, (done, total) => {
+        if (done % 50_000 === 0 || done === total) console.log(`  ${done}/${total}`);
+      });
+      await runReadinessPass(em);
+      await rows(em, sql`VACUUM ANALYZE`);
+    }
+    const key = await benchStore(orm.em.fork());
+    const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', PORT: '0' });
+    const urls = [...Object.values(THROUGHPUT), ...Object.values(COUNT_OF)];
+    const plan = await captureStatements(orm, config, key, urls);
+    const planFile = join(await mkdtemp(join(tmpdir(), 'stockless-bench-')), 'plan.json');
+    await writeFile(planFile, JSON.stringify(plan));
+
+    const apiPort = 3301;
+    const rawPort = 3302;
+    children.push(
+      spawn(NODE, ['server/main.ts', 'serve'], {
+        env: {
+          ...process.env,
+          DATABASE_URL: db.url,
+          PORT: String(apiPort),
+          LOG_LEVEL: 'info',
+          DB_POOL_SIZE: '10',
+        },
+        stdio: 'ignore',
+      }),
+    );
+    children.push(
+      spawn(NODE, ['bench/raw-server.ts'], {
+        env: { ...process.env, DATABASE_URL: db.url, PORT: String(rawPort), BENCH_PLAN_FILE: planFile },
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      }),
+    );
+    await waitFor(`http://127.0.0.1:${apiPort}/health`);
+    await waitFor(`http://127.0.0.1:${rawPort}/__ready`, 404);
+
+    const headers = { authorization: `Bearer ${key}` };
+    const results: Record<string, unknown> = {};
+    const table: string[][] = [];
+    for (const [name, url] of Object.entries(THROUGHPUT)) {
+      const api = await load(`http://127.0.0.1:${apiPort}${url}`, headers, CONNECTIONS);
+      const raw = await load(`http://127.0.0.1:${rawPort}${url}`, headers, CONNECTIONS);
+      const ratio = api.rps / raw.rps;
+      results[name] = { url, api, raw, throughput_ratio: round(ratio) };
+      table.push([
+        name,
+        fmt(api.rps),
+        fmt(raw.rps),
+        `${Math.round(ratio * 100)}%`,
+        `${api.p50}`,
+        `${raw.p50}`,
+      ]);
+    }
+    console.log(`\nThroughput at ${CONNECTIONS} connections, ${SECONDS}s each (${PRODUCTS} products)`);
+    printTable(['scenario', 'api req/s', 'raw req/s', 'api/raw', 'api p50 ms', 'raw p50 ms'], table);
+
+    // Latency with one connection, so queueing does not blur what a single request costs.
+    const latency: string[][] = [];
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    for (const name of Object.keys(COUNT_OF)) {
+      const url = THROUGHPUT[name as keyof typeof THROUGHPUT];
+      const api = await load(`http://127.0.0.1:${apiPort}${url}`, headers, 1);
+      const countSql = plan[COUNT_OF[name] as string]
+        ?.flat()
+        .find((s) => s.sql.startsWith('SELECT count(*)'));
+      if (!countSql) throw new Error(`no count statement captured for ${name}`);
+      const countP50 = await p50Of(() => client.query(countSql.sql, countSql.parameters));
+      const ratio = api.p50 / countP50;
+      results[`${name} latency`] = { api_p50_ms: api.p50, count_p50_ms: countP50, ratio: round(ratio) };
+      latency.push([name, `${api.p50}`, `${countP50}`, `${round(ratio)}x`, 'target ≤ 2x']);
+    }
+    for (const name of ['list limit=20 search', 'list limit=500 search'] as const) {
+      const api = await load(`http://127.0.0.1:${apiPort}${THROUGHPUT[name]}`, headers, 1);
+      results[`${name} latency`] = { api_p50_ms: api.p50 };
+      latency.push([name, `${api.p50}`, '', '', 'target p50 < 50 ms']);
+    }
+    await client.end();
+    console.log('\nLatency at 1 connection');
+    printTable(['scenario', 'api p50 ms', 'count(*) p50 ms', 'ratio', ''], latency);
+    await writeFile(
+      'bench/results.json',
+      `${JSON.stringify({ at: new Date().toISOString(), products: PRODUCTS, seconds: SECONDS, connections: CONNECTIONS, results }, null, 2)}\n`,
+    );
+    console.log('\nwritten bench/results.json');
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    await orm.close(true);
+    await db.stop();
+  }
+}
+
+async function benchStore(em: Parameters<typeof createStore>[0]) {
+  const [existing] = await rows<{ id: number }>(em, sql`SELECT id FROM stores WHERE slug = 'bench-store'`);
+  const storeId = existing?.id ?? (await createStore(em, { name: 'Bench Store', slug: 'bench-store' })).id;
+  if (!existing) {
+    await rows(
+      em,
+      sql`INSERT INTO listings (store_id, product_id, custom_retail_price_cents)
+        SELECT ${storeId}, id, CASE WHEN id % 2 = 0 THEN retail_price_cents + 500 END
+        FROM products WHERE id % 200 = 0 ON CONFLICT DO NOTHING`,
+    );
+  }
+  return (await createApiKey(em, { storeId, scope: 'read', mode: 'test', name: 'bench' })).key;
+}
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function load(url: string, headers: Record<string, string>, connections: number): Promise<Load> {
+  const r = await autocannon({ url, headers, connections, duration: SECONDS });
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.non2xx,
+  };
+}
+
+async function p50Of(fn: () => Promise<unknown>, runs = 60): Promise<number> {
+  for (let i = 0; i < 5; i++) await fn();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return round(times[Math.floor(times.length / 2)] ?? 0);
+}
+
+async function waitFor(url: string, okStatus = 200) {
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(url)).status === okStatus) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`server at ${url} did not come up`);
+}
+
+const round = (x: number) => Math.round(x * 100) / 100;
+const fmt = (x: number) => x.toFixed(0);
+
+function printTable(head: string[], body: string[][]) {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
+  console.log(line(head));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of body) console.log(line(r));
+}
+
+await main();
+process.exit(0);
