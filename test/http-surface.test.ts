@@ -104,4 +104,31 @@ describe('HTTP surface', () => {
     expect(text).not.toMatch(/at .*\.ts:\d+/);
     expect(JSON.parse(text)).toMatchObject({ error: 'bad_request', code: 'VALIDATION_FAILED' });
   });
+
+  it('reads integers strictly: only plain decimal digits, never hex, exponents, signs or blanks', async () => {
+    for (const bad of ['0x1', '1e0', '+1', '01', '1.0', '', ' 1']) {
+      const path = await app.get(`/api/v1/products/${encodeURIComponent(bad)}`, store.read);
+      if (bad !== '') expect(path.status, `path ${JSON.stringify(bad)}`).toBe(400);
+      const query = await app.get(`/api/v1/products?supplier_id=${encodeURIComponent(bad)}`, store.read);
+      expect(query.status, `supplier_id=${JSON.stringify(bad)}`).toBe(400);
+      expect(query.body.code).toBe('VALIDATION_FAILED');
+      const price = await app.get(`/api/v1/products?price_max_cents=${encodeURIComponent(bad)}`, store.read);
+      expect(price.status, `price_max_cents=${JSON.stringify(bad)}`).toBe(400);
+    }
+    expect((await app.get('/api/v1/products?supplier_id=1&price_max_cents=0', store.read)).status).toBe(200);
+  });
+
+  it('treats an empty text filter as not given', async () => {
+    const all = await app.get('/api/v1/products', store.read);
+    const blank = await app.get('/api/v1/products?brand=&category=&store_type=&search=', store.read);
+    expect(blank.status).toBe(200);
+    expect(blank.body.pagination).toEqual(all.body.pagination);
+  });
+
+  it('answers a page far past the end with an empty page, not an error', async () => {
+    const res = await app.get('/api/v1/products?page=9007199254740991&limit=500', store.read);
+    expect(res.status).toBe(200);
+    expect(res.body.products).toEqual([]);
+    expect(res.body.pagination).toMatchObject({ page: 9007199254740991, limit: 500 });
+  });
 });

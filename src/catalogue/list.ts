@@ -100,7 +100,8 @@ export async function listCatalogue(em: EntityManager, ctx: StoreCatalogueContex
   const q = await buildCatalogueQuery(em, ctx, input);
   const where = whereAll(q);
   const from = catalogueFrom(ctx);
-  const offset = (input.page - 1) * input.limit;
+  // As a string: page is any safe integer, and page × limit can pass 2^53.
+  const offset = String(BigInt(input.page - 1) * BigInt(input.limit));
   const [countRows, pageRows] = await Promise.all([
     rows<{ total: number }>(em, sql`SELECT count(*)::integer AS total FROM ${from} WHERE ${where}`),
     rows<ProductRow>(

@@ -1,13 +1,5 @@
 import { z } from 'zod';
-
-/** Query booleans accept exactly `true` / `false`; a `false` never reads as true. */
-export const queryBoolean = z
-  .enum(['true', 'false'])
-  .transform((v) => v === 'true')
-  .meta({ description: 'Exactly `true` or `false`.' });
-
-/** Ids are PostgreSQL `integer`s: anything larger can never exist, and must be a 400, not a 500. */
-export const dbId = z.int().min(1).max(2_147_483_647);
+import { boolParam, idParam, intParam, PG_INT_MAX, textParam } from '../trpc/params.ts';
 
 export const SORT_KEYS = [
   'name',
@@ -24,32 +16,24 @@ export const SORT_KEYS = [
 export type SortKey = (typeof SORT_KEYS)[number];
 
 export const catalogueFilters = {
-  search: z.string().max(100).optional().meta({ description: 'Full-text search; falls back to substring.' }),
-  in_stock: queryBoolean.optional(),
+  search: textParam(100).optional().meta({ description: 'Full-text search; falls back to substring.' }),
+  in_stock: boolParam.optional(),
   pricing_type: z.enum(['wholesale', 'commission']).optional(),
-  supplier_id: dbId.optional(),
-  brand: z.string().max(120).optional().meta({ description: 'Brand name or slug.' }),
-  category: z.string().max(120).optional().meta({ description: 'Category slug or raw category value.' }),
-  store_type: z
-    .string()
-    .max(80)
+  supplier_id: idParam.optional(),
+  brand: textParam(120).optional().meta({ description: 'Brand name or slug.' }),
+  category: textParam(120).optional().meta({ description: 'Category slug or raw category value.' }),
+  store_type: textParam(80)
     .optional()
     .meta({ description: 'Taxonomy vertical slug, or `_other` for products outside every vertical.' }),
-  exclude_in_store: queryBoolean.optional(),
+  exclude_in_store: boolParam.optional(),
   purchase_mode: z.enum(['buy_now', 'enquiry']).optional(),
-  price_min_cents: z
-    .int()
-    .min(0)
-    .max(2_147_483_647)
-    .optional()
-    .meta({ description: 'Retail lower bound, inclusive.' }),
-  price_max_cents: z
-    .int()
-    .min(0)
-    .max(2_147_483_647)
-    .optional()
-    .meta({ description: 'Retail upper bound, exclusive.' }),
-  ready_to_list: queryBoolean.optional(),
+  price_min_cents: intParam(0, PG_INT_MAX, {
+    description: 'Retail lower bound in cents, inclusive.',
+  }).optional(),
+  price_max_cents: intParam(0, PG_INT_MAX, {
+    description: 'Retail upper bound in cents, exclusive.',
+  }).optional(),
+  ready_to_list: boolParam.optional(),
   complete_for: z
     .string()
     .regex(/^[a-z][a-z0-9_]{0,31}$/)
@@ -64,8 +48,8 @@ export type CatalogueFilters = z.output<typeof facetsInput>;
 
 export const listInput = z.object({
   ...catalogueFilters,
-  page: z.int().min(1).default(1),
-  limit: z.int().min(1).max(500).default(20),
+  page: intParam(1, Number.MAX_SAFE_INTEGER, { default: 1 }).default(1),
+  limit: intParam(1, 500, { default: 20 }).default(20),
   sort_by: z.enum(SORT_KEYS).optional(),
   order: z.enum(['asc', 'desc']).optional(),
 });
@@ -161,5 +145,5 @@ export const productDetailSchema = catalogueProductSchema.extend({
   drawings: z.array(z.object({ url: z.string(), title: z.string() })),
 });
 
-export const productIdInput = z.object({ id: dbId });
+export const productIdInput = z.object({ id: idParam });
 export const productDetailOutput = z.object({ product: productDetailSchema });

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { createApiKey, revokeApiKey } from '../auth/keys-service.ts';
 import { runReadinessPass } from '../catalogue/readiness.ts';
-import { dbId } from '../catalogue/schemas.ts';
 import { FEATURES, setFeature } from '../platform/features.ts';
 import { createStore } from '../store/service.ts';
 import { router } from '../trpc/init.ts';
+import { idParam } from '../trpc/params.ts';
 import { internalProcedure } from '../trpc/procedures.ts';
 
 /** Operator and dashboard procedures. Never exposed as REST, never in the partner contract. */
@@ -27,7 +27,7 @@ export const internalRouter = router({
   createApiKey: internalProcedure
     .input(
       z.object({
-        storeId: dbId,
+        storeId: idParam,
         scope: z.enum(['read', 'read_write']),
         mode: z.enum(['live', 'test']).default('live'),
         name: z.string().max(100).optional(),
@@ -36,7 +36,7 @@ export const internalRouter = router({
     .mutation(({ ctx, input }) => createApiKey(ctx.em, input)),
 
   revokeApiKey: internalProcedure
-    .input(z.object({ id: dbId }))
+    .input(z.object({ id: idParam }))
     .mutation(({ ctx, input }) => revokeApiKey(ctx.em, input.id)),
 
   setPlatformFeature: internalProcedure

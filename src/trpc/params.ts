@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+/** PostgreSQL `integer` range: larger ids can never exist and must be a 400, not a 500. */
+export const PG_INT_MAX = 2_147_483_647;
+
+/**
+ * An integer parameter that accepts a number (tRPC callers) or a plain decimal string (REST query
+ * and path). trpc-to-openapi would otherwise coerce with `Number()`, which reads `0x1`, `1e0`, `+1`
+ * and an empty string as numbers; a pipe is never coerced, so this stays strict.
+ */
+export function intParam(min: number, max = PG_INT_MAX, docs: Record<string, unknown> = {}) {
+  return z
+    .union([
+      z.int(),
+      z
+        .string()
+        .regex(/^-?(0|[1-9]\d*)$/, 'must be a whole number in decimal digits')
+        .transform(Number),
+    ])
+    .pipe(z.int().min(min).max(max))
+    .meta({ override: documentAs({ type: 'integer', minimum: min, maximum: max, ...docs }) });
+}
+
+/** Documents a parameter by what REST clients send, not by the union that also serves tRPC. */
+function documentAs(schema: Record<string, unknown>) {
+  return ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+    for (const key of Object.keys(jsonSchema)) delete jsonSchema[key];
+    Object.assign(jsonSchema, schema);
+  };
+}
+
+/** A database id (path or query). */
+export const idParam = intParam(1);
+
+/** Free text where an empty value means "not given" (as an HTML form would send it). */
+export function textParam(max: number) {
+  return z
+    .string()
+    .max(max)
+    .transform((v) => (v.trim() === '' ? undefined : v))
+    .meta({ override: documentAs({ type: 'string', maxLength: max }) });
+}
+
+/** Query booleans accept exactly `true` / `false`; a `false` never reads as true. */
+export const boolParam = z
+  .enum(['true', 'false'])
+  .transform((v) => v === 'true')
+  .meta({ description: 'Exactly `true` or `false`.' });
