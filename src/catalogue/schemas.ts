@@ -15,32 +15,65 @@ export const SORT_KEYS = [
 ] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 
+const described = (description: string) => ({ description });
+
 export const catalogueFilters = {
-  search: textParam(100).optional().meta({ description: 'Full-text search; falls back to substring.' }),
-  in_stock: boolParam.optional(),
+  search: textParam(
+    100,
+    described('Full-text search on name, SKU and description; falls back to substring.'),
+  ).optional(),
+  in_stock: boolParam
+    .meta(described('Only products in stock (`true`) or out of stock (`false`).'))
+    .optional(),
   pricing_type: z.enum(['wholesale', 'commission']).optional(),
-  supplier_id: idParam.optional(),
-  brand: textParam(120).optional().meta({ description: 'Brand name or slug.' }),
-  category: textParam(120).optional().meta({ description: 'Category slug or raw category value.' }),
-  store_type: textParam(80)
-    .optional()
-    .meta({ description: 'Taxonomy vertical slug, or `_other` for products outside every vertical.' }),
-  exclude_in_store: boolParam.optional(),
+  supplier_id: intParam(1, PG_INT_MAX, described('Only products of this supplier.')).optional(),
+  brand: textParam(120, described('Brand name (case-insensitive) or slug.')).optional(),
+  category: textParam(
+    120,
+    described('Category slug or name (with its child categories), or a raw category value.'),
+  ).optional(),
+  store_type: textParam(
+    80,
+    described('Taxonomy vertical slug, or `_other` for products outside every vertical.'),
+  ).optional(),
+  exclude_in_store: boolParam.meta(described('`true` hides products already in the store.')).optional(),
   purchase_mode: z.enum(['buy_now', 'enquiry']).optional(),
-  price_min_cents: intParam(0, PG_INT_MAX, {
-    description: 'Retail lower bound in cents, inclusive.',
-  }).optional(),
-  price_max_cents: intParam(0, PG_INT_MAX, {
-    description: 'Retail upper bound in cents, exclusive.',
-  }).optional(),
-  ready_to_list: boolParam.optional(),
+  price_min_cents: intParam(
+    0,
+    PG_INT_MAX,
+    described('Retail price lower bound in cents, inclusive.'),
+  ).optional(),
+  price_max_cents: intParam(
+    0,
+    PG_INT_MAX,
+    described('Retail price upper bound in cents, exclusive.'),
+  ).optional(),
+  ready_to_list: boolParam
+    .meta(described('Only products the nightly readiness pass marked ready.'))
+    .optional(),
   complete_for: z
     .string()
     .regex(/^[a-z][a-z0-9_]{0,31}$/)
-    .optional()
-    .meta({ description: 'Channel (storefront, google, meta, freight); only products scored 100% for it.' }),
-  scope: z.enum(['store', 'all']).optional(),
-  ownership: z.enum(['own', 'btab', 'all']).optional(),
+    .meta(
+      described('Channel (storefront, google, meta, freight): only products scored 100% complete for it.'),
+    )
+    .optional(),
+  scope: z
+    .enum(['store', 'all'])
+    .meta(
+      described(
+        "`store`: the store's departments, makers, own goods and uncategorised products; default: the store's setting.",
+      ),
+    )
+    .optional(),
+  ownership: z
+    .enum(['own', 'btab', 'all'])
+    .meta(
+      described(
+        "Own suppliers' products, the service's catalogue (`btab`), or all; only for stores with own suppliers.",
+      ),
+    )
+    .optional(),
 };
 
 export const facetsInput = z.object(catalogueFilters);

@@ -33,16 +33,13 @@ function documentAs(schema: Record<string, unknown>) {
 export const idParam = intParam(1);
 
 /** Free text where an empty value means "not given" (as an HTML form would send it). */
-export function textParam(max: number) {
+export function textParam(max: number, docs: Record<string, unknown> = {}) {
   return z
     .string()
     .max(max)
     .transform((v) => (v.trim() === '' ? undefined : v))
-    .meta({ override: documentAs({ type: 'string', maxLength: max }) });
+    .meta({ override: documentAs({ type: 'string', maxLength: max, ...docs }) });
 }
 
 /** Query booleans accept exactly `true` / `false`; a `false` never reads as true. */
-export const boolParam = z
-  .enum(['true', 'false'])
-  .transform((v) => v === 'true')
-  .meta({ description: 'Exactly `true` or `false`.' });
+export const boolParam = z.enum(['true', 'false']).transform((v) => v === 'true');
