@@ -59,14 +59,19 @@ function scopeCondition(ctx: StoreCatalogueContext) {
     OR p.owner_store_id = ${ctx.storeId})`;
 }
 
-async function searchCondition(em: EntityManager, ctx: StoreCatalogueContext, term: string) {
+async function searchCondition(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  term: string,
+  others: RawBuilder<unknown>[],
+) {
   const tsquery = sql`websearch_to_tsquery('english', ${term})`;
   const fts = sql`p.search_vector @@ ${tsquery}`;
-  // Full text first; when it finds nothing at all (partial words, codes, stop words), fall back to
-  // substring matching on name and SKU, served by trigram indexes.
+  // Full text first; when it finds nothing among the products the other filters leave (partial
+  // words, codes, stop words), fall back to substring matching on name and SKU (trigram indexes).
   const [hit] = await rows<{ found: boolean }>(
     em,
-    sql`SELECT EXISTS (SELECT 1 FROM products p WHERE ${fts} AND ${visibility(ctx)}) AS found`,
+    sql`SELECT EXISTS (SELECT 1 FROM ${catalogueFrom(ctx)} WHERE ${sql.join([fts, ...others], sql` AND `)}) AS found`,
   );
   if (hit?.found) return { where: fts, relevance: sql`ts_rank_cd(p.search_vector, ${tsquery})` };
   const pattern = likePattern(term);
@@ -83,12 +88,6 @@ export async function buildCatalogueQuery(
 ): Promise<CatalogueQuery> {
   const q: CatalogueQuery = { base: [visibility(ctx)], facets: {} };
 
-  const term = f.search?.trim();
-  if (term) {
-    const search = await searchCondition(em, ctx, term);
-    q.base.push(search.where);
-    q.relevance = search.relevance;
-  }
   if ((f.scope ?? ctx.defaultScope) === 'store') q.base.push(scopeCondition(ctx));
   if (ctx.hasOwnSuppliers) {
     const applied = f.ownership ?? 'all';
@@ -129,6 +128,13 @@ export async function buildCatalogueQuery(
   if (f.price_min_cents !== undefined) price.push(sql`${EFFECTIVE_RETAIL} >= ${f.price_min_cents}`);
   if (f.price_max_cents !== undefined) price.push(sql`${EFFECTIVE_RETAIL} < ${f.price_max_cents}`);
   if (price.length) q.facets.price_band = sql.join(price, sql` AND `);
+
+  const term = f.search?.trim();
+  if (term) {
+    const search = await searchCondition(em, ctx, term, [...q.base, ...Object.values(q.facets)]);
+    q.base.push(search.where);
+    q.relevance = search.relevance;
+  }
   return q;
 }
 

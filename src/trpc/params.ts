@@ -34,11 +34,15 @@ export const idParam = intParam(1);
 
 /** Free text where an empty value means "not given" (as an HTML form would send it). */
 export function textParam(max: number, docs: Record<string, unknown> = {}) {
-  return z
-    .string()
-    .max(max)
-    .transform((v) => (v.trim() === '' ? undefined : v))
-    .meta({ override: documentAs({ type: 'string', maxLength: max, ...docs }) });
+  return (
+    z
+      .string()
+      .max(max)
+      // PostgreSQL text cannot hold U+0000; refuse it here rather than fail in the database.
+      .refine((v) => !v.includes('\0'), 'must not contain NUL characters')
+      .transform((v) => (v.trim() === '' ? undefined : v))
+      .meta({ override: documentAs({ type: 'string', maxLength: max, ...docs }) })
+  );
 }
 
 /** Query booleans accept exactly `true` / `false`; a `false` never reads as true. */
