@@ -18,6 +18,7 @@ export interface AppDeps {
 }
 
 const requestIds = new WeakMap<IncomingMessage, string>();
+const requestStores = new WeakMap<IncomingMessage, number>();
 
 export function createApp({ orm, config, log }: AppDeps): Server {
   const settings = {
@@ -31,6 +32,7 @@ export function createApp({ orm, config, log }: AppDeps): Server {
     headers: req.headers,
     settings,
     log,
+    onAuthenticated: (actor) => requestStores.set(req, actor.storeId),
   });
   const rest = createRestHandler({ createContext, publicUrl: config.publicUrl, log });
   const trpc = createHTTPHandler({
@@ -83,6 +85,7 @@ export function createApp({ orm, config, log }: AppDeps): Server {
           method,
           path: (req.url ?? '').split('?')[0],
           status: res.statusCode,
+          store_id: requestStores.get(req),
           ms: Number(process.hrtime.bigint() - started) / 1e6,
         },
         'request',

@@ -7,8 +7,8 @@ const duration = (fallback: string) =>
     .default(fallback)
     .transform((value, ctx) => {
       const ms = parseDuration(value);
-      if (ms === undefined) {
-        ctx.addIssue({ code: 'custom', message: `not a duration: ${value}` });
+      if (ms === undefined || ms <= 0) {
+        ctx.addIssue({ code: 'custom', message: `not a positive duration (e.g. 500ms, 10s, 5m): ${value}` });
         return z.NEVER;
       }
       return ms;
@@ -18,7 +18,7 @@ const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
-  PUBLIC_URL: z.url().optional(),
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   DATABASE_URL: z.string().min(1).optional(),
   DATA_DIR: z.string().default('.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
@@ -45,7 +45,9 @@ export class ConfigError extends Error {}
 
 /** Reads settings from the given environment; `.env` is loaded by the entry points, never here. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
+  // An empty value (`PORT=` in a .env file) means "not set", never 0 or "".
+  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
+  const parsed = configSchema.safeParse(given);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);

@@ -16,6 +16,8 @@ export interface Context {
   headers: IncomingHttpHeaders;
   settings: DomainSettings;
   log: Logger;
-  /** Resolved by the partner procedure from the bearer credential, or preset by an in-process caller. */
+  /** Preset only by trusted in-process callers; otherwise resolved from the bearer credential. */
   actor?: Actor;
+  /** Told who the caller is once the credential resolves (the request log records the store). */
+  onAuthenticated?: (actor: Actor) => void;
 }

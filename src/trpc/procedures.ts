@@ -36,7 +36,7 @@ export const partnerProcedure = baseProcedure.use(async ({ ctx, meta, type, next
       });
     }
   }
-  ctx.actor = actor;
+  ctx.onAuthenticated?.(actor);
   return next({ ctx: { ...ctx, actor } });
 });
 
