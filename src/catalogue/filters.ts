@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
+import { channelBit } from './channels.ts';
 import type { CatalogueFilters, FacetName } from './schemas.ts';
 
 /** The store's retail price for a product: its custom price when listed with one, else suggested. */
@@ -121,8 +122,10 @@ export async function buildCatalogueQuery(
     q.facets.ready_to_list = f.ready_to_list ? sql`p.ready_to_list` : sql`NOT p.ready_to_list`;
   }
   if (f.complete_for !== undefined) {
-    q.facets.complete_for = sql`EXISTS (SELECT 1 FROM product_completeness pc
-      WHERE pc.product_id = p.id AND pc.channel = ${f.complete_for} AND pc.score = 100)`;
+    const bit = channelBit(f.complete_for);
+    // A channel the readiness pass does not score has no complete product.
+    q.facets.complete_for =
+      bit === undefined ? sql`false` : sql`(p.complete_channels & ${sql.lit(bit)}) <> 0`;
   }
   const price: RawBuilder<unknown>[] = [];
   if (f.price_min_cents !== undefined) price.push(sql`${EFFECTIVE_RETAIL} >= ${f.price_min_cents}`);

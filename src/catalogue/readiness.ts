@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
+import { CHANNELS, channelBit } from './channels.ts';
 
 /**
  * The nightly readiness pass: scores every product's completeness per channel, marks products ready
@@ -11,6 +12,7 @@ import { rows, sql } from '../db/sql.ts';
  * - google: image, 80+ character description, brand, category, price, in stock;
  * - meta: image, description, brand, price;
  * - freight: weight and all three assembled dimensions.
+ * A product scored 100% for a channel gets that channel's bit in `complete_channels`.
  */
 export async function runReadinessPass(em: EntityManager): Promise<{ products: number }> {
   return em.transactional(async (tx) => {
@@ -38,16 +40,24 @@ export async function runReadinessPass(em: EntityManager): Promise<{ products: n
     );
     const updated = await rows<{ n: number }>(
       tx,
-      sql`WITH scored AS (
+      sql`WITH masks AS (
+          SELECT product_id, sum(CASE channel ${sql.join(
+            CHANNELS.map((name) => sql`WHEN ${sql.lit(name)} THEN ${sql.lit(channelBit(name))}`),
+            sql` `,
+          )} ELSE 0 END)::smallint AS mask
+          FROM product_completeness WHERE score = 100 GROUP BY product_id
+        ), scored AS (
           SELECT p.id, pc.score,
             (pc.score = 100 AND p.active AND p.stock_quantity > 0) AS ready,
+            COALESCE(m.mask, 0) AS complete_channels,
             (pc.score * 10 + LEAST(p.stock_quantity, 100)
               + LEAST(100, GREATEST(0, (p.retail_price_cents - p.wholesale_price_cents) * 100 / GREATEST(p.retail_price_cents, 1)))
             )::integer AS recommended
           FROM products p JOIN product_completeness pc ON pc.product_id = p.id AND pc.channel = 'storefront'
+          LEFT JOIN masks m ON m.product_id = p.id
         ), changed AS (
           UPDATE products p SET readiness_score = s.score, ready_to_list = s.ready,
-            recommended_score = s.recommended, readiness_checked_at = now()
+            recommended_score = s.recommended, complete_channels = s.complete_channels, readiness_checked_at = now()
           FROM scored s WHERE p.id = s.id
           RETURNING 1
         ) SELECT count(*)::integer AS n FROM changed`,

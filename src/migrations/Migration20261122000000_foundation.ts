@@ -115,6 +115,8 @@ CREATE TABLE products (
   readiness_score smallint NOT NULL DEFAULT 0 CHECK (readiness_score BETWEEN 0 AND 100),
   readiness_checked_at timestamptz,
   recommended_score integer NOT NULL DEFAULT 0,
+  -- bit i set = scored 100% for channel i of src/catalogue/channels.ts (copy of product_completeness)
+  complete_channels smallint NOT NULL DEFAULT 0,
   search_vector tsvector GENERATED ALWAYS AS (
     setweight(to_tsvector('english', name), 'A') ||
     setweight(to_tsvector('simple', sku), 'A') ||
@@ -126,7 +128,8 @@ CREATE TABLE products (
 -- Covering index for the catalogue's counts and facets: they scan this (~60 bytes a product)
 -- index-only instead of the wide heap rows.
 CREATE INDEX products_facts_idx ON products (active, owner_store_id) INCLUDE (id, category_id, brand_id,
-  supplier_id, stock_quantity, retail_price_cents, wholesale_price_cents, pricing_type, purchase_mode, ready_to_list);
+  supplier_id, stock_quantity, retail_price_cents, wholesale_price_cents, pricing_type, purchase_mode, ready_to_list,
+  complete_channels);
 CREATE INDEX products_supplier_idx ON products (supplier_id);
 CREATE INDEX products_owner_idx ON products (owner_store_id) WHERE owner_store_id IS NOT NULL;
 CREATE INDEX products_brand_idx ON products (brand_id);

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { channelBit } from '../../src/catalogue/channels.ts';
 import { rows, sql } from '../../src/db/sql.ts';
 
 let seq = 0;
@@ -121,12 +122,16 @@ export function fixtures(em: EntityManager) {
           sql`INSERT INTO product_drawings (product_id, url, title, position) VALUES (${id}, ${`https://img.example/d/${id}/${i}.pdf`}, 'Drawing', ${i})`,
         );
       }
+      let mask = 0;
       for (const [channel, score] of Object.entries(p.completeness ?? {})) {
         await rows(
           em,
           sql`INSERT INTO product_completeness (product_id, channel, score) VALUES (${id}, ${channel}, ${score})`,
         );
+        if (score === 100) mask |= channelBit(channel) ?? 0;
       }
+      // As the readiness pass would: the 100% channels are also bits on the product.
+      await rows(em, sql`UPDATE products SET complete_channels = ${mask} WHERE id = ${id}`);
       // Fixtures set exact timestamps; the stock trigger's bump would make them depend on the clock.
       await rows(em, sql`UPDATE products SET updated_at = created_at WHERE id = ${id}`);
       return id;
