@@ -37,28 +37,52 @@ function likePattern(term: string): string {
   return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-const CATEGORY_IDS = (value: string) => sql`(
-  WITH RECURSIVE tree AS (
-    SELECT id FROM categories WHERE slug = lower(${value}) OR lower(name) = lower(${value})
-    UNION SELECT c.id FROM categories c JOIN tree ON c.parent_id = tree.id
-  ) SELECT id FROM tree)`;
-
 /** Catalogue rows this store may see at all: approved products, and only its own own-goods. */
 export function visibility(ctx: StoreCatalogueContext) {
   return sql`p.active AND (p.owner_store_id IS NULL OR p.owner_store_id = ${ctx.storeId})`;
 }
 
-function scopeCondition(ctx: StoreCatalogueContext) {
-  const departments = sql`(
-    WITH RECURSIVE tree AS (
-      SELECT category_id AS id FROM store_departments WHERE store_id = ${ctx.storeId}
-      UNION SELECT c.id FROM categories c JOIN tree ON c.parent_id = tree.id
-    ) SELECT id FROM tree)`;
-  return sql`(p.category_id IS NULL
-    OR p.category_id IN ${departments}
-    OR p.supplier_id IN (SELECT supplier_id FROM store_makers WHERE store_id = ${ctx.storeId})
-    OR p.owner_store_id = ${ctx.storeId})`;
+interface Taxonomy {
+  brands: number[];
+  categories: number[];
+  store_type: number[];
+  departments: number[];
+  makers: number[];
 }
+
+/**
+ * Resolves the taxonomy filters (brand, category with its children, store type, the store's
+ * departments and makers) to id lists in one small query, so the product scan compares integers
+ * against constants and can stay on the covering index.
+ */
+async function resolveTaxonomy(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  f: CatalogueFilters,
+): Promise<Taxonomy> {
+  const category = f.category ?? null;
+  const storeType = f.store_type ?? null;
+  const [row] = await rows<Taxonomy>(
+    em,
+    sql`SELECT
+      ARRAY(SELECT id FROM brands WHERE lower(name) = lower(${f.brand ?? null}::text) OR slug = lower(${f.brand ?? null}::text)) AS brands,
+      ARRAY(WITH RECURSIVE tree AS (
+          SELECT id FROM categories WHERE slug = lower(${category}::text) OR lower(name) = lower(${category}::text)
+          UNION SELECT c.id FROM categories c JOIN tree ON c.parent_id = tree.id
+        ) SELECT id FROM tree) AS categories,
+      ARRAY(SELECT c.id FROM categories c LEFT JOIN store_types t ON t.id = c.store_type_id
+        WHERE CASE WHEN ${storeType}::text = '_other' THEN t.id IS NULL ELSE t.slug = lower(${storeType}::text) END) AS store_type,
+      ARRAY(WITH RECURSIVE tree AS (
+          SELECT category_id AS id FROM store_departments WHERE store_id = ${ctx.storeId}
+          UNION SELECT c.id FROM categories c JOIN tree ON c.parent_id = tree.id
+        ) SELECT id FROM tree) AS departments,
+      ARRAY(SELECT supplier_id FROM store_makers WHERE store_id = ${ctx.storeId}) AS makers`,
+  );
+  if (!row) throw new Error('taxonomy lookup returned no row');
+  return row;
+}
+
+const anyOf = (column: RawBuilder<unknown>, ids: number[]) => sql`${column} = ANY(${ids}::integer[])`;
 
 async function searchCondition(
   em: EntityManager,
@@ -89,7 +113,14 @@ export async function buildCatalogueQuery(
 ): Promise<CatalogueQuery> {
   const q: CatalogueQuery = { base: [visibility(ctx)], facets: {} };
 
-  if ((f.scope ?? ctx.defaultScope) === 'store') q.base.push(scopeCondition(ctx));
+  const scopeStore = (f.scope ?? ctx.defaultScope) === 'store';
+  const needsTaxonomy =
+    scopeStore || f.brand !== undefined || f.category !== undefined || f.store_type !== undefined;
+  const tax = needsTaxonomy ? await resolveTaxonomy(em, ctx, f) : undefined;
+  if (scopeStore && tax) {
+    q.base.push(sql`(p.category_id IS NULL OR ${anyOf(sql`p.category_id`, tax.departments)}
+      OR ${anyOf(sql`p.supplier_id`, tax.makers)} OR p.owner_store_id = ${ctx.storeId})`);
+  }
   if (ctx.hasOwnSuppliers) {
     const applied = f.ownership ?? 'all';
     if (applied === 'own') q.base.push(sql`p.owner_store_id = ${ctx.storeId}`);
@@ -98,18 +129,17 @@ export async function buildCatalogueQuery(
   }
   if (f.exclude_in_store) q.base.push(sql`l.id IS NULL`);
 
-  if (f.brand !== undefined) {
-    q.facets.brand = sql`p.brand_id IN (SELECT id FROM brands WHERE lower(name) = lower(${f.brand}) OR slug = lower(${f.brand}))`;
+  if (f.brand !== undefined && tax) q.facets.brand = anyOf(sql`p.brand_id`, tax.brands);
+  if (f.category !== undefined && tax) {
+    // A value naming a taxonomy category (slug or name) filters by it and its children; any other
+    // value is the supplier's raw category.
+    q.facets.category = tax.categories.length
+      ? anyOf(sql`p.category_id`, tax.categories)
+      : sql`lower(p.category_raw) = lower(${f.category})`;
   }
-  if (f.category !== undefined) {
-    q.facets.category = sql`(p.category_id IN ${CATEGORY_IDS(f.category)} OR lower(p.category_raw) = lower(${f.category}))`;
-  }
-  if (f.store_type !== undefined) {
-    q.facets.store_type =
-      f.store_type === '_other'
-        ? sql`(p.category_id IS NULL OR p.category_id IN (SELECT id FROM categories WHERE store_type_id IS NULL))`
-        : sql`p.category_id IN (SELECT c.id FROM categories c JOIN store_types t ON t.id = c.store_type_id
-            WHERE t.slug = lower(${f.store_type}))`;
+  if (f.store_type !== undefined && tax) {
+    const inType = anyOf(sql`p.category_id`, tax.store_type);
+    q.facets.store_type = f.store_type === '_other' ? sql`(p.category_id IS NULL OR ${inType})` : inType;
   }
   if (f.supplier_id !== undefined) q.facets.supplier_id = sql`p.supplier_id = ${f.supplier_id}`;
   if (f.pricing_type !== undefined) q.facets.pricing_type = sql`p.pricing_type = ${f.pricing_type}`;
