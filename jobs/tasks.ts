@@ -1,10 +1,17 @@
 import type { TaskList } from 'graphile-worker';
 import type { Orm } from '../server/orm.ts';
 import { runReadinessPass } from '../src/catalogue/readiness.ts';
+import { dispatchPendingEvents } from '../src/events/dispatch.ts';
 
 /** Every Graphile task the service runs. Each forks its own unit of work. */
 export function createTaskList(orm: Orm): TaskList {
   return {
+    dispatch_events: async (_payload, helpers) => {
+      const n = await dispatchPendingEvents(orm.em.fork(), (e) =>
+        helpers.logger.debug(`event ${e.event} ${e.entity_id} (store ${e.store_id})`),
+      );
+      if (n) helpers.logger.info(`dispatched ${n} events`);
+    },
     readiness_pass: async (_payload, helpers) => {
       const result = await runReadinessPass(orm.em.fork());
       helpers.logger.info(`readiness pass scored ${result.products} products`);

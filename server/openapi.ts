@@ -1,5 +1,6 @@
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { appRouter } from '../src/router.ts';
+import { proceduresMeta } from '../src/trpc/meta.ts';
 
 export const CONTRACT_VERSION = '1.0.0';
 export const TAGS = ['Catalogue', 'Store', 'Listings', 'Orders', 'Webhooks', 'OAuth'];
@@ -37,6 +38,16 @@ const errorSchema = {
   },
 } as const;
 
+/** operationId → success status, for procedures whose success is not 200. */
+function createdOperations(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const meta of proceduresMeta(appRouter).values()) {
+    if (meta.successStatus && meta.openapi?.operationId)
+      out.set(meta.openapi.operationId, meta.successStatus);
+  }
+  return out;
+}
+
 type Operation = {
   responses?: Record<string, { description?: string; content?: unknown; headers?: unknown }>;
 };
@@ -69,8 +80,14 @@ export function buildOpenApiDocument(baseUrl = 'http://localhost:3000'): OpenAPI
   const schemas = doc.components.schemas;
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
   schemas.Error = errorSchema as never;
+  const created = createdOperations();
   for (const item of Object.values(doc.paths ?? {})) {
     for (const op of Object.values(item as Record<string, Operation>)) {
+      const status = created.get((op as { operationId?: string }).operationId ?? '');
+      if (status && op.responses?.['200']) {
+        op.responses[String(status)] = op.responses['200'];
+        delete op.responses['200'];
+      }
       for (const [status, response] of Object.entries(op.responses ?? {})) {
         if (Number(status) >= 400) {
           response.content = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };

@@ -3,6 +3,7 @@ import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { appRouter } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { type ErrorBody, shapeError } from '../src/trpc/errors.ts';
+import { proceduresMeta } from '../src/trpc/meta.ts';
 import type { Logger } from './logger.ts';
 
 const MAX_BODY_BYTES = 1_000_000;
@@ -29,14 +30,21 @@ function contractErrorBody(adapterBody: string, requestId: string): string {
   return JSON.stringify({ ...body, request_id: requestId });
 }
 
+const metaByPath = proceduresMeta(appRouter);
+
+/** A procedure's declared success status (201 for creates), from its meta. */
+function successStatus(path: string | undefined): number {
+  return (path && metaByPath.get(path)?.successStatus) || 200;
+}
+
 export function createRestHandler(deps: RestDeps) {
   const handler = createOpenApiNodeHttpHandler({
     router: appRouter,
     maxBodySize: MAX_BODY_BYTES,
     createContext: ({ req }) => deps.createContext(req as IncomingMessage),
-    responseMeta: ({ errors }) => {
+    responseMeta: ({ errors, paths }) => {
       const error = errors[0];
-      if (!error) return {};
+      if (!error) return { status: successStatus(paths?.[0]) };
       const shaped = shapeError(error);
       const headers: Record<string, string> = { ...shaped.headers };
       if (shaped.status === 401) {

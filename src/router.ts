@@ -1,11 +1,13 @@
 import { catalogueRouter } from './catalogue/router.ts';
 import { internalRouter } from './internal/router.ts';
+import { listingsRouter } from './listings/router.ts';
 import { storeRouter } from './store/router.ts';
 import { createCallerFactory, router } from './trpc/init.ts';
 
 export const appRouter = router({
   catalogue: catalogueRouter,
   store: storeRouter,
+  listings: listingsRouter,
   internal: internalRouter,
 });
 

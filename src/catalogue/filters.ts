@@ -110,8 +110,12 @@ export async function buildCatalogueQuery(
   em: EntityManager,
   ctx: StoreCatalogueContext,
   f: CatalogueFilters,
+  opts: { visibleOnly?: boolean } = {},
 ): Promise<CatalogueQuery> {
-  const q: CatalogueQuery = { base: [visibility(ctx)], facets: {} };
+  const q: CatalogueQuery = {
+    base: opts.visibleOnly === false ? [sql`true`] : [visibility(ctx)],
+    facets: {},
+  };
 
   const scopeStore = (f.scope ?? ctx.defaultScope) === 'store';
   const needsTaxonomy =

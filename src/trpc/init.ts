@@ -7,6 +7,8 @@ import { shapeError } from './errors.ts';
 export type Meta = OpenApiMeta<{
   /** The app scope an OAuth app token needs here; `null` refuses app tokens. */
   appScope?: AppScopeRule;
+  /** The REST status of a success (default 200), e.g. 201 for a create. */
+  successStatus?: number;
 }>;
 
 const t = initTRPC

@@ -45,5 +45,13 @@ export function textParam(max: number, docs: Record<string, unknown> = {}) {
   );
 }
 
-/** Query booleans accept exactly `true` / `false`; a `false` never reads as true. */
-export const boolParam = z.enum(['true', 'false']).transform((v) => v === 'true');
+/**
+ * A boolean: JSON `true`/`false` in bodies, exactly `true`/`false` in query strings. trpc-to-openapi
+ * would coerce a plain `z.boolean()` with `Boolean()`, reading the string `false` as true; a union
+ * is never coerced.
+ */
+export const boolParam = z
+  .union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')])
+  // The pipe is what lets trpc-to-openapi accept it as a query parameter.
+  .pipe(z.boolean())
+  .meta({ override: documentAs({ type: 'boolean' }) });

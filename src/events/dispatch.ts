@@ -1,0 +1,39 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { isoTime, rows, sql } from '../db/sql.ts';
+
+const BATCH = 1000;
+
+export interface DispatchedEvent {
+  id: string;
+  store_id: number;
+  event: string;
+  entity_id: string;
+  created_at: string;
+}
+
+/**
+ * Takes pending events oldest first and marks them dispatched, in batches, so several workers can
+ * share the backlog (SKIP LOCKED). Delivery to webhook subscriptions attaches here; until then
+ * dispatching records that the event was processed. Returns what it dispatched.
+ */
+export async function dispatchPendingEvents(
+  em: EntityManager,
+  onEvent: (e: DispatchedEvent) => void = () => {},
+) {
+  let total = 0;
+  for (;;) {
+    const batch = await em.transactional((tx) =>
+      rows<DispatchedEvent>(
+        tx,
+        sql`UPDATE domain_events d SET dispatched_at = now()
+          FROM (SELECT id FROM domain_events WHERE dispatched_at IS NULL ORDER BY id LIMIT ${BATCH}
+                FOR UPDATE SKIP LOCKED) pending
+          WHERE d.id = pending.id
+          RETURNING d.id::text, d.store_id, d.event, d.entity_id::text, ${isoTime(sql`d.created_at`)} AS created_at`,
+      ),
+    );
+    for (const e of batch) onEvent(e);
+    total += batch.length;
+    if (batch.length < BATCH) return total;
+  }
+}

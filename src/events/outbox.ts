@@ -1,0 +1,47 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { type RawBuilder, rows, sql } from '../db/sql.ts';
+
+export const PRODUCT_EVENTS = ['product.created', 'product.updated', 'product.deleted'] as const;
+export type ProductEvent = (typeof PRODUCT_EVENTS)[number];
+
+export interface DomainEvent {
+  storeId: number;
+  event: string;
+  entityId: number;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * Wakes the dispatcher in the caller's transaction: the job exists if and only if the events it will
+ * deliver committed. One pending dispatcher job at a time (job key); a new one is created when the
+ * pending one is already running, so nothing written after it started is missed.
+ */
+export async function enqueueDispatch(tx: EntityManager): Promise<void> {
+  await rows(
+    tx,
+    sql`SELECT graphile_worker.add_job('dispatch_events', '{}'::json, job_key => 'dispatch_events',
+      job_key_mode => 'preserve_run_at', max_attempts => 25)`,
+  );
+}
+
+/** Records events in the caller's transaction (must be one) and wakes the dispatcher. */
+export async function recordEvents(tx: EntityManager, events: DomainEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await rows(
+    tx,
+    sql`INSERT INTO domain_events (store_id, event, entity_id, data)
+      SELECT * FROM unnest(${events.map((e) => e.storeId)}::integer[], ${events.map((e) => e.event)}::text[],
+        ${events.map((e) => e.entityId)}::bigint[], ${events.map((e) => JSON.stringify(e.data ?? {}))}::jsonb[])`,
+  );
+  await enqueueDispatch(tx);
+}
+
+/**
+ * Set-based form for bulk changes: one event per row of `productIds` (a query returning
+ * `product_id`), written by the same statement pattern as the change itself.
+ */
+export function productEventsFrom(storeId: number, event: ProductEvent, changed: RawBuilder<unknown>) {
+  return sql`INSERT INTO domain_events (store_id, event, entity_id, data)
+    SELECT ${storeId}, ${event}, c.product_id, jsonb_build_object('product_id', c.product_id)
+    FROM ${changed} c`;
+}

@@ -1,0 +1,254 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  buildCatalogueQuery,
+  catalogueFrom,
+  minimumPrice,
+  visibility,
+  whereAll,
+} from '../catalogue/filters.ts';
+import type { CatalogueFilters } from '../catalogue/schemas.ts';
+import { rows, sql } from '../db/sql.ts';
+import { enqueueDispatch, type ProductEvent, productEventsFrom, recordEvents } from '../events/outbox.ts';
+import { loadCatalogueContext, type StoreCatalogueContext } from '../store/catalogue-context.ts';
+import { AppError, notFound } from '../trpc/errors.ts';
+import type { BulkInput, Skip, VendorProduct } from './schemas.ts';
+
+const VENDOR_PRODUCT = sql`l.id, l.product_id, l.custom_retail_price_cents,
+  COALESCE(l.purchase_mode, p.purchase_mode) AS purchase_mode, l.vendor_fulfilled`;
+
+function belowMinimum(minimum: number): AppError {
+  return new AppError(
+    'bad_request',
+    'PRICE_BELOW_MINIMUM',
+    `The retail price must be at least ${minimum} cents for this product`,
+    { extra: { minimum_price_cents: minimum } },
+  );
+}
+
+const productEvent = (storeId: number, event: ProductEvent, productId: number) => ({
+  storeId,
+  event,
+  entityId: productId,
+  data: { product_id: productId },
+});
+
+/** The listing as answered by the write operations. */
+async function vendorProduct(tx: EntityManager, storeId: number, productId: number): Promise<VendorProduct> {
+  const [row] = await rows<VendorProduct>(
+    tx,
+    sql`SELECT ${VENDOR_PRODUCT} FROM listings l JOIN products p ON p.id = l.product_id
+      WHERE l.store_id = ${storeId} AND l.product_id = ${productId}`,
+  );
+  if (!row) throw new Error(`listing ${storeId}/${productId} vanished inside its transaction`);
+  return row;
+}
+
+/**
+ * Adds a catalogue product to the store, or restores it if it was removed (keeping its earlier
+ * settings unless a price is given). A product already in the store is a 409: the caller meant
+ * something else (a price change is PUT /pricing).
+ */
+export async function addListing(
+  em: EntityManager,
+  storeId: number,
+  productId: number,
+  customPrice?: number,
+) {
+  return em.transactional(async (tx) => {
+    const ctx = await loadCatalogueContext(tx, storeId);
+    const [product] = await rows<{ minimum: number }>(
+      tx,
+      sql`SELECT ${minimumPrice(ctx)} AS minimum FROM products p WHERE p.id = ${productId} AND ${visibility(ctx)}`,
+    );
+    if (!product) throw notFound(`No catalogue product with id ${productId}`, 'PRODUCT_NOT_FOUND');
+    if (customPrice !== undefined && customPrice < product.minimum) throw belowMinimum(product.minimum);
+    const [written] = await rows<{ restored: boolean }>(
+      tx,
+      sql`INSERT INTO listings (store_id, product_id, custom_retail_price_cents)
+        VALUES (${storeId}, ${productId}, ${customPrice ?? null})
+        ON CONFLICT (store_id, product_id) DO UPDATE SET deleted_at = NULL, updated_at = now(),
+          custom_retail_price_cents = COALESCE(EXCLUDED.custom_retail_price_cents,
+            CASE WHEN listings.custom_retail_price_cents >= ${product.minimum} THEN listings.custom_retail_price_cents END)
+        WHERE listings.deleted_at IS NOT NULL
+        RETURNING (xmax <> 0) AS restored`,
+    );
+    if (!written) {
+      throw new AppError('conflict', 'ALREADY_LISTED', `Product ${productId} is already in your store`, {
+        extra: { product_id: productId },
+      });
+    }
+    await recordEvents(tx, [productEvent(storeId, 'product.created', productId)]);
+    return {
+      message: written.restored ? 'Product restored to your store' : 'Product added to your store',
+      vendor_product: await vendorProduct(tx, storeId, productId),
+    };
+  });
+}
+
+export async function removeListing(em: EntityManager, storeId: number, productId: number) {
+  return em.transactional(async (tx) => {
+    const removed = await rows(
+      tx,
+      sql`UPDATE listings SET deleted_at = now(), updated_at = now()
+        WHERE store_id = ${storeId} AND product_id = ${productId} AND deleted_at IS NULL RETURNING id`,
+    );
+    if (removed.length === 0) throw notFound(`Product ${productId} is not in your store`, 'NOT_IN_STORE');
+    await recordEvents(tx, [productEvent(storeId, 'product.deleted', productId)]);
+    return { message: 'Product removed from your store' };
+  });
+}
+
+/** Locks the live listing for an update and returns what the checks need. */
+async function lockListing(tx: EntityManager, ctx: StoreCatalogueContext, productId: number) {
+  const [row] = await rows<{ minimum: number; catalogue_mode: 'buy_now' | 'enquiry' }>(
+    tx,
+    sql`SELECT ${minimumPrice(ctx)} AS minimum, p.purchase_mode AS catalogue_mode
+      FROM listings l JOIN products p ON p.id = l.product_id
+      WHERE l.store_id = ${ctx.storeId} AND l.product_id = ${productId} AND l.deleted_at IS NULL
+      FOR UPDATE OF l`,
+  );
+  if (!row) throw notFound(`Product ${productId} is not in your store`, 'NOT_IN_STORE');
+  return row;
+}
+
+type ListingChange =
+  | { kind: 'pricing'; customPrice: number | null }
+  | { kind: 'purchase_mode'; mode: 'buy_now' | 'enquiry' }
+  | { kind: 'vendor_fulfilled'; value: boolean };
+
+const MESSAGES: Record<ListingChange['kind'], string> = {
+  pricing: 'Price updated',
+  purchase_mode: 'Selling mode updated',
+  vendor_fulfilled: 'Fulfilment updated',
+};
+
+/** Reprice, selling mode or fulfilment: each checked under a row lock and announced as product.updated. */
+export async function updateListing(
+  em: EntityManager,
+  storeId: number,
+  productId: number,
+  change: ListingChange,
+) {
+  return em.transactional(async (tx) => {
+    const ctx = await loadCatalogueContext(tx, storeId);
+    const current = await lockListing(tx, ctx, productId);
+    let set: ReturnType<typeof sql>;
+    if (change.kind === 'pricing') {
+      if (change.customPrice !== null && change.customPrice < current.minimum)
+        throw belowMinimum(current.minimum);
+      set = sql`custom_retail_price_cents = ${change.customPrice}`;
+    } else if (change.kind === 'purchase_mode') {
+      if (change.mode === 'buy_now' && current.catalogue_mode === 'enquiry') {
+        throw new AppError(
+          'conflict',
+          'PURCHASE_MODE_LOCKED',
+          'This product is quote-only in the catalogue and cannot be sold with card checkout',
+        );
+      }
+      set = sql`purchase_mode = ${change.mode}`;
+    } else {
+      set = sql`vendor_fulfilled = ${change.value}`;
+    }
+    await rows(
+      tx,
+      sql`UPDATE listings SET ${set}, updated_at = now()
+        WHERE store_id = ${storeId} AND product_id = ${productId}`,
+    );
+    await recordEvents(tx, [productEvent(storeId, 'product.updated', productId)]);
+    return { message: MESSAGES[change.kind], vendor_product: await vendorProduct(tx, storeId, productId) };
+  });
+}
+
+/**
+ * Bulk add at default pricing. `ids`: each id is added, restored, or skipped with a reason.
+ * `filter`: every catalogue match not already in the store, in one INSERT … SELECT. Either way a
+ * single statement writes the listings and their events, inside one transaction: all or nothing.
+ */
+export async function bulkAdd(em: EntityManager, storeId: number, input: BulkInput) {
+  return em.transactional(async (tx) => {
+    const ctx = await loadCatalogueContext(tx, storeId);
+    let source: ReturnType<typeof sql>;
+    const skipped: Skip[] = [];
+    if (input.mode === 'ids') {
+      const ids = dedupe(input.product_ids ?? [], skipped);
+      const found = await rows<{ id: number; listed: boolean }>(
+        tx,
+        sql`SELECT p.id, (l.id IS NOT NULL) AS listed FROM ${catalogueFrom(ctx)}
+          WHERE p.id = ANY(${ids}::integer[]) AND ${visibility(ctx)}`,
+      );
+      const state = new Map(found.map((r) => [r.id, r.listed]));
+      for (const id of ids) {
+        const listed = state.get(id);
+        if (listed === undefined) skipped.push({ product_id: id, reason: 'not_found' });
+        else if (listed) skipped.push({ product_id: id, reason: 'already_listed' });
+      }
+      const eligible = found.filter((r) => !r.listed).map((r) => r.id);
+      source = sql`SELECT unnest(${eligible}::integer[]) AS id`;
+    } else {
+      const q = await buildCatalogueQuery(tx, ctx, input.filters as CatalogueFilters);
+      source = sql`SELECT p.id FROM ${catalogueFrom(ctx)} WHERE ${whereAll(q)} AND l.id IS NULL`;
+    }
+    const [counts] = await rows<{ added: number; restored: number }>(
+      tx,
+      sql`WITH changed AS (
+          INSERT INTO listings (store_id, product_id)
+          SELECT ${storeId}, s.id FROM (${source}) s
+          ON CONFLICT (store_id, product_id) DO UPDATE SET deleted_at = NULL, updated_at = now(),
+            custom_retail_price_cents = NULL, purchase_mode = NULL, vendor_fulfilled = false
+          WHERE listings.deleted_at IS NOT NULL
+          RETURNING product_id, (xmax <> 0) AS restored
+        ), events AS (${productEventsFrom(storeId, 'product.created', sql`changed`)})
+        SELECT count(*) FILTER (WHERE NOT restored)::integer AS added,
+               count(*) FILTER (WHERE restored)::integer AS restored
+        FROM changed`,
+    );
+    const result = { added: counts?.added ?? 0, restored: counts?.restored ?? 0, skipped };
+    if (result.added + result.restored > 0) await enqueueDispatch(tx);
+    return result;
+  });
+}
+
+/** Bulk remove (soft delete). `filter` with no filters clears the whole store. */
+export async function bulkRemove(em: EntityManager, storeId: number, input: BulkInput) {
+  return em.transactional(async (tx) => {
+    const skipped: Skip[] = [];
+    let match: ReturnType<typeof sql>;
+    if (input.mode === 'ids') {
+      const ids = dedupe(input.product_ids ?? [], skipped);
+      match = sql`l.product_id = ANY(${ids}::integer[])`;
+    } else {
+      const ctx = await loadCatalogueContext(tx, storeId);
+      // Listings of products since withdrawn from the catalogue match too: removal is about the store.
+      const q = await buildCatalogueQuery(tx, ctx, input.filters as CatalogueFilters, { visibleOnly: false });
+      match = whereAll(q);
+    }
+    const removed = await rows<{ product_id: number }>(
+      tx,
+      sql`WITH changed AS (
+          UPDATE listings l SET deleted_at = now(), updated_at = now()
+          FROM products p
+          WHERE p.id = l.product_id AND l.store_id = ${storeId} AND l.deleted_at IS NULL AND ${match}
+          RETURNING l.product_id
+        ), events AS (${productEventsFrom(storeId, 'product.deleted', sql`changed`)})
+        SELECT product_id FROM changed`,
+    );
+    if (input.mode === 'ids') {
+      const gone = new Set(removed.map((r) => r.product_id));
+      for (const id of dedupe(input.product_ids ?? [], [])) {
+        if (!gone.has(id)) skipped.push({ product_id: id, reason: 'not_in_store' });
+      }
+    }
+    if (removed.length > 0) await enqueueDispatch(tx);
+    return { removed: removed.length, skipped };
+  });
+}
+
+/** Keeps the first of each id; later repeats are reported as skipped duplicates. */
+function dedupe(ids: number[], skipped: Skip[]): number[] {
+  const seen = new Set<number>();
+  for (const id of ids) {
+    if (seen.has(id)) skipped.push({ product_id: id, reason: 'duplicate' });
+    seen.add(id);
+  }
+  return [...seen];
+}
