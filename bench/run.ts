@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../server/config.ts';
 import { startEmbeddedPostgres } from '../server/database.ts';
@@ -12,7 +11,9 @@ import { runReadinessPass } from '../src/catalogue/readiness.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { seedProducts } from '../src/demo/seed-catalogue.ts';
 import { createStore } from '../src/store/service.ts';
+import { benchBulkAdd } from './bulk.ts';
 import { captureStatements } from './capture.ts';
+import { fmt, load, p50Of, printTable, round, SECONDS, waitFor } from './lib.ts';
 
 /**
  * `npm run bench`: the catalogue read paths of the API against a raw node:http + pg server replaying
@@ -20,7 +21,6 @@ import { captureStatements } from './capture.ts';
  * bench/results.json. Settings: BENCH_PRODUCTS (200000), BENCH_SECONDS (8), BENCH_CONNECTIONS (10).
  */
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 200_000);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const DATA_DIR = process.env.BENCH_DATA_DIR ?? '.data/bench';
 const NODE = process.execPath;
@@ -33,6 +33,7 @@ const THROUGHPUT = {
   'list limit=20 filtered': '/api/v1/products?limit=20&in_stock=true&category=living-room&sort_by=margin',
   facets: '/api/v1/products/facets',
   'facets filtered': '/api/v1/products/facets?in_stock=true&category=living-room',
+  'my-products variants limit=500': '/api/v1/my-products?include=variants&limit=500',
 };
 /** Each facets URL is compared with the total count of the list over the same filters. */
 const COUNT_OF: Record<string, string> = {
@@ -60,6 +61,13 @@ async function main() {
       await rows(em, sql`VACUUM ANALYZE`);
     }
     const key = await benchStore(orm.em.fork());
+    const bulkStore = await createStore(orm.em.fork(), {
+      name: 'Bench bulk',
+      slug: `bench-bulk-${Date.now()}`,
+    });
+    const bulkKey = (
+      await createApiKey(orm.em.fork(), { storeId: bulkStore.id, scope: 'read_write', mode: 'test' })
+    ).key;
     const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', PORT: '0' });
     const urls = [...Object.values(THROUGHPUT), ...Object.values(COUNT_OF)];
     const plan = await captureStatements(orm, config, key, urls);
@@ -133,6 +141,28 @@ async function main() {
     await client.end();
     console.log('\nLatency at 1 connection');
     printTable(['scenario', 'api p50 ms', 'count(*) p50 ms', 'ratio', ''], latency);
+
+    const bulk = await benchBulkAdd({
+      databaseUrl: db.url,
+      apiUrl: `http://127.0.0.1:${apiPort}`,
+      storeId: bulkStore.id,
+      key: bulkKey,
+    });
+    results['bulk add filter mode'] = bulk;
+    console.log(`\nBulk add in filter mode (${bulk.matched} catalogue matches, median of 3)`);
+    printTable(
+      ['', 'ms', 'rows/s', 'speed vs raw', 'target'],
+      [
+        [
+          'api POST /my-products/bulk',
+          `${bulk.api_ms}`,
+          `${bulk.api_rows_per_s}`,
+          `${Math.round(bulk.speed_ratio * 100)}%`,
+          '≥ 50%',
+        ],
+        ['raw INSERT … SELECT', `${bulk.raw_ms}`, `${bulk.raw_rows_per_s}`, '', ''],
+      ],
+    );
     await writeFile(
       'bench/results.json',
       `${JSON.stringify({ at: new Date().toISOString(), products: PRODUCTS, seconds: SECONDS, connections: CONNECTIONS, results }, null, 2)}\n`,
@@ -157,56 +187,6 @@ async function benchStore(em: Parameters<typeof createStore>[0]) {
     );
   }
   return (await createApiKey(em, { storeId, scope: 'read', mode: 'test', name: 'bench' })).key;
-}
-
-interface Load {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
-
-async function load(url: string, headers: Record<string, string>, connections: number): Promise<Load> {
-  const r = await autocannon({ url, headers, connections, duration: SECONDS });
-  return {
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    errors: r.errors + r.non2xx,
-  };
-}
-
-async function p50Of(fn: () => Promise<unknown>, runs = 60): Promise<number> {
-  for (let i = 0; i < 5; i++) await fn();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  return round(times[Math.floor(times.length / 2)] ?? 0);
-}
-
-async function waitFor(url: string, okStatus = 200) {
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(url)).status === okStatus) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`server at ${url} did not come up`);
-}
-
-const round = (x: number) => Math.round(x * 100) / 100;
-const fmt = (x: number) => x.toFixed(0);
-
-function printTable(head: string[], body: string[][]) {
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
-  console.log(line(head));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const r of body) console.log(line(r));
 }
 
 await main();

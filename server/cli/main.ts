@@ -81,6 +81,24 @@ const commands: Record<string, Command> = {
     if (state !== 'on' && state !== 'off') throw new UsageError('state must be on or off');
     return operator(await env.orm()).setPlatformFeature({ feature, enabled: state === 'on' });
   },
+  'own-goods:create': async (argv, env) => {
+    const { values } = parse(argv, {
+      store: { type: 'string' },
+      sku: { type: 'string' },
+      name: { type: 'string' },
+      price: { type: 'string' },
+      cost: { type: 'string' },
+      stock: { type: 'string' },
+    });
+    return operator(await env.orm()).createOwnGoods({
+      storeId: integer(values.store as string | undefined, '--store'),
+      sku: requireString(values, 'sku'),
+      name: requireString(values, 'name'),
+      priceCents: integer(values.price as string | undefined, '--price'),
+      costCents: values.cost === undefined ? undefined : integer(values.cost as string, '--cost'),
+      stock: integer(values.stock as string | undefined, '--stock'),
+    });
+  },
   'readiness:run': async (_argv, env) => operator(await env.orm()).runReadinessPass(),
   'openapi:write': async (argv) => {
     const { positionals } = parse(argv, {});

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { createApiKey, revokeApiKey } from '../auth/keys-service.ts';
 import { runReadinessPass } from '../catalogue/readiness.ts';
+import { createOwnGoods, listOwnGoods } from '../listings/own-goods.ts';
 import { FEATURES, setFeature } from '../platform/features.ts';
 import { createStore } from '../store/service.ts';
 import { router } from '../trpc/init.ts';
-import { idParam } from '../trpc/params.ts';
+import { idParam, PG_INT_MAX } from '../trpc/params.ts';
 import { internalProcedure } from '../trpc/procedures.ts';
 
 /** Operator and dashboard procedures. Never exposed as REST, never in the partner contract. */
@@ -44,4 +45,21 @@ export const internalRouter = router({
     .mutation(({ ctx, input }) => setFeature(ctx.em, input.feature, input.enabled)),
 
   runReadinessPass: internalProcedure.mutation(({ ctx }) => runReadinessPass(ctx.em)),
+
+  createOwnGoods: internalProcedure
+    .input(
+      z.object({
+        storeId: idParam,
+        sku: z.string().trim().min(1).max(64),
+        name: z.string().trim().min(1).max(200),
+        priceCents: z.int().min(0).max(PG_INT_MAX),
+        costCents: z.int().min(0).max(PG_INT_MAX).optional(),
+        stock: z.int().min(0).max(PG_INT_MAX),
+      }),
+    )
+    .mutation(({ ctx, input }) => createOwnGoods(ctx.em, input)),
+
+  listOwnGoods: internalProcedure
+    .input(z.object({ storeId: idParam }))
+    .query(({ ctx, input }) => listOwnGoods(ctx.em, input.storeId)),
 });

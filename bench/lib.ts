@@ -1,0 +1,53 @@
+import autocannon from 'autocannon';
+
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+
+export interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+export async function load(url: string, headers: Record<string, string>, connections: number): Promise<Load> {
+  const r = await autocannon({ url, headers, connections, duration: SECONDS });
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.non2xx,
+  };
+}
+
+export async function p50Of(fn: () => Promise<unknown>, runs = 60): Promise<number> {
+  for (let i = 0; i < 5; i++) await fn();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return round(times[Math.floor(times.length / 2)] ?? 0);
+}
+
+export async function waitFor(url: string, okStatus = 200) {
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(url)).status === okStatus) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`server at ${url} did not come up`);
+}
+
+export const round = (x: number) => Math.round(x * 100) / 100;
+export const fmt = (x: number) => x.toFixed(0);
+
+export function printTable(head: string[], body: string[][]) {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
+  console.log(line(head));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of body) console.log(line(r));
+}
