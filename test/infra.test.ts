@@ -361,3 +361,32 @@ describe('jobs', () => {
 });
 
 const LONG_TEXT = 'A deep armchair in washed linen, with feather cushions and a solid beech frame.';
+
+describe('REST input schemas', () => {
+  it('have no field trpc-to-openapi would coerce with Number() or Boolean()', async () => {
+    const { appRouter } = await import('../src/router.ts');
+    const { proceduresMeta } = await import('../src/trpc/meta.ts');
+    const procedures = appRouter._def.procedures as unknown as Record<
+      string,
+      { _def: { inputs: { _zod: { def: { type: string; shape?: Record<string, unknown> } } }[] } }
+    >;
+    const coercible = new Set(['number', 'boolean', 'bigint', 'date']);
+    const unwrap = (t: {
+      _zod: { def: { type: string; innerType?: unknown } };
+    }): { _zod: { def: { type: string } } } =>
+      ['optional', 'nullable', 'default', 'prefault'].includes(t._zod.def.type)
+        ? unwrap(t._zod.def.innerType as never)
+        : t;
+    const offenders: string[] = [];
+    for (const [path, meta] of proceduresMeta(appRouter)) {
+      if (!meta.openapi) continue;
+      for (const input of procedures[path]?._def.inputs ?? []) {
+        for (const [key, field] of Object.entries(input._zod.def.shape ?? {})) {
+          if (coercible.has(unwrap(field as never)._zod.def.type)) offenders.push(`${path}.${key}`);
+        }
+      }
+    }
+    // Use intParam / boolParam from src/trpc/params.ts instead.
+    expect(offenders).toEqual([]);
+  });
+});
