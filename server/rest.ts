@@ -5,6 +5,7 @@ import type { Context } from '../src/trpc/context.ts';
 import { type ErrorBody, shapeError } from '../src/trpc/errors.ts';
 import { proceduresMeta } from '../src/trpc/meta.ts';
 import type { Logger } from './logger.ts';
+import { sendError } from './respond.ts';
 
 const MAX_BODY_BYTES = 1_000_000;
 
@@ -60,6 +61,21 @@ export function createRestHandler(deps: RestDeps) {
   });
 
   return async (req: IncomingMessage, res: ServerResponse, requestId: string) => {
+    // The adapter admits any `application/json…` media type but parses the body only when the header
+    // is exactly `application/json`: normalise a UTF-8 charset parameter away, and refuse others.
+    const type = req.headers['content-type'];
+    if (type && /^application\/json\s*;/i.test(type)) {
+      const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(type)?.[1]?.toLowerCase();
+      if (charset && charset !== 'utf-8' && charset !== 'utf8') {
+        return sendError(
+          res,
+          415,
+          { error: 'bad_request', code: 'UNSUPPORTED_MEDIA_TYPE', message: 'JSON bodies must be UTF-8' },
+          requestId,
+        );
+      }
+      req.headers['content-type'] = 'application/json';
+    }
     const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
     res.end = ((chunk?: unknown) => {
       let out = chunk;
