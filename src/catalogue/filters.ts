@@ -110,14 +110,13 @@ export async function buildCatalogueQuery(
   em: EntityManager,
   ctx: StoreCatalogueContext,
   f: CatalogueFilters,
-  opts: { visibleOnly?: boolean } = {},
+  opts: { forRemoval?: boolean } = {},
 ): Promise<CatalogueQuery> {
-  const q: CatalogueQuery = {
-    base: opts.visibleOnly === false ? [sql`true`] : [visibility(ctx)],
-    facets: {},
-  };
+  // Removal is about what the store holds: products since withdrawn match too, and the store's
+  // default browsing scope (a read preference) does not narrow it; only an explicit `scope` does.
+  const q: CatalogueQuery = { base: opts.forRemoval ? [sql`true`] : [visibility(ctx)], facets: {} };
 
-  const scopeStore = (f.scope ?? ctx.defaultScope) === 'store';
+  const scopeStore = (f.scope ?? (opts.forRemoval ? 'all' : ctx.defaultScope)) === 'store';
   const needsTaxonomy =
     scopeStore || f.brand !== undefined || f.category !== undefined || f.store_type !== undefined;
   const tax = needsTaxonomy ? await resolveTaxonomy(em, ctx, f) : undefined;

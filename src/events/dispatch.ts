@@ -25,11 +25,16 @@ export async function dispatchPendingEvents(
     const batch = await em.transactional((tx) =>
       rows<DispatchedEvent>(
         tx,
-        sql`UPDATE domain_events d SET dispatched_at = now()
-          FROM (SELECT id FROM domain_events WHERE dispatched_at IS NULL ORDER BY id LIMIT ${BATCH}
-                FOR UPDATE SKIP LOCKED) pending
-          WHERE d.id = pending.id
-          RETURNING d.id::text, d.store_id, d.event, d.entity_id::text, ${isoTime(sql`d.created_at`)} AS created_at`,
+        // RETURNING has no order of its own: sort the batch after the update.
+        sql`WITH taken AS (
+            UPDATE domain_events d SET dispatched_at = now()
+            FROM (SELECT id FROM domain_events WHERE dispatched_at IS NULL ORDER BY id LIMIT ${BATCH}
+                  FOR UPDATE SKIP LOCKED) pending
+            WHERE d.id = pending.id
+            RETURNING d.id, d.store_id, d.event, d.entity_id, d.created_at
+          )
+          SELECT id::text, store_id, event, entity_id::text, ${isoTime(sql`created_at`)} AS created_at
+          FROM taken ORDER BY id`,
       ),
     );
     for (const e of batch) onEvent(e);

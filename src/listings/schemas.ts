@@ -131,11 +131,13 @@ export const bulkInput = z
       .max(500)
       .optional()
       .meta({ description: 'With mode `ids`: 1 to 500 catalogue product ids.' }),
+    // Strict: a misspelt filter must be a 400, never silently dropped into `{}` (which matches everything).
     filters: z
-      .object(catalogueFilters)
+      .strictObject(catalogueFilters)
       .optional()
       .meta({ description: 'With mode `filter`: the catalogue filter parameters; `{}` matches everything.' }),
   })
+  .strict()
   .superRefine((v, ctx) => {
     if (v.mode === 'ids' && v.product_ids === undefined) {
       ctx.addIssue({ code: 'custom', path: ['product_ids'], message: 'required with mode ids' });

@@ -218,8 +218,7 @@ export async function bulkRemove(em: EntityManager, storeId: number, input: Bulk
       match = sql`l.product_id = ANY(${ids}::integer[])`;
     } else {
       const ctx = await loadCatalogueContext(tx, storeId);
-      // Listings of products since withdrawn from the catalogue match too: removal is about the store.
-      const q = await buildCatalogueQuery(tx, ctx, input.filters as CatalogueFilters, { visibleOnly: false });
+      const q = await buildCatalogueQuery(tx, ctx, input.filters as CatalogueFilters, { forRemoval: true });
       match = whereAll(q);
     }
     const removed = await rows<{ product_id: number }>(
