@@ -22,6 +22,7 @@ export interface TestApp {
     init?: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> },
   ): Promise<Response>;
   /** GET and parse JSON, asserting nothing. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests assert on the parsed JSON; its shape is what they check.
   get<T = any>(path: string, key?: string): Promise<{ status: number; body: T; headers: Headers }>;
   createStore(name?: string): Promise<{ id: number; readWrite: string; read: string }>;
   close(): Promise<void>;
