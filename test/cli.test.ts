@@ -288,3 +288,55 @@ describe('operator CLI: platform and seed', () => {
     }
   });
 });
+
+describe('own-goods:create', () => {
+  it('creates an own-goods product of the store, listed at once, and refuses a taken SKU', async () => {
+    const store = await app.createStore('Own Goods CLI');
+    const made = await ok<{ product_id: number; listing_id: number; supplier_id: number }>(
+      cli(
+        app.databaseUrl,
+        'own-goods:create',
+        '--store',
+        String(store.id),
+        '--sku',
+        'OWN-CLI-1',
+        '--name',
+        'Clay Mug',
+        '--price',
+        '3500',
+        '--stock',
+        '7',
+        '--json',
+      ),
+    );
+    const listing = await app.get(`/api/v1/my-products/${made.product_id}`, store.read);
+    expect(listing.status).toBe(200);
+    expect(listing.body.product).toMatchObject({
+      product_id: made.product_id,
+      sku: 'OWN-CLI-1',
+      name: 'Clay Mug',
+      effective_retail_price_cents: 3500,
+      own_goods: true,
+      stock_quantity: 7,
+    });
+    const me = await app.get('/api/v1/vendor/me', store.read);
+    expect(me.body.store.has_own_suppliers).toBe(true);
+    const again = await cli(
+      app.databaseUrl,
+      'own-goods:create',
+      '--store',
+      String(store.id),
+      '--sku',
+      'OWN-CLI-1',
+      '--name',
+      'Other',
+      '--price',
+      '100',
+      '--stock',
+      '1',
+      '--json',
+    );
+    expect(again.code).not.toBe(0);
+    expect(json(again)).toMatchObject({ error: 'conflict' });
+  });
+});

@@ -512,3 +512,40 @@ describe('a reused in-process context', () => {
     expect(err.code).toBe('UNAUTHORIZED');
   });
 });
+
+describe('internal router: own goods', () => {
+  const operator = () =>
+    createCaller(context({ operatorToken: OPERATOR_TOKEN, authorization: `Bearer ${OPERATOR_TOKEN}` }))
+      .internal;
+
+  it('creates own goods listed in the store and lists them for the dashboard', async () => {
+    const own = await app.createStore('Own Goods Store');
+    const made = await operator().createOwnGoods({
+      storeId: own.id,
+      sku: 'OWN-PROC-1',
+      name: 'Linen Apron',
+      priceCents: 4200,
+      stock: 3,
+    });
+    const second = await operator().createOwnGoods({
+      storeId: own.id,
+      sku: 'OWN-PROC-2',
+      name: 'Tea Towel',
+      priceCents: 1800,
+      stock: 0,
+    });
+    // One own supplier per store, created on first use.
+    expect(second.supplier_id).toBe(made.supplier_id);
+    const listed = await operator().listOwnGoods({ storeId: own.id });
+    expect(listed.map((g) => [g.sku, g.name, g.stock_quantity, g.listed])).toEqual([
+      ['OWN-PROC-1', 'Linen Apron', 3, true],
+      ['OWN-PROC-2', 'Tea Towel', 0, true],
+    ]);
+    // Another store never sees them.
+    expect(await operator().listOwnGoods({ storeId: store.id })).toEqual([]);
+    const err = await failure(
+      operator().createOwnGoods({ storeId: 99_999_999, sku: 'X-1', name: 'X', priceCents: 1, stock: 1 }),
+    );
+    expect(err.appCode).toBe('STORE_NOT_FOUND');
+  });
+});
