@@ -2,10 +2,15 @@ import type { TaskList } from 'graphile-worker';
 import type { Orm } from '../server/orm.ts';
 import { runReadinessPass } from '../src/catalogue/readiness.ts';
 import { dispatchPendingEvents } from '../src/events/dispatch.ts';
+import { type MailSettings, sendQueuedMail } from '../src/mail/send.ts';
 
 /** Every Graphile task the service runs. Each forks its own unit of work. */
-export function createTaskList(orm: Orm): TaskList {
+export function createTaskList(orm: Orm, mail: MailSettings): TaskList {
   return {
+    send_mail: async (_payload, helpers) => {
+      const { sent, held } = await sendQueuedMail(orm.em.fork(), mail);
+      if (sent || held) helpers.logger.info(`mail: ${sent} sent, ${held} held (no SMTP configured)`);
+    },
     dispatch_events: async (_payload, helpers) => {
       const n = await dispatchPendingEvents(orm.em.fork(), (e) =>
         helpers.logger.debug(`event ${e.event} ${e.entity_id} (store ${e.store_id})`),

@@ -1,6 +1,7 @@
 import { Logger, type Runner, run } from 'graphile-worker';
 import type { Logger as Pino } from '../server/logger.ts';
 import type { Orm } from '../server/orm.ts';
+import type { MailSettings } from '../src/mail/send.ts';
 import { createTaskList, crontab } from './tasks.ts';
 
 export interface WorkerOptions {
@@ -8,6 +9,7 @@ export interface WorkerOptions {
   connectionString: string;
   concurrency: number;
   log: Pino;
+  mail: MailSettings;
 }
 
 function graphileLogger(log: Pino): Logger {
@@ -22,7 +24,7 @@ export async function startWorker(opts: WorkerOptions): Promise<Runner> {
   return run({
     connectionString: opts.connectionString,
     concurrency: opts.concurrency,
-    taskList: createTaskList(opts.orm),
+    taskList: createTaskList(opts.orm, opts.mail),
     crontab,
     logger: graphileLogger(opts.log.child({ component: 'worker' })),
     noHandleSignals: true,

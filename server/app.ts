@@ -2,8 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { appRouter } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
-import type { Config } from './config.ts';
+import { type Config, merchantOf } from './config.ts';
 import { checkHealth } from './health.ts';
+import { INVOICE_PATH, serveInvoice } from './invoice-route.ts';
 import type { Logger } from './logger.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import type { Orm } from './orm.ts';
@@ -25,6 +26,7 @@ export function createApp({ orm, config, log }: AppDeps): Server {
     publicUrl: config.publicUrl,
     pageSizeMax: config.PAGE_SIZE_MAX,
     operatorToken: config.OPERATOR_TOKEN,
+    merchant: merchantOf(config),
   };
   const createContext = (req: IncomingMessage): Context => ({
     em: orm.em.fork(),
@@ -59,6 +61,16 @@ export function createApp({ orm, config, log }: AppDeps): Server {
       return void res.end(openapiText);
     }
     if (path.startsWith('/trpc/')) return trpc(req, res);
+    const invoice = INVOICE_PATH.exec(path);
+    if (invoice) {
+      return serveInvoice(req, res, {
+        em: orm.em.fork(),
+        merchant: settings.merchant,
+        requestId,
+        publicUrl: config.publicUrl,
+        rawId: invoice[1] ?? '',
+      });
+    }
     if (path.startsWith('/api/v1/')) return rest(req, res, requestId);
     return sendError(
       res,

@@ -33,6 +33,19 @@ const configSchema = z.object({
   DB_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(10),
   DEMO_PRODUCTS: z.coerce.number().int().min(0).max(1_000_000).default(3000),
   SHUTDOWN_GRACE: duration('10s'),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'SMTP_URL must start with smtp:// or smtps://')
+    .optional(),
+  MAIL_FROM: z.string().default('Stockless <invoices@stockless.example>'),
+  MERCHANT_NAME: z.string().default('Stockless Pty Ltd'),
+  // A placeholder until the company's real ABN is configured; it is printed on every tax invoice.
+  MERCHANT_ABN: z
+    .string()
+    .regex(/^\d{2} ?\d{3} ?\d{3} ?\d{3}$/, 'MERCHANT_ABN must be 11 digits')
+    .default('00 000 000 000'),
+  MERCHANT_ADDRESS: z.string().default('Level 1, 1 Example Street, Sydney NSW 2000'),
+  MERCHANT_EMAIL: z.string().default('invoices@stockless.example'),
   WEBHOOK_ALLOW_PRIVATE: z.string().default(''),
   WEBHOOK_RETRY_SCHEDULE: z.string().default('1m,5m,30m,2h,12h'),
   WEBHOOK_COALESCE_WINDOW: duration('30s'),
@@ -40,6 +53,16 @@ const configSchema = z.object({
 });
 
 export type Config = z.output<typeof configSchema> & { publicUrl: string };
+
+/** The merchant of record printed on tax invoices. */
+export function merchantOf(cfg: Config) {
+  return {
+    name: cfg.MERCHANT_NAME,
+    abn: cfg.MERCHANT_ABN,
+    address: cfg.MERCHANT_ADDRESS,
+    email: cfg.MERCHANT_EMAIL,
+  };
+}
 
 export class ConfigError extends Error {}
 

@@ -95,5 +95,51 @@ export function buildOpenApiDocument(baseUrl = 'http://localhost:3000'): OpenAPI
       }
     }
   }
+  addInvoiceOperation(doc);
   return doc;
+}
+
+/** The invoice is a PDF served by a raw route (trpc-to-openapi only speaks JSON): described by hand. */
+function addInvoiceOperation(doc: OpenAPIObject) {
+  const error = (description: string) => ({
+    description,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  });
+  doc.paths ??= {};
+  doc.paths['/api/v1/orders/{id}/invoice'] = {
+    get: {
+      operationId: 'getOrderInvoice',
+      tags: ['Orders'],
+      summary: "The buyer's tax invoice (PDF)",
+      description:
+        'The tax invoice Stockless issued as merchant of record when the order shipped, as a PDF. Before the ' +
+        'order ships there is none: 404 `INVOICE_NOT_ISSUED`. `invoice_number` and `invoice_issued_at` on the ' +
+        'order tell whether it exists. App scope: `read_orders`.',
+      security: [{ ApiKey: [] }],
+      parameters: [
+        {
+          in: 'path',
+          name: 'id',
+          required: true,
+          schema: { type: 'integer', minimum: 1, maximum: 2147483647 },
+        },
+      ],
+      responses: {
+        '200': {
+          description: 'The invoice',
+          headers: {
+            'Content-Disposition': {
+              description: 'inline; filename="INV-YYYYMM-NNNNNN.pdf"',
+              schema: { type: 'string' },
+            },
+          },
+          content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+        },
+        '400': error('Invalid id'),
+        '401': error('Missing or invalid credential'),
+        '403': error('Scope refused'),
+        '404': error('No such order, or no invoice yet'),
+      },
+    },
+  };
 }

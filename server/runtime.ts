@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { Runner } from 'graphile-worker';
 import { startWorker } from '../jobs/worker.ts';
 import { createApp } from './app.ts';
-import type { Config } from './config.ts';
+import { type Config, merchantOf } from './config.ts';
 import { type Database, startEmbeddedPostgres } from './database.ts';
 import type { Logger } from './logger.ts';
 import { migrate, type Orm, openOrm } from './orm.ts';
@@ -42,7 +42,13 @@ export async function startRuntime(config: Config, log: Logger, opts: RuntimeOpt
   await opts.beforeListen?.(orm);
 
   const worker = opts.work
-    ? await startWorker({ orm, connectionString: db.url, concurrency: config.WORKER_CONCURRENCY, log })
+    ? await startWorker({
+        orm,
+        connectionString: db.url,
+        concurrency: config.WORKER_CONCURRENCY,
+        log,
+        mail: { smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, merchant: merchantOf(config) },
+      })
     : undefined;
 
   let server: Server | undefined;

@@ -1,6 +1,7 @@
 import { catalogueRouter } from './catalogue/router.ts';
 import { internalRouter } from './internal/router.ts';
 import { listingsRouter } from './listings/router.ts';
+import { ordersRouter } from './orders/router.ts';
 import { storeRouter } from './store/router.ts';
 import { createCallerFactory, router } from './trpc/init.ts';
 
@@ -8,6 +9,7 @@ export const appRouter = router({
   catalogue: catalogueRouter,
   store: storeRouter,
   listings: listingsRouter,
+  orders: ordersRouter,
   internal: internalRouter,
 });
 

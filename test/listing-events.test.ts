@@ -5,7 +5,7 @@ import { createTaskList } from '../jobs/tasks.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { type DispatchedEvent, dispatchPendingEvents } from '../src/events/dispatch.ts';
 import { addListing, bulkAdd, bulkRemove, removeListing, updateListing } from '../src/listings/service.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
+import { startTestApp, TEST_MAIL, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
 /**
@@ -587,7 +587,7 @@ function fakeHelpers() {
 
 describe('dispatching', () => {
   it('the dispatch_events task marks pending events dispatched, oldest first; a second run finds none', async () => {
-    const task = createTaskList(app.orm).dispatch_events as Task;
+    const task = createTaskList(app.orm, TEST_MAIL).dispatch_events as Task;
     // Drain whatever earlier tests left.
     const drain = fakeHelpers();
     await task({}, drain.helpers);
@@ -735,7 +735,7 @@ describe('dispatching', () => {
     expect(await pendingCount()).toBe(1);
     await runOnce({
       connectionString: app.databaseUrl,
-      taskList: createTaskList(app.orm),
+      taskList: createTaskList(app.orm, TEST_MAIL),
       logger: new Logger(() => () => {}),
     });
     expect(await jobs()).toEqual([]);

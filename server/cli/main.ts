@@ -4,7 +4,7 @@ import { seedDemo } from '../../src/demo/demo-store.ts';
 import { seedProducts } from '../../src/demo/seed-catalogue.ts';
 import { createCaller } from '../../src/router.ts';
 import { shapeError } from '../../src/trpc/errors.ts';
-import { loadConfig } from '../config.ts';
+import { loadConfig, merchantOf } from '../config.ts';
 import { loadEnvFile } from '../env.ts';
 import { createLogger } from '../logger.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
@@ -23,7 +23,7 @@ function operator(orm: Orm) {
     em: orm.em.fork(),
     requestId: newRequestId(),
     headers: { authorization: `Bearer ${token}` },
-    settings: { publicUrl: '', pageSizeMax: 500, operatorToken: token },
+    settings: { publicUrl: '', pageSizeMax: 500, operatorToken: token, merchant: merchantOf(loadConfig()) },
     log: createLogger('silent'),
   }).internal;
 }
@@ -99,6 +99,63 @@ const commands: Record<string, Command> = {
       stock: integer(values.stock as string | undefined, '--stock'),
     });
   },
+  'orders:create-storefront': async (argv, env) => {
+    const { values } = parse(argv, {
+      store: { type: 'string' },
+      item: { type: 'string', multiple: true },
+      channel: { type: 'string' },
+      email: { type: 'string' },
+      name: { type: 'string' },
+      phone: { type: 'string' },
+      address: { type: 'string' },
+      city: { type: 'string' },
+      state: { type: 'string' },
+      zip: { type: 'string' },
+      country: { type: 'string' },
+    });
+    const items = ((values.item as unknown as string[] | undefined) ?? []).map(parseItem);
+    if (!items.length) throw new UsageError('at least one --item PRODUCT_ID[:VARIANT_ID][xQTY] is required');
+    const str = (k: string, fallback: string) => (values[k] as string | undefined) ?? fallback;
+    return operator(await env.orm()).checkoutStorefront({
+      storeId: integer(values.store as string | undefined, '--store'),
+      channel: str('channel', 'direct') as 'direct',
+      customer: {
+        email: str('email', 'buyer@example.com'),
+        name: str('name', 'Demo Buyer'),
+        phone: str('phone', ''),
+      },
+      shipping: {
+        address: str('address', '1 Demo Street'),
+        address2: '',
+        city: str('city', 'Sydney'),
+        state: str('state', 'NSW'),
+        zip: str('zip', '2000'),
+        country: str('country', 'AU'),
+      },
+      items,
+    });
+  },
+  'orders:advance': async (argv, env) => {
+    const { values, positionals } = parse(argv, { tracking: { type: 'string' }, note: { type: 'string' } });
+    const [id, status] = positionals;
+    const statuses = ['pending', 'processing', 'fulfilled', 'shipped', 'delivered', 'cancelled'] as const;
+    if (!statuses.includes(status as never))
+      throw new UsageError(`STATUS must be one of ${statuses.join(', ')}`);
+    return operator(await env.orm()).advanceOrder({
+      orderId: integer(id, 'ORDER_ID'),
+      status: status as (typeof statuses)[number],
+      tracking: values.tracking as string | undefined,
+      note: values.note as string | undefined,
+    });
+  },
+  'mail:list': async (argv, env) => {
+    const { values } = parse(argv, { status: { type: 'string' } });
+    const status = values.status as string | undefined;
+    if (status !== undefined && !['queued', 'sent', 'held', 'failed'].includes(status)) {
+      throw new UsageError('--status must be queued, sent, held or failed');
+    }
+    return operator(await env.orm()).listMail({ status: status as 'held' | undefined });
+  },
   'readiness:run': async (_argv, env) => operator(await env.orm()).runReadinessPass(),
   'openapi:write': async (argv) => {
     const { positionals } = parse(argv, {});
@@ -107,6 +164,17 @@ const commands: Record<string, Command> = {
     return { written: file };
   },
 };
+
+/** `12`, `12x3`, `12:45x3` → product 12 (variant 45), quantity 3. */
+function parseItem(spec: string) {
+  const m = /^(\d+)(?::(\d+))?(?:x(\d+))?$/.exec(spec);
+  if (!m) throw new UsageError(`--item ${spec}: expected PRODUCT_ID[:VARIANT_ID][xQTY]`);
+  return {
+    product_id: Number(m[1]),
+    ...(m[2] ? { variant_id: Number(m[2]) } : {}),
+    quantity: m[3] ? Number(m[3]) : 1,
+  };
+}
 
 async function main() {
   const [name, ...argv] = process.argv.slice(2);

@@ -2,6 +2,10 @@ import { z } from 'zod';
 import { createApiKey, revokeApiKey } from '../auth/keys-service.ts';
 import { runReadinessPass } from '../catalogue/readiness.ts';
 import { createOwnGoods, listOwnGoods } from '../listings/own-goods.ts';
+import { listMail } from '../mail/list.ts';
+import { CHANNELS, customerInput, ORDER_STATUSES, shippingInput } from '../orders/schemas.ts';
+import { checkoutStorefront } from '../orders/storefront.ts';
+import { advanceOrder } from '../orders/transitions.ts';
 import { FEATURES, setFeature } from '../platform/features.ts';
 import { createStore } from '../store/service.ts';
 import { router } from '../trpc/init.ts';
@@ -58,6 +62,44 @@ export const internalRouter = router({
       }),
     )
     .mutation(({ ctx, input }) => createOwnGoods(ctx.em, input)),
+
+  checkoutStorefront: internalProcedure
+    .input(
+      z.object({
+        storeId: idParam,
+        channel: z.enum(CHANNELS).default('direct'),
+        customer: customerInput,
+        shipping: shippingInput,
+        items: z
+          .array(
+            z.object({
+              product_id: idParam,
+              variant_id: idParam.optional(),
+              quantity: z.int().min(1).max(10_000),
+            }),
+          )
+          .min(1)
+          .max(100),
+      }),
+    )
+    .mutation(({ ctx, input }) => checkoutStorefront(ctx.em, input)),
+
+  advanceOrder: internalProcedure
+    .input(
+      z.object({
+        orderId: idParam,
+        status: z.enum(ORDER_STATUSES),
+        tracking: z.string().trim().min(1).max(100).optional(),
+        note: z.string().max(500).optional(),
+      }),
+    )
+    .mutation(({ ctx, input }) =>
+      advanceOrder(ctx.em, input.orderId, input.status, { tracking: input.tracking, note: input.note }),
+    ),
+
+  listMail: internalProcedure
+    .input(z.object({ status: z.enum(['queued', 'sent', 'held', 'failed']).optional() }))
+    .query(({ ctx, input }) => listMail(ctx.em, input.status)),
 
   listOwnGoods: internalProcedure
     .input(z.object({ storeId: idParam }))

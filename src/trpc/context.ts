@@ -2,12 +2,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Actor } from '../auth/actor.ts';
+import type { Merchant } from '../orders/invoice-pdf.ts';
 
 /** Settings the domain needs at request time (a subset of the server's config). */
 export interface DomainSettings {
   publicUrl: string;
   pageSizeMax: number;
   operatorToken: string | undefined;
+  merchant: Merchant;
 }
 
 export interface Context {

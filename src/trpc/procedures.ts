@@ -1,5 +1,5 @@
 import { constantTimeEqual } from '@oslojs/crypto/subtle';
-import { appHasScope } from '../auth/actor.ts';
+import { authorize } from '../auth/authorize.ts';
 import { bearerToken, resolveCredential } from '../auth/credentials.ts';
 import { AppError } from './errors.ts';
 import { baseProcedure } from './init.ts';
@@ -15,27 +15,7 @@ export const partnerProcedure = baseProcedure.use(async ({ ctx, meta, type, next
   // In-process callers (tests, dashboards acting for a store) may arrive with the actor resolved;
   // the HTTP transports never set it, so over the wire the bearer credential is always checked.
   const actor = ctx.actor ?? (await resolveCredential(ctx.em, ctx.headers.authorization));
-  if (type !== 'query' && actor.scope !== 'read_write') {
-    throw new AppError(
-      'forbidden',
-      'INSUFFICIENT_SCOPE',
-      'This credential is read-only; this operation needs read_write',
-      {
-        extra: { required_scope: 'read_write' },
-      },
-    );
-  }
-  if (actor.kind === 'app') {
-    const rule = meta?.appScope ?? null;
-    if (rule === null) {
-      throw new AppError('forbidden', 'APP_TOKEN_NOT_ALLOWED', 'App tokens cannot use this operation');
-    }
-    if (rule !== '*' && !appHasScope(actor.appScopes, rule)) {
-      throw new AppError('forbidden', 'INSUFFICIENT_SCOPE', `This operation needs the app scope ${rule}`, {
-        extra: { required_scope: rule },
-      });
-    }
-  }
+  authorize(actor, { write: type !== 'query', appScope: meta?.appScope ?? null });
   ctx.onAuthenticated?.(actor);
   return next({ ctx: { ...ctx, actor } });
 });

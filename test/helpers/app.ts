@@ -3,13 +3,16 @@ import type { Server } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inject } from 'vitest';
 import { createApp } from '../../server/app.ts';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig, merchantOf } from '../../server/config.ts';
 import { ensureDatabase } from '../../server/database.ts';
 import { createLogger } from '../../server/logger.ts';
 import { type Orm, openOrm } from '../../server/orm.ts';
 import { createApiKey } from '../../src/auth/keys-service.ts';
 import { createStore } from '../../src/store/service.ts';
 import { withDatabase } from './global-setup.ts';
+
+/** Mail settings for tests that run Graphile tasks in-process: no SMTP unless a test brings one. */
+export const TEST_MAIL = { smtpUrl: undefined, from: 'Stockless <invoices@stockless.test>', merchant: merchantOf(loadConfig({})) };
 
 export interface TestApp {
   url: string;

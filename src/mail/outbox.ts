@@ -1,0 +1,27 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { rows, sql } from '../db/sql.ts';
+
+export interface QueuedMail {
+  storeId: number | null;
+  kind: 'invoice';
+  to: string;
+  subject: string;
+  text: string;
+  orderId?: number;
+}
+
+/**
+ * Queues a message in the caller's transaction and wakes the sender; a message exists only if the
+ * change that caused it committed, and is sent at least once after.
+ */
+export async function queueMail(tx: EntityManager, mail: QueuedMail): Promise<void> {
+  await rows(
+    tx,
+    sql`INSERT INTO mail_outbox (store_id, kind, to_address, subject, text_body, order_id)
+      VALUES (${mail.storeId}, ${mail.kind}, ${mail.to}, ${mail.subject}, ${mail.text}, ${mail.orderId ?? null})`,
+  );
+  await rows(
+    tx,
+    sql`SELECT graphile_worker.add_job('send_mail', '{}'::json, job_key => 'send_mail', job_key_mode => 'preserve_run_at')`,
+  );
+}

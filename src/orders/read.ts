@@ -1,0 +1,147 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../auth/actor.ts';
+import { isoTime, type RawBuilder, rows, sql } from '../db/sql.ts';
+import { notFound } from '../trpc/errors.ts';
+import type { ListOrdersInput, OrderDetail, OrderListItem } from './schemas.ts';
+
+const LIST_COLUMNS = sql`o.id, o.order_number, o.status, o.order_type, o.channel, o.total_cents, o.currency,
+  o.customer_email, o.customer_name, o.customer_phone, o.needs_attention, o.tracking_number, o.invoice_number,
+  (SELECT count(*)::integer FROM order_lines ol WHERE ol.order_id = o.id) AS items_count,
+  ${isoTime(sql`o.created_at`)} AS created_at, ${isoTime(sql`o.updated_at`)} AS updated_at`;
+
+type ListRow = Omit<OrderListItem, 'customer' | 'currency'> & {
+  currency: string;
+  customer_email: string;
+  customer_name: string;
+  customer_phone: string;
+};
+
+function toListItem(r: ListRow, actor: Actor): OrderListItem {
+  const { customer_email, customer_name, customer_phone, ...rest } = r;
+  return {
+    ...rest,
+    currency: r.currency.trim(),
+    // Buyer details only for credentials that may read customers.
+    ...(actor.canReadCustomers
+      ? { customer: { email: customer_email, name: customer_name, phone: customer_phone } }
+      : {}),
+  };
+}
+
+/** `2026-11-01` → the instant that day starts (UTC); with `endOfDay`, the instant the next day starts. */
+function bound(value: string, endOfDay: boolean): { at: string; inclusive: boolean } {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
+    const start = new Date(`${value}T00:00:00Z`);
+    if (!endOfDay) return { at: start.toISOString(), inclusive: true };
+    return { at: new Date(start.getTime() + 86_400_000).toISOString(), inclusive: false };
+  }
+  return { at: new Date(value).toISOString(), inclusive: true };
+}
+
+function filters(storeId: number, input: ListOrdersInput): RawBuilder<unknown> {
+  const conds: RawBuilder<unknown>[] = [sql`o.store_id = ${storeId}`];
+  if (input.status) conds.push(sql`o.status = ${input.status}`);
+  if (input.channel) conds.push(sql`o.channel = ${input.channel}`);
+  if (input.attention) conds.push(sql`o.needs_attention`);
+  if (input.start_date) conds.push(sql`o.created_at >= ${bound(input.start_date, false).at}::timestamptz`);
+  if (input.end_date) {
+    const end = bound(input.end_date, true);
+    conds.push(
+      end.inclusive
+        ? sql`o.created_at <= ${end.at}::timestamptz`
+        : sql`o.created_at < ${end.at}::timestamptz`,
+    );
+  }
+  if (input.search) {
+    const pattern = `%${input.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    // The same expression as the trigram index on orders.
+    conds.push(sql`(o.order_number || ' ' || o.customer_name || ' ' || o.customer_email) ILIKE ${pattern}`);
+  }
+  return sql.join(conds, sql` AND `);
+}
+
+const SORT = { created_at: sql`o.created_at`, updated_at: sql`o.updated_at`, id: sql`o.id` };
+
+export async function listOrders(em: EntityManager, actor: Actor, input: ListOrdersInput) {
+  const where = filters(actor.storeId, input);
+  const dir = input.order === 'asc' ? sql`ASC` : sql`DESC`;
+  const offset = String(BigInt(input.page - 1) * BigInt(input.limit));
+  const [count, page] = await Promise.all([
+    rows<{ total: number }>(em, sql`SELECT count(*)::integer AS total FROM orders o WHERE ${where}`),
+    rows<ListRow>(
+      em,
+      sql`SELECT ${LIST_COLUMNS} FROM orders o WHERE ${where}
+        ORDER BY ${SORT[input.sort_by]} ${dir}, o.id ${dir} LIMIT ${input.limit} OFFSET ${offset}`,
+    ),
+  ]);
+  const total = count[0]?.total ?? 0;
+  return {
+    orders: page.map((r) => toListItem(r, actor)),
+    pagination: {
+      page: input.page,
+      limit: input.limit,
+      total_count: total,
+      total_pages: Math.ceil(total / input.limit),
+    },
+  };
+}
+
+interface DetailRow extends ListRow {
+  source: string | null;
+  subtotal_cents: number;
+  shipping_cents: number;
+  invoice_issued_at: string | null;
+  cancel_reason: string | null;
+  ship_address: string;
+  ship_address2: string;
+  ship_city: string;
+  ship_state: string;
+  ship_zip: string;
+  ship_country: string;
+  items: OrderDetail['items'];
+}
+
+/** One order of the store, with lines, shipping and invoice fields. */
+export async function getOrder(
+  em: EntityManager,
+  actor: Actor,
+  orderId: number,
+): Promise<{ order: OrderDetail }> {
+  const [r] = await rows<DetailRow>(
+    em,
+    sql`SELECT ${LIST_COLUMNS}, o.source, o.subtotal_cents, o.shipping_cents, o.cancel_reason,
+        ${isoTime(sql`o.invoice_issued_at`)} AS invoice_issued_at,
+        o.ship_address, o.ship_address2, o.ship_city, o.ship_state, o.ship_zip, o.ship_country,
+        COALESCE((SELECT json_agg(json_build_object('product_id', l.product_id, 'variant_id', l.variant_id, 'sku', l.sku,
+          'name', l.name, 'quantity', l.quantity, 'price_cents', l.price_cents, 'shipped_quantity', l.shipped_quantity)
+          ORDER BY l.id) FROM order_lines l WHERE l.order_id = o.id), '[]') AS items
+      FROM orders o WHERE o.id = ${orderId} AND o.store_id = ${actor.storeId}`,
+  );
+  if (!r) throw notFound(`No order with id ${orderId}`, 'ORDER_NOT_FOUND');
+  const { ship_address, ship_address2, ship_city, ship_state, ship_zip, ship_country, ...rest } = r;
+  const item = toListItem(rest, actor);
+  return {
+    order: {
+      ...item,
+      source: r.source,
+      subtotal_cents: r.subtotal_cents,
+      shipping_cents: r.shipping_cents,
+      gst_cents: Math.round(r.total_cents / 11),
+      items: r.items,
+      ...(actor.canReadCustomers
+        ? {
+            shipping: {
+              address: ship_address,
+              address2: ship_address2,
+              city: ship_city,
+              state: ship_state,
+              zip: ship_zip,
+              country: ship_country,
+            },
+          }
+        : {}),
+      invoice_issued_at: r.invoice_issued_at,
+      cancel_reason: r.cancel_reason,
+    },
+  };
+}

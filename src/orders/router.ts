@@ -1,0 +1,84 @@
+import { router } from '../trpc/init.ts';
+import { partnerProcedure } from '../trpc/procedures.ts';
+import { getOrder, listOrders } from './read.ts';
+import {
+  createdOrderOutput,
+  listOrdersInput,
+  listOrdersOutput,
+  orderIdInput,
+  orderOutput,
+  wholesaleOrderInput,
+} from './schemas.ts';
+import { placeWholesaleOrder } from './wholesale.ts';
+
+const TAGS = ['Orders'];
+const AUTH = { 401: 'Missing or invalid credential', 403: 'Scope refused' };
+
+/** The app scope of the invoice route too (served raw, outside tRPC). */
+export const ORDER_READ_SCOPE = 'read_orders' as const;
+
+export const ordersRouter = router({
+  list: partnerProcedure
+    .meta({
+      appScope: ORDER_READ_SCOPE,
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/orders',
+        operationId: 'listOrders',
+        tags: TAGS,
+        summary: "List the store's orders",
+        description:
+          'Newest first by default. Buyer details are left out for app tokens without `read_customers`.',
+        errorResponses: { 400: 'Invalid parameters', ...AUTH },
+      },
+    })
+    .input(listOrdersInput)
+    .output(listOrdersOutput)
+    .query(({ ctx, input }) => listOrders(ctx.em, ctx.actor, input)),
+
+  create: partnerProcedure
+    .meta({
+      appScope: null,
+      successStatus: 201,
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/orders',
+        operationId: 'createWholesaleOrder',
+        tags: TAGS,
+        summary: 'Place a wholesale order',
+        description:
+          'The store buys catalogue products from Stockless at wholesale (`order_type: wholesale_api`). Each product ' +
+          'must be active, have images and enough stock; `price_cents`, if sent, must equal the current wholesale ' +
+          'price (409 `PRICE_CHANGED`). Name `variant_id` for products with several variants. All lines are ' +
+          'checked and reserved together, or none. App tokens are refused.',
+        errorResponses: {
+          400: 'Invalid order',
+          ...AUTH,
+          404: 'Unknown product or variant',
+          409: 'Price changed',
+        },
+      },
+    })
+    .input(wholesaleOrderInput)
+    .output(createdOrderOutput)
+    .mutation(({ ctx, input }) => placeWholesaleOrder(ctx.em, ctx.actor.storeId, input)),
+
+  get: partnerProcedure
+    .meta({
+      appScope: ORDER_READ_SCOPE,
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/orders/{id}',
+        operationId: 'getOrder',
+        tags: TAGS,
+        summary: 'One order',
+        description:
+          'With items, shipping, tracking and invoice fields. Buyer details are left out for app tokens without ' +
+          '`read_customers`.',
+        errorResponses: { 400: 'Invalid id', ...AUTH, 404: 'No such order' },
+      },
+    })
+    .input(orderIdInput)
+    .output(orderOutput)
+    .query(({ ctx, input }) => getOrder(ctx.em, ctx.actor, input.id)),
+});
