@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import pg from 'pg';
+import { rawWholesaleOrder } from './raw-wholesale.ts';
 
 /**
  * The raw baseline: node:http + pg, no framework, no validation, no ORM. For each benchmarked URL it
@@ -20,6 +21,7 @@ const pool = new pg.Pool({
 });
 
 const server = createServer(async (req, res) => {
+  if (req.method === 'POST' && req.url === '/api/v1/orders') return rawWholesaleOrder(pool, req, res);
   const groups = plan[req.url ?? ''];
   if (!groups) {
     res.statusCode = 404;

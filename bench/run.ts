@@ -14,6 +14,7 @@ import { createStore } from '../src/store/service.ts';
 import { benchBulkAdd } from './bulk.ts';
 import { captureStatements } from './capture.ts';
 import { fmt, load, p50Of, printTable, round, SECONDS, waitFor } from './lib.ts';
+import { benchWholesale, seedOrders } from './orders.ts';
 
 /**
  * `npm run bench`: the catalogue read paths of the API against a raw node:http + pg server replaying
@@ -34,6 +35,8 @@ const THROUGHPUT = {
   facets: '/api/v1/products/facets',
   'facets filtered': '/api/v1/products/facets?in_stock=true&category=living-room',
   'my-products variants limit=500': '/api/v1/my-products?include=variants&limit=500',
+  'orders limit=20 (100k orders)': '/api/v1/orders?limit=20',
+  'orders search (100k orders)': '/api/v1/orders?limit=20&search=cara%20nguyen%2012',
 };
 /** Each facets URL is compared with the total count of the list over the same filters. */
 const COUNT_OF: Record<string, string> = {
@@ -61,6 +64,15 @@ async function main() {
       await rows(em, sql`VACUUM ANALYZE`);
     }
     const key = await benchStore(orm.em.fork());
+    const [benchStoreRow] = await rows<{ id: number }>(
+      orm.em.fork(),
+      sql`SELECT id FROM stores WHERE slug = 'bench-store'`,
+    );
+    const benchStoreId = benchStoreRow?.id ?? 0;
+    await seedOrders(db.url, benchStoreId, 100_000);
+    const writeKey = (
+      await createApiKey(orm.em.fork(), { storeId: benchStoreId, scope: 'read_write', mode: 'test' })
+    ).key;
     const bulkStore = await createStore(orm.em.fork(), {
       name: 'Bench bulk',
       slug: `bench-bulk-${Date.now()}`,
@@ -149,6 +161,37 @@ async function main() {
       key: bulkKey,
     });
     results['bulk add filter mode'] = bulk;
+
+    const wholesale = await benchWholesale(
+      db.url,
+      { api: `http://127.0.0.1:${apiPort}`, raw: `http://127.0.0.1:${rawPort}` },
+      writeKey,
+    );
+    results['wholesale order placement'] = wholesale;
+    console.log('\nWholesale order placement (2 lines, 10 connections)');
+    printTable(
+      ['', 'orders/s', 'p50 ms', 'p99 ms', 'errors', 'vs raw', 'target'],
+      [
+        [
+          'api POST /orders',
+          fmt(wholesale.api.rps),
+          `${wholesale.api.p50}`,
+          `${wholesale.api.p99}`,
+          `${wholesale.api.errors}`,
+          `${Math.round(wholesale.throughput_ratio * 100)}%`,
+          '≥ 50%',
+        ],
+        [
+          'raw SQL reservation',
+          fmt(wholesale.raw.rps),
+          `${wholesale.raw.p50}`,
+          `${wholesale.raw.p99}`,
+          `${wholesale.raw.errors}`,
+          '',
+          '',
+        ],
+      ],
+    );
     console.log(`\nBulk add in filter mode (${bulk.matched} catalogue matches, median of 3)`);
     printTable(
       ['', 'ms', 'rows/s', 'speed vs raw', 'target'],

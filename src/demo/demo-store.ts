@@ -2,8 +2,48 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createApiKey } from '../auth/keys-service.ts';
 import { runReadinessPass } from '../catalogue/readiness.ts';
 import { rows, sql } from '../db/sql.ts';
+import { checkoutStorefront } from '../orders/storefront.ts';
+import { advanceOrder } from '../orders/transitions.ts';
 import { createStore } from '../store/service.ts';
 import { seedProducts } from './seed-catalogue.ts';
+
+/** A few storefront orders from different channels, one shipped (so it has a tax invoice). */
+async function demoOrders(em: EntityManager, storeId: number) {
+  const listed = await rows<{ product_id: number; variant_id: number }>(
+    em,
+    sql`SELECT DISTINCT ON (l.product_id) l.product_id, v.id AS variant_id
+      FROM listings l JOIN products p ON p.id = l.product_id JOIN product_variants v ON v.product_id = p.id
+      WHERE l.store_id = ${storeId} AND l.deleted_at IS NULL AND p.active AND p.purchase_mode = 'buy_now'
+        AND v.stock_quantity >= 2
+      ORDER BY l.product_id, v.id LIMIT 5`,
+  );
+  const channels = ['google', 'facebook_instagram', 'direct', 'email', 'vendor_link'] as const;
+  const buyers = ['Mia Thompson', 'Noah Williams', 'Olivia Brown', 'Jack Wilson', 'Ava Taylor'];
+  const ids: number[] = [];
+  for (const [i, item] of listed.entries()) {
+    const name = buyers[i] ?? 'Demo Buyer';
+    const order = await checkoutStorefront(em, {
+      storeId,
+      channel: channels[i] ?? 'direct',
+      customer: { name, email: `${name.split(' ')[0]?.toLowerCase()}@example.com`, phone: '0400 000 000' },
+      shipping: {
+        address: `${10 + i} Harbour Street`,
+        address2: '',
+        city: 'Fremantle',
+        state: 'WA',
+        zip: '6160',
+        country: 'AU',
+      },
+      items: [{ product_id: item.product_id, variant_id: item.variant_id, quantity: 1 + (i % 2) }],
+    });
+    ids.push(order.id);
+  }
+  const first = ids[0];
+  if (first !== undefined) {
+    for (const status of ['processing', 'fulfilled'] as const) await advanceOrder(em, first, status);
+    await advanceOrder(em, first, 'shipped', { tracking: 'AP123456789AU' });
+  }
+}
 
 export interface DemoCredentials {
   store_id: number;
@@ -67,6 +107,7 @@ export async function seedDemo(
     );
   });
   await runReadinessPass(em);
+  await demoOrders(em, store.id);
   const rw = await createApiKey(em, {
     storeId: store.id,
     scope: 'read_write',

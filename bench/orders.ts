@@ -1,0 +1,106 @@
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { round, SECONDS } from './lib.ts';
+
+/** Gives the bench store `count` orders (set-based, deterministic), once; later runs reuse them. */
+export async function seedOrders(databaseUrl: string, storeId: number, count: number) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      'SELECT count(*)::integer AS n FROM orders WHERE store_id = $1',
+      [storeId],
+    );
+    const missing = count - (rows[0]?.n ?? 0);
+    if (missing <= 0) return;
+    const names = [
+      'Ann Smith',
+      'Bo Chen',
+      'Cara Nguyen',
+      'Dev Patel',
+      'Eli Jones',
+      'Fay Wilson',
+      'Gus Brown',
+    ];
+    const channels = [
+      'facebook_instagram',
+      'google',
+      'vendor_link',
+      'email',
+      'other_referral',
+      'direct',
+      'unknown',
+    ];
+    const statuses = ['pending', 'processing', 'fulfilled', 'shipped', 'delivered', 'cancelled'];
+    await client.query(
+      `INSERT INTO orders (store_id, order_number, status, order_type, channel, customer_name, customer_email,
+         ship_address, ship_city, ship_state, ship_zip, ship_country, subtotal_cents, total_cents, tracking_number,
+         needs_attention, created_at, updated_at)
+       SELECT $1, 'SL-' || nextval('order_number_seq'), ($4::text[])[1 + g % 6], 'storefront', ($3::text[])[1 + g % 7],
+         ($2::text[])[1 + g % 7] || ' ' || g, 'buyer' || g || '@example.com', g || ' Bench Street', 'Sydney', 'NSW',
+         '2000', 'AU', 1000 + g % 50000, 1000 + g % 50000,
+         CASE WHEN g % 6 IN (3, 4) THEN 'TRK' || g END, g % 97 = 0,
+         timestamptz '2026-01-01' + g * interval '2 minutes', timestamptz '2026-01-01' + g * interval '2 minutes'
+       FROM generate_series(1, $5::integer) g`,
+      [storeId, names, channels, statuses, missing],
+    );
+    await client.query(
+      `INSERT INTO order_lines (order_id, product_id, variant_id, sku, name, quantity, price_cents)
+       SELECT o.id, v.product_id, v.id, v.sku, 'Bench line', 1 + o.id % 3, o.total_cents
+       FROM orders o JOIN product_variants v ON v.id = 1 + o.id % 1000
+       WHERE o.store_id = $1 AND NOT EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = o.id)`,
+      [storeId],
+    );
+    await client.query('VACUUM ANALYZE orders');
+    await client.query('VACUUM ANALYZE order_lines');
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Wholesale order placement: the same stream of orders (rotating over 20 products, plenty of stock)
+ * against the API and against the raw SQL version of the same reservation.
+ */
+export async function benchWholesale(databaseUrl: string, urls: { api: string; raw: string }, key: string) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const { rows } = await client.query<{ product_id: number; variant_id: number }>(
+    `SELECT DISTINCT ON (p.id) p.id AS product_id, v.id AS variant_id
+     FROM products p JOIN product_variants v ON v.product_id = p.id
+     WHERE p.active AND p.owner_store_id IS NULL AND p.image_url IS NOT NULL
+     ORDER BY p.id, v.id LIMIT 20`,
+  );
+  await client.query(
+    'UPDATE product_variants SET stock_quantity = 1000000000 WHERE id = ANY($1::integer[])',
+    [rows.map((r) => r.variant_id)],
+  );
+  await client.end();
+  const body = (i: number) => {
+    const a = rows[i % rows.length];
+    const b = rows[(i + 7) % rows.length];
+    return JSON.stringify({
+      customer: { email: 'bench@example.com', name: 'Bench Buyer', phone: '0400000000' },
+      items: [
+        { product_id: a?.product_id, variant_id: a?.variant_id, quantity: 1 },
+        { product_id: b?.product_id, variant_id: b?.variant_id, quantity: 2 },
+      ],
+      shipping: { address: '1 Bench St', city: 'Sydney', state: 'NSW', zip: '2000', country: 'AU' },
+    });
+  };
+  const run = async (url: string) => {
+    let i = 0;
+    const r = await autocannon({
+      url,
+      method: 'POST',
+      connections: 10,
+      duration: SECONDS,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      requests: [{ setupRequest: (req) => ({ ...req, body: body(i++) }) }],
+    });
+    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
+  };
+  const api = await run(`${urls.api}/api/v1/orders`);
+  const raw = await run(`${urls.raw}/api/v1/orders`);
+  return { api, raw, throughput_ratio: round(api.rps / raw.rps) };
+}
