@@ -28,34 +28,37 @@ function toListItem(r: ListRow, actor: Actor): OrderListItem {
   };
 }
 
-/** `2026-11-01` → the instant that day starts (UTC); with `endOfDay`, the instant the next day starts. */
-function bound(value: string, endOfDay: boolean): { at: string; inclusive: boolean } {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
-    const start = new Date(`${value}T00:00:00Z`);
-    if (!endOfDay) return { at: start.toISOString(), inclusive: true };
-    return { at: new Date(start.getTime() + 86_400_000).toISOString(), inclusive: false };
-  }
-  return { at: new Date(value).toISOString(), inclusive: true };
-}
+const isBareDate = (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v);
 
 function filters(storeId: number, input: ListOrdersInput): RawBuilder<unknown> {
   const conds: RawBuilder<unknown>[] = [sql`o.store_id = ${storeId}`];
   if (input.status) conds.push(sql`o.status = ${input.status}`);
   if (input.channel) conds.push(sql`o.channel = ${input.channel}`);
   if (input.attention) conds.push(sql`o.needs_attention`);
-  if (input.start_date) conds.push(sql`o.created_at >= ${bound(input.start_date, false).at}::timestamptz`);
-  if (input.end_date) {
-    const end = bound(input.end_date, true);
+  // Bounds are computed by PostgreSQL from the validated text: no JavaScript Date rounding or range.
+  if (input.start_date) {
+    const v = input.start_date;
     conds.push(
-      end.inclusive
-        ? sql`o.created_at <= ${end.at}::timestamptz`
-        : sql`o.created_at < ${end.at}::timestamptz`,
+      isBareDate(v)
+        ? sql`o.created_at >= (${v}::date)::timestamp AT TIME ZONE 'UTC'`
+        : sql`o.created_at >= ${v}::timestamptz`,
+    );
+  }
+  if (input.end_date) {
+    const v = input.end_date;
+    // A bare date includes its whole day; a date-time includes its whole millisecond (answers show ms).
+    conds.push(
+      isBareDate(v)
+        ? sql`o.created_at < (${v}::date + 1)::timestamp AT TIME ZONE 'UTC'`
+        : sql`o.created_at < ${v}::timestamptz + interval '1 millisecond'`,
     );
   }
   if (input.search) {
     const pattern = `%${input.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    // The same expression as the trigram index on orders.
-    conds.push(sql`(o.order_number || ' ' || o.customer_name || ' ' || o.customer_email) ILIKE ${pattern}`);
+    // The concatenation is what the trigram index covers (a superset); each field is then checked
+    // on its own so a match never spans two fields.
+    conds.push(sql`(o.order_number || ' ' || o.customer_name || ' ' || o.customer_email) ILIKE ${pattern}
+      AND (o.order_number ILIKE ${pattern} OR o.customer_name ILIKE ${pattern} OR o.customer_email ILIKE ${pattern})`);
   }
   return sql.join(conds, sql` AND `);
 }

@@ -24,15 +24,17 @@ export const ORDER_TYPES = ['storefront', 'wholesale_api', 'marketplace'] as con
 
 const described = (description: string) => ({ description });
 
-/** `2026-11-01` or a full ISO 8601 date-time with offset. */
+/**
+ * `2026-11-01` (a real calendar day) or an ISO 8601 date-time with an offset, years 0001 to 9999
+ * (PostgreSQL has no year 0).
+ */
 const dateParam = z
   .string()
   .max(40)
   .refine(
     (v) =>
-      /^\d{4}-\d{2}-\d{2}$/.test(v)
-        ? !Number.isNaN(Date.parse(`${v}T00:00:00Z`))
-        : z.iso.datetime({ offset: true }).safeParse(v).success,
+      (z.iso.date().safeParse(v).success || z.iso.datetime({ offset: true }).safeParse(v).success) &&
+      !v.startsWith('0000'),
     'must be an ISO date (YYYY-MM-DD) or date-time with a time zone',
   );
 
