@@ -114,12 +114,12 @@ export const orderIdInput = z.object({ id: idParam });
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 
-export const customerInput = z.object({
+export const customerInput = z.strictObject({
   email: z.email().max(254),
   name: text(200),
   phone: z.string().trim().max(40).default(''),
 });
-export const shippingInput = z.object({
+export const shippingInput = z.strictObject({
   address: text(200),
   address2: z.string().trim().max(200).default(''),
   city: text(100),
