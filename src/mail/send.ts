@@ -25,40 +25,55 @@ function transporter(url: string): Transporter {
   return transport.t;
 }
 
+const MAX_ATTEMPTS = 10;
+
+/** An SMTP 5xx answer is final (no such user, message refused): retrying cannot help. */
+function isPermanent(err: unknown): boolean {
+  const code = (err as { responseCode?: unknown })?.responseCode;
+  return typeof code === 'number' && code >= 500 && code < 600;
+}
+
 /**
  * Sends queued mail, one message per transaction (locked, so workers never send one twice).
  * Without SMTP configured, messages are marked `held`: kept in mail_outbox for an operator to read
- * (`npm run cli -- mail:list`). A failed send is recorded and thrown, so Graphile retries the job
- * with backoff; the message stays queued.
+ * (`npm run cli -- mail:list`). A failure is recorded on its message (`attempts`, `last_error`) and
+ * the run moves on to the others, so one bad message never holds up the rest. A permanent refusal
+ * (SMTP 5xx) or the tenth failure marks the message `failed`; otherwise it stays queued and the run
+ * ends by throwing, so Graphile retries the job with backoff.
  */
 export async function sendQueuedMail(
   em: EntityManager,
   settings: MailSettings,
-): Promise<{ sent: number; held: number }> {
+): Promise<{ sent: number; held: number; failed: number }> {
   let sent = 0;
   let held = 0;
+  let failed = 0;
+  const tried: number[] = [];
+  let retryLater: unknown;
   for (;;) {
     const done = await em.transactional(async (tx) => {
-      const [mail] = await rows<Queued>(
+      const [mail] = await rows<Queued & { attempts: number }>(
         tx,
-        sql`SELECT id, kind, to_address, subject, text_body, order_id FROM mail_outbox
-          WHERE status = 'queued' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        sql`SELECT id, kind, to_address, subject, text_body, order_id, attempts FROM mail_outbox
+          WHERE status = 'queued' AND NOT (id = ANY(${tried}::integer[]))
+          ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`,
       );
       if (!mail) return 'empty' as const;
+      tried.push(mail.id);
       if (!settings.smtpUrl) {
         await rows(tx, sql`UPDATE mail_outbox SET status = 'held' WHERE id = ${mail.id}`);
         return 'held' as const;
       }
-      const attachments = [];
-      if (mail.kind === 'invoice' && mail.order_id !== null) {
-        const invoice = await invoicePdf(tx, settings.merchant, mail.order_id);
-        attachments.push({
-          filename: `${invoice.invoiceNumber}.pdf`,
-          content: invoice.pdf,
-          contentType: 'application/pdf',
-        });
-      }
       try {
+        const attachments = [];
+        if (mail.kind === 'invoice' && mail.order_id !== null) {
+          const invoice = await invoicePdf(tx, settings.merchant, mail.order_id);
+          attachments.push({
+            filename: `${invoice.invoiceNumber}.pdf`,
+            content: invoice.pdf,
+            contentType: 'application/pdf',
+          });
+        }
         await transporter(settings.smtpUrl).sendMail({
           from: settings.from,
           to: mail.to_address,
@@ -67,12 +82,15 @@ export async function sendQueuedMail(
           attachments,
         });
       } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
+        const final = isPermanent(err) || mail.attempts + 1 >= MAX_ATTEMPTS;
+        const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
         await rows(
           tx,
-          sql`UPDATE mail_outbox SET attempts = attempts + 1, last_error = ${message.slice(0, 500)} WHERE id = ${mail.id}`,
+          sql`UPDATE mail_outbox SET attempts = attempts + 1, last_error = ${message},
+              status = ${final ? 'failed' : 'queued'} WHERE id = ${mail.id}`,
         );
-        return { failed: err };
+        if (!final) retryLater ??= err;
+        return 'failed' as const;
       }
       await rows(
         tx,
@@ -80,10 +98,12 @@ export async function sendQueuedMail(
       );
       return 'sent' as const;
     });
-    // Thrown after the attempt is recorded, so the job is retried and the message stays queued.
-    if (typeof done === 'object') throw done.failed;
-    if (done === 'empty') return { sent, held };
+    if (done === 'empty') break;
     if (done === 'sent') sent++;
-    else held++;
+    else if (done === 'held') held++;
+    else failed++;
   }
+  // Thrown after every message had its turn, so Graphile retries the ones that may yet succeed.
+  if (retryLater) throw retryLater;
+  return { sent, held, failed };
 }

@@ -12,7 +12,11 @@ import { createStore } from '../../src/store/service.ts';
 import { withDatabase } from './global-setup.ts';
 
 /** Mail settings for tests that run Graphile tasks in-process: no SMTP unless a test brings one. */
-export const TEST_MAIL = { smtpUrl: undefined, from: 'Stockless <invoices@stockless.test>', merchant: merchantOf(loadConfig({})) };
+export const TEST_MAIL = {
+  smtpUrl: undefined,
+  from: 'Stockless <invoices@stockless.test>',
+  merchant: merchantOf(loadConfig({})),
+};
 
 export interface TestApp {
   url: string;
