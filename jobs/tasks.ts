@@ -8,8 +8,12 @@ import { type MailSettings, sendQueuedMail } from '../src/mail/send.ts';
 export function createTaskList(orm: Orm, mail: MailSettings): TaskList {
   return {
     send_mail: async (_payload, helpers) => {
-      const { sent, held } = await sendQueuedMail(orm.em.fork(), mail);
-      if (sent || held) helpers.logger.info(`mail: ${sent} sent, ${held} held (no SMTP configured)`);
+      const c = await sendQueuedMail(orm.em.fork(), mail);
+      if (c.sent + c.held + c.failed + c.retrying) {
+        helpers.logger.info(
+          `mail: ${c.sent} sent, ${c.held} held (no SMTP), ${c.failed} failed, ${c.retrying} to retry`,
+        );
+      }
     },
     dispatch_events: async (_payload, helpers) => {
       const n = await dispatchPendingEvents(orm.em.fork(), (e) =>

@@ -28,6 +28,8 @@ export async function serveInvoice(
     }
     const actor = await resolveCredential(deps.em, req.headers.authorization);
     authorize(actor, { write: false, appScope: ORDER_READ_SCOPE });
+    // The invoice names the buyer and their address: apps also need read_customers.
+    if (actor.kind === 'app') authorize(actor, { write: false, appScope: 'read_customers' });
     if (!/^[1-9]\d{0,9}$/.test(deps.rawId) || Number(deps.rawId) > 2_147_483_647) {
       throw new AppError(
         'bad_request',

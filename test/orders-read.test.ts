@@ -839,8 +839,12 @@ describe('buyer redaction for app tokens', () => {
   });
 
   it('applies filters and store isolation to app callers too', async () => {
-    const res = await asApp(['read_orders']).list({ search: 'smith', order: 'asc' });
+    const res = await asApp(['read_orders', 'read_customers']).list({ search: 'smith', order: 'asc' });
     expect(res.orders.map((o) => o.id)).toEqual([O.D.id, O.E.id]);
+    // Without read_customers, search cannot probe buyer names or emails: order numbers only.
+    expect((await asApp(['read_orders']).list({ search: 'smith' })).orders).toEqual([]);
+    const byNumber = await asApp(['read_orders']).list({ search: O.D.order_number });
+    expect(byNumber.orders.map((o) => o.id)).toEqual([O.D.id]);
     const err = await failure(asApp(['read_orders', 'read_customers']).get({ id: otherOrder.id }));
     expect(err.category).toBe('not_found');
     expect(err.appCode).toBe('ORDER_NOT_FOUND');

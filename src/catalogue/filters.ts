@@ -6,7 +6,9 @@ import type { CatalogueFilters, FacetName } from './schemas.ts';
 
 /** The store's retail price for a product: its custom price when listed with one, else suggested. */
 export const EFFECTIVE_RETAIL = sql`COALESCE(l.custom_retail_price_cents, p.retail_price_cents)`;
-export const EFFECTIVE_PURCHASE_MODE = sql`COALESCE(l.purchase_mode, p.purchase_mode)`;
+/** A product quote-only in the catalogue is quote-only in every store, whatever the listing says. */
+export const EFFECTIVE_PURCHASE_MODE = sql`(CASE WHEN p.purchase_mode = 'enquiry' THEN 'enquiry'
+  ELSE COALESCE(l.purchase_mode, p.purchase_mode) END)`;
 export const EARN_PER_SALE = sql`(CASE p.pricing_type
   WHEN 'commission' THEN ((${EFFECTIVE_RETAIL})::bigint * p.commission_rate_bps + 5000) / 10000
   ELSE ${EFFECTIVE_RETAIL} - p.wholesale_price_cents END)::integer`;
@@ -14,7 +16,8 @@ export const EARN_PER_SALE = sql`(CASE p.pricing_type
 export function minimumPrice(ctx: StoreCatalogueContext): RawBuilder<unknown> {
   return sql`(CASE p.pricing_type
     WHEN 'commission' THEN p.retail_price_cents
-    ELSE ceil(p.wholesale_price_cents * (10000 + ${ctx.minMarginBps}::integer) / 10000.0) END)::integer`;
+    ELSE LEAST(2147483647, ceil(p.wholesale_price_cents::numeric * (10000 + ${ctx.minMarginBps}::integer) / 10000))
+    END)::integer`;
 }
 
 /** Products joined with this store's live listing, if any. */
@@ -112,9 +115,13 @@ export async function buildCatalogueQuery(
   f: CatalogueFilters,
   opts: { forRemoval?: boolean } = {},
 ): Promise<CatalogueQuery> {
-  // Removal is about what the store holds: products since withdrawn match too, and the store's
-  // default browsing scope (a read preference) does not narrow it; only an explicit `scope` does.
-  const q: CatalogueQuery = { base: opts.forRemoval ? [sql`true`] : [visibility(ctx)], facets: {} };
+  // Removal is about what the store holds (its live listings, products since withdrawn included),
+  // and the store's default browsing scope (a read preference) does not narrow it; only an explicit
+  // `scope` does. The search-mode check then looks only at the store's listings too.
+  const q: CatalogueQuery = {
+    base: opts.forRemoval ? [sql`l.id IS NOT NULL`] : [visibility(ctx)],
+    facets: {},
+  };
 
   const scopeStore = (f.scope ?? (opts.forRemoval ? 'all' : ctx.defaultScope)) === 'store';
   const needsTaxonomy =

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { EFFECTIVE_PURCHASE_MODE } from '../catalogue/filters.ts';
 import { isoTime, type RawBuilder, rows, sql } from '../db/sql.ts';
 import { notFound } from '../trpc/errors.ts';
 import type { ListingListItem, ListListingsInput } from './schemas.ts';
@@ -10,7 +11,7 @@ const LIVE = (storeId: number) => sql`listings l JOIN products p ON p.id = l.pro
 const COLUMNS = sql`l.id, p.id AS product_id, p.name, p.sku, p.image_url, p.wholesale_price_cents,
   p.retail_price_cents, l.custom_retail_price_cents,
   COALESCE(l.custom_retail_price_cents, p.retail_price_cents) AS effective_retail_price_cents,
-  COALESCE(l.purchase_mode, p.purchase_mode) AS purchase_mode, l.vendor_fulfilled,
+  ${EFFECTIVE_PURCHASE_MODE} AS purchase_mode, l.vendor_fulfilled,
   COALESCE(p.owner_store_id = l.store_id, false) AS own_goods, p.active, p.stock_quantity,
   ${isoTime(sql`l.created_at`)} AS created_at, ${isoTime(sql`l.updated_at`)} AS updated_at`;
 

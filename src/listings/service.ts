@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   buildCatalogueQuery,
   catalogueFrom,
+  EFFECTIVE_PURCHASE_MODE,
   minimumPrice,
   visibility,
   whereAll,
@@ -14,7 +15,7 @@ import { AppError, notFound } from '../trpc/errors.ts';
 import type { BulkInput, Skip, VendorProduct } from './schemas.ts';
 
 const VENDOR_PRODUCT = sql`l.id, l.product_id, l.custom_retail_price_cents,
-  COALESCE(l.purchase_mode, p.purchase_mode) AS purchase_mode, l.vendor_fulfilled`;
+  ${EFFECTIVE_PURCHASE_MODE} AS purchase_mode, l.vendor_fulfilled`;
 
 function belowMinimum(minimum: number): AppError {
   return new AppError(

@@ -22,6 +22,7 @@ export async function queueMail(tx: EntityManager, mail: QueuedMail): Promise<vo
   );
   await rows(
     tx,
-    sql`SELECT graphile_worker.add_job('send_mail', '{}'::json, job_key => 'send_mail', job_key_mode => 'preserve_run_at')`,
+    // 'replace': a pending sender scheduled later (a retry) is brought forward to now.
+    sql`SELECT graphile_worker.add_job('send_mail', '{}'::json, job_key => 'send_mail', job_key_mode => 'replace')`,
   );
 }

@@ -26,6 +26,8 @@ function transporter(url: string): Transporter {
 }
 
 const MAX_ATTEMPTS = 10;
+/** Wait after the n-th failed attempt (the last value repeats): about four days in all. */
+const BACKOFF_MINUTES = [1, 5, 30, 120, 720, 1440];
 
 /** An SMTP 5xx answer is final (no such user, message refused): retrying cannot help. */
 function isPermanent(err: unknown): boolean {
@@ -34,29 +36,26 @@ function isPermanent(err: unknown): boolean {
 }
 
 /**
- * Sends queued mail, one message per transaction (locked, so workers never send one twice).
- * Without SMTP configured, messages are marked `held`: kept in mail_outbox for an operator to read
+ * Sends the mail that is due, one message per transaction (locked, so workers never send one
+ * twice). Without SMTP configured, messages are marked `held`: kept in mail_outbox for an operator
  * (`npm run cli -- mail:list`). A failure is recorded on its message (`attempts`, `last_error`) and
- * the run moves on to the others, so one bad message never holds up the rest. A permanent refusal
- * (SMTP 5xx) or the tenth failure marks the message `failed`; otherwise it stays queued and the run
- * ends by throwing, so Graphile retries the job with backoff.
+ * the message backs off on its own (1m, 5m, 30m, 2h, 12h, then daily); the run moves on, so one bad
+ * message never holds up the rest. A permanent refusal (SMTP 5xx) or the tenth failure marks it
+ * `failed`. When messages wait for a retry, the sender schedules itself for the earliest one.
  */
 export async function sendQueuedMail(
   em: EntityManager,
   settings: MailSettings,
-): Promise<{ sent: number; held: number; failed: number }> {
-  let sent = 0;
-  let held = 0;
-  let failed = 0;
+): Promise<{ sent: number; held: number; failed: number; retrying: number }> {
+  const counts = { sent: 0, held: 0, failed: 0, retrying: 0 };
   const tried: number[] = [];
-  let retryLater: unknown;
   for (;;) {
     const done = await em.transactional(async (tx) => {
       const [mail] = await rows<Queued & { attempts: number }>(
         tx,
         sql`SELECT id, kind, to_address, subject, text_body, order_id, attempts FROM mail_outbox
-          WHERE status = 'queued' AND NOT (id = ANY(${tried}::integer[]))
-          ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`,
+          WHERE status = 'queued' AND next_attempt_at <= now() AND NOT (id = ANY(${tried}::integer[]))
+          ORDER BY next_attempt_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
       );
       if (!mail) return 'empty' as const;
       tried.push(mail.id);
@@ -83,14 +82,15 @@ export async function sendQueuedMail(
         });
       } catch (err) {
         const final = isPermanent(err) || mail.attempts + 1 >= MAX_ATTEMPTS;
+        const wait = BACKOFF_MINUTES[Math.min(mail.attempts, BACKOFF_MINUTES.length - 1)] ?? 1440;
         const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
         await rows(
           tx,
           sql`UPDATE mail_outbox SET attempts = attempts + 1, last_error = ${message},
-              status = ${final ? 'failed' : 'queued'} WHERE id = ${mail.id}`,
+              status = ${final ? 'failed' : 'queued'}, next_attempt_at = now() + ${wait} * interval '1 minute'
+            WHERE id = ${mail.id}`,
         );
-        if (!final) retryLater ??= err;
-        return 'failed' as const;
+        return final ? ('failed' as const) : ('retrying' as const);
       }
       await rows(
         tx,
@@ -99,11 +99,19 @@ export async function sendQueuedMail(
       return 'sent' as const;
     });
     if (done === 'empty') break;
-    if (done === 'sent') sent++;
-    else if (done === 'held') held++;
-    else failed++;
+    counts[done]++;
   }
-  // Thrown after every message had its turn, so Graphile retries the ones that may yet succeed.
-  if (retryLater) throw retryLater;
-  return { sent, held, failed };
+  await scheduleRetry(em);
+  return counts;
+}
+
+/** Wakes the sender when the earliest backed-off message is due ('preserve_run_at' keeps any sooner run). */
+async function scheduleRetry(em: EntityManager): Promise<void> {
+  await rows(
+    em,
+    sql`SELECT graphile_worker.add_job('send_mail', '{}'::json, job_key => 'send_mail',
+        job_key_mode => 'preserve_run_at', run_at => next)
+      FROM (SELECT min(next_attempt_at) AS next FROM mail_outbox WHERE status = 'queued') m
+      WHERE m.next IS NOT NULL`,
+  );
 }

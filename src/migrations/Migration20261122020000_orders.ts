@@ -93,10 +93,12 @@ CREATE TABLE mail_outbox (
   status text NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'sent', 'held', 'failed')),
   attempts integer NOT NULL DEFAULT 0,
   last_error text,
+  -- Each message backs off on its own after a failure, so an outage never burns its attempts.
+  next_attempt_at timestamptz NOT NULL DEFAULT now(),
   created_at timestamptz NOT NULL DEFAULT now(),
   sent_at timestamptz
 );
-CREATE INDEX mail_outbox_queued_idx ON mail_outbox (id) WHERE status = 'queued';
+CREATE INDEX mail_outbox_queued_idx ON mail_outbox (next_attempt_at, id) WHERE status = 'queued';
 `);
   }
 }

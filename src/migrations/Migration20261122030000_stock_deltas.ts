@@ -5,13 +5,16 @@ import { Migration } from '@mikro-orm/migrations';
  * read from the statement's snapshot: two transactions changing different variants of one product
  * otherwise both write their own total, and the second overwrites the first's decrement.
  * `stock_quantity + delta` is re-evaluated on the latest row version after a lock wait, so it holds
- * under any concurrency. Products are updated in id order, so concurrent statements never deadlock.
+ * under any concurrency. Products are locked in id order, so concurrent statements never deadlock.
  */
 export class Migration20261122030000_stock_deltas extends Migration {
   override name = 'Migration20261122030000_stock_deltas';
 
   override up(): void {
+    // Products are locked in id order first: an UPDATE … FROM locks in join order, which is not
+    // guaranteed to be sorted.
     const apply = (source: string) => `
+  PERFORM 1 FROM products WHERE id IN (SELECT product_id FROM (${source}) c) ORDER BY id FOR UPDATE;
   UPDATE products p SET stock_quantity = p.stock_quantity + d.delta, updated_at = now()
   FROM (SELECT product_id, sum(delta)::integer AS delta FROM (${source}) c
         GROUP BY product_id HAVING sum(delta) <> 0 ORDER BY product_id) d

@@ -15,7 +15,9 @@ export interface InvoiceData {
   issuedAt: string;
   orderNumber: string;
   storeName: string;
-  customer: { name: string; email: string };
+  /** Who the invoice is issued to: the buyer, or the store for its wholesale orders. */
+  billTo: { name: string; email: string };
+  shipTo: { name: string };
   shipping: { address: string; address2: string; city: string; state: string; zip: string; country: string };
   lines: { sku: string; name: string; quantity: number; price_cents: number }[];
   shippingCents: number;
@@ -96,9 +98,11 @@ function invoiceDocument(merchant: Merchant, d: InvoiceData): ReactElement {
       h(
         View,
         { style: styles.block },
-        h(Text, { style: styles.strong }, 'Bill and ship to'),
-        h(Text, null, d.customer.name),
-        h(Text, null, d.customer.email),
+        h(Text, { style: styles.strong }, 'Bill to'),
+        h(Text, null, d.billTo.name),
+        h(Text, null, d.billTo.email),
+        h(Text, { style: [styles.strong, { marginTop: 8 }] }, 'Ship to'),
+        h(Text, null, d.shipTo.name),
         h(Text, null, [ship.address, ship.address2].filter(Boolean).join(', ')),
         h(Text, null, `${ship.city} ${ship.state} ${ship.zip} ${ship.country}`),
       ),

@@ -12,7 +12,9 @@ export async function invoicePdf(em: EntityManager, merchant: Merchant, orderId:
     invoice_number: string | null;
     invoice_issued_at: string | null;
     order_number: string;
+    order_type: string;
     store_name: string;
+    store_email: string | null;
     customer_name: string;
     customer_email: string;
     ship_address: string;
@@ -28,7 +30,7 @@ export async function invoicePdf(em: EntityManager, merchant: Merchant, orderId:
   }>(
     em,
     sql`SELECT o.invoice_number, ${isoTime(sql`o.invoice_issued_at`)} AS invoice_issued_at, o.order_number,
-        s.name AS store_name, o.customer_name, o.customer_email, o.ship_address, o.ship_address2, o.ship_city,
+        o.order_type, s.name AS store_name, s.owner_email AS store_email, o.customer_name, o.customer_email, o.ship_address, o.ship_address2, o.ship_city,
         o.ship_state, o.ship_zip, o.ship_country, o.shipping_cents, o.total_cents, o.currency,
         (SELECT json_agg(json_build_object('sku', l.sku, 'name', l.name, 'quantity', l.quantity,
           'price_cents', l.price_cents) ORDER BY l.id) FROM order_lines l WHERE l.order_id = o.id) AS lines
@@ -47,7 +49,12 @@ export async function invoicePdf(em: EntityManager, merchant: Merchant, orderId:
     issuedAt: o.invoice_issued_at,
     orderNumber: o.order_number,
     storeName: o.store_name,
-    customer: { name: o.customer_name, email: o.customer_email },
+    // A wholesale order is the store's purchase: the invoice is the store's, at wholesale prices.
+    billTo:
+      o.order_type === 'wholesale_api'
+        ? { name: o.store_name, email: o.store_email ?? '' }
+        : { name: o.customer_name, email: o.customer_email },
+    shipTo: { name: o.customer_name },
     shipping: {
       address: o.ship_address,
       address2: o.ship_address2,

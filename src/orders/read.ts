@@ -30,7 +30,7 @@ function toListItem(r: ListRow, actor: Actor): OrderListItem {
 
 const isBareDate = (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v);
 
-function filters(storeId: number, input: ListOrdersInput): RawBuilder<unknown> {
+function filters(storeId: number, input: ListOrdersInput, canReadCustomers: boolean): RawBuilder<unknown> {
   const conds: RawBuilder<unknown>[] = [sql`o.store_id = ${storeId}`];
   if (input.status) conds.push(sql`o.status = ${input.status}`);
   if (input.channel) conds.push(sql`o.channel = ${input.channel}`);
@@ -57,8 +57,13 @@ function filters(storeId: number, input: ListOrdersInput): RawBuilder<unknown> {
     const pattern = `%${input.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     // The concatenation is what the trigram index covers (a superset); each field is then checked
     // on its own so a match never spans two fields.
-    conds.push(sql`(o.order_number || ' ' || o.customer_name || ' ' || o.customer_email) ILIKE ${pattern}
-      AND (o.order_number ILIKE ${pattern} OR o.customer_name ILIKE ${pattern} OR o.customer_email ILIKE ${pattern})`);
+    // Without read_customers, search cannot probe buyer names or emails: order numbers only.
+    conds.push(
+      canReadCustomers
+        ? sql`(o.order_number || ' ' || o.customer_name || ' ' || o.customer_email) ILIKE ${pattern}
+          AND (o.order_number ILIKE ${pattern} OR o.customer_name ILIKE ${pattern} OR o.customer_email ILIKE ${pattern})`
+        : sql`o.order_number ILIKE ${pattern}`,
+    );
   }
   return sql.join(conds, sql` AND `);
 }
@@ -66,7 +71,7 @@ function filters(storeId: number, input: ListOrdersInput): RawBuilder<unknown> {
 const SORT = { created_at: sql`o.created_at`, updated_at: sql`o.updated_at`, id: sql`o.id` };
 
 export async function listOrders(em: EntityManager, actor: Actor, input: ListOrdersInput) {
-  const where = filters(actor.storeId, input);
+  const where = filters(actor.storeId, input, actor.canReadCustomers);
   const dir = input.order === 'asc' ? sql`ASC` : sql`DESC`;
   const offset = String(BigInt(input.page - 1) * BigInt(input.limit));
   const [count, page] = await Promise.all([

@@ -33,7 +33,9 @@ const dateParam = z
   .max(40)
   .refine(
     (v) =>
-      (z.iso.date().safeParse(v).success || z.iso.datetime({ offset: true }).safeParse(v).success) &&
+      (z.iso.date().safeParse(v).success ||
+        // PostgreSQL accepts offsets up to ±15:59.
+        (z.iso.datetime({ offset: true }).safeParse(v).success && !/[+-](1[6-9]|2\d):?\d\d$/.test(v))) &&
       !v.startsWith('0000'),
     'must be an ISO date (YYYY-MM-DD) or date-time with a time zone',
   );
@@ -112,16 +114,20 @@ export type OrderDetail = z.output<typeof orderDetail>;
 export const orderOutput = z.object({ order: orderDetail });
 export const orderIdInput = z.object({ id: idParam });
 
-const text = (max: number) => z.string().trim().min(1).max(max);
+// PostgreSQL text cannot hold U+0000: refused here, never a 500 from the database.
+const noNul = (v: string) => !v.includes('\0');
+const NUL_MESSAGE = 'must not contain NUL characters';
+const text = (max: number) => z.string().trim().min(1).max(max).refine(noNul, NUL_MESSAGE);
+const optionalText = (max: number) => z.string().trim().max(max).refine(noNul, NUL_MESSAGE).default('');
 
 export const customerInput = z.strictObject({
   email: z.email().max(254),
   name: text(200),
-  phone: z.string().trim().max(40).default(''),
+  phone: optionalText(40),
 });
 export const shippingInput = z.strictObject({
   address: text(200),
-  address2: z.string().trim().max(200).default(''),
+  address2: optionalText(200),
   city: text(100),
   state: text(100),
   zip: text(20),

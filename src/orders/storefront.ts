@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { EFFECTIVE_PURCHASE_MODE } from '../catalogue/filters.ts';
 import { rows, sql } from '../db/sql.ts';
 import { AppError } from '../trpc/errors.ts';
 import { insertOrder, type NewOrder, type RequestedLine, resolveVariants } from './place.ts';
@@ -21,7 +22,7 @@ export async function checkoutStorefront(em: EntityManager, input: StorefrontChe
     const resolved = await resolveVariants(tx, input.storeId, input.items);
     const listings = await rows<{ product_id: number; custom: number | null; mode: 'buy_now' | 'enquiry' }>(
       tx,
-      sql`SELECT l.product_id, l.custom_retail_price_cents AS custom, COALESCE(l.purchase_mode, p.purchase_mode) AS mode
+      sql`SELECT l.product_id, l.custom_retail_price_cents AS custom, ${EFFECTIVE_PURCHASE_MODE} AS mode
         FROM listings l JOIN products p ON p.id = l.product_id
         WHERE l.store_id = ${input.storeId} AND l.deleted_at IS NULL
           AND l.product_id = ANY(${resolved.map((r) => r.line.product_id)}::integer[])`,

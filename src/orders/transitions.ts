@@ -44,6 +44,7 @@ interface Locked {
   customer_email: string;
   customer_name: string;
   store_name: string;
+  store_email: string | null;
   order_type: string;
 }
 
@@ -51,7 +52,7 @@ export async function lockOrder(tx: EntityManager, orderId: number, storeId?: nu
   const [order] = await rows<Locked>(
     tx,
     sql`SELECT o.id, o.store_id, o.status, o.tracking_number, o.order_number, o.customer_email, o.customer_name,
-        s.name AS store_name, o.order_type
+        s.name AS store_name, s.owner_email AS store_email, o.order_type
       FROM orders o JOIN stores s ON s.id = o.store_id
       WHERE o.id = ${orderId} ${storeId === undefined ? sql`` : sql`AND o.store_id = ${storeId}`}
       FOR UPDATE OF o`,
@@ -124,16 +125,24 @@ export async function advanceOrder(
     event(EVENT[to] ?? 'order.updated');
     if (invoice) {
       event('invoice.issued');
-      await queueMail(tx, {
-        storeId: order.store_id,
-        kind: 'invoice',
-        to: order.customer_email,
-        subject: `Your tax invoice ${invoice} for order ${order.order_number}`,
-        text:
-          `Hello ${order.customer_name},\n\nYour order ${order.order_number} from ${order.store_name} has shipped ` +
-          `(tracking ${tracking}). Your tax invoice ${invoice} from Stockless is attached.\n\nStockless, on behalf of ${order.store_name}`,
-        orderId: order.id,
-      });
+      // The invoice goes to whoever it is issued to: the buyer, or the store for a wholesale order
+      // (never the store's customer, who must not see wholesale prices).
+      const wholesale = order.order_type === 'wholesale_api';
+      const to = wholesale ? order.store_email : order.customer_email;
+      if (to) {
+        await queueMail(tx, {
+          storeId: order.store_id,
+          kind: 'invoice',
+          to,
+          subject: `Your tax invoice ${invoice} for order ${order.order_number}`,
+          text: wholesale
+            ? `Hello ${order.store_name},\n\nYour wholesale order ${order.order_number} has shipped (tracking ${tracking}). ` +
+              `The tax invoice ${invoice} from Stockless is attached.\n\nStockless`
+            : `Hello ${order.customer_name},\n\nYour order ${order.order_number} from ${order.store_name} has shipped ` +
+              `(tracking ${tracking}). Your tax invoice ${invoice} from Stockless is attached.\n\nStockless, on behalf of ${order.store_name}`,
+          orderId: order.id,
+        });
+      }
     }
     await recordEvents(tx, events);
     return {

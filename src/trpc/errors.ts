@@ -100,7 +100,9 @@ export function shapeError(error: TRPCError): ShapedError {
     if (error.appCode) body.code = error.appCode;
     return { status: error.status, body, headers: error.headers };
   }
-  if (error.cause instanceof ZodError) {
+  // Only the input parser reports BAD_REQUEST; a ZodError under any other code is our own output
+  // failing its schema: a server error, never the caller's fault.
+  if (error.code === 'BAD_REQUEST' && error.cause instanceof ZodError) {
     const details = zodDetails(error.cause);
     const summary = details.map((d) => `${d.path}: ${d.message}`).join('; ');
     return {
@@ -110,6 +112,29 @@ export function shapeError(error: TRPCError): ShapedError {
         code: 'VALIDATION_FAILED',
         message: `Invalid request: ${summary}`,
         details,
+      },
+      headers: {},
+    };
+  }
+  const sqlState = (error.cause as { code?: unknown } | undefined)?.code;
+  if (sqlState === '22021' || sqlState === '22P05') {
+    return {
+      status: 400,
+      body: {
+        error: 'bad_request',
+        code: 'INVALID_CHARACTER',
+        message: 'The request contains a character that cannot be stored',
+      },
+      headers: {},
+    };
+  }
+  if (sqlState === '40P01' || sqlState === '40001') {
+    return {
+      status: 409,
+      body: {
+        error: 'conflict',
+        code: 'CONCURRENT_UPDATE',
+        message: 'A concurrent change got in the way; retry the request',
       },
       headers: {},
     };
