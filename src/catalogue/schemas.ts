@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boolParam, idParam, intParam, PG_INT_MAX, textParam } from '../trpc/params.ts';
+import { boolParam, described, idParam, intParam, PG_INT_MAX, textParam } from '../trpc/params.ts';
 
 export const SORT_KEYS = [
   'name',
@@ -14,8 +14,6 @@ export const SORT_KEYS = [
   'recommended',
 ] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
-
-const described = (description: string) => ({ description });
 
 export const catalogueFilters = {
   search: textParam(

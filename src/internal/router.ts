@@ -3,7 +3,7 @@ import { createApiKey, revokeApiKey } from '../auth/keys-service.ts';
 import { runReadinessPass } from '../catalogue/readiness.ts';
 import { createOwnGoods, listOwnGoods } from '../listings/own-goods.ts';
 import { listMail } from '../mail/list.ts';
-import { CHANNELS, customerInput, ORDER_STATUSES, shippingInput } from '../orders/schemas.ts';
+import { customerInput, ORDER_CHANNELS, ORDER_STATUSES, shippingInput } from '../orders/schemas.ts';
 import { checkoutStorefront } from '../orders/storefront.ts';
 import { advanceOrder } from '../orders/transitions.ts';
 import { FEATURES, setFeature } from '../platform/features.ts';
@@ -67,7 +67,7 @@ export const internalRouter = router({
     .input(
       z.object({
         storeId: idParam,
-        channel: z.enum(CHANNELS).default('direct'),
+        channel: z.enum(ORDER_CHANNELS).default('direct'),
         customer: customerInput,
         shipping: shippingInput,
         items: z

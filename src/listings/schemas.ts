@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { catalogueFilters, paginationSchema } from '../catalogue/schemas.ts';
-import { boolParam, idParam, intParam, PG_INT_MAX, textParam } from '../trpc/params.ts';
-
-const described = (description: string) => ({ description });
+import { boolParam, described, idParam, intParam, PG_INT_MAX, textParam } from '../trpc/params.ts';
 
 export const listListingsInput = z.object({
   page: intParam(1, Number.MAX_SAFE_INTEGER, { default: 1 }).default(1),

@@ -3,7 +3,7 @@ import { isoTime, rows, sql } from '../db/sql.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { AppError, notFound } from '../trpc/errors.ts';
 import { reserveStock } from './reserve.ts';
-import type { CHANNELS, ORDER_TYPES } from './schemas.ts';
+import type { ORDER_CHANNELS, ORDER_TYPES } from './schemas.ts';
 
 export interface OrderLine {
   productId: number;
@@ -17,7 +17,7 @@ export interface OrderLine {
 export interface NewOrder {
   storeId: number;
   orderType: (typeof ORDER_TYPES)[number];
-  channel: (typeof CHANNELS)[number];
+  channel: (typeof ORDER_CHANNELS)[number];
   source?: string | null;
   customer: { email: string; name: string; phone: string };
   shipping: { address: string; address2: string; city: string; state: string; zip: string; country: string };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationSchema } from '../catalogue/schemas.ts';
-import { idParam, intParam, PG_INT_MAX, textParam } from '../trpc/params.ts';
+import { described, idParam, intParam, PG_INT_MAX, textParam } from '../trpc/params.ts';
 
 export const ORDER_STATUSES = [
   'pending',
@@ -11,7 +11,7 @@ export const ORDER_STATUSES = [
   'cancelled',
 ] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
-export const CHANNELS = [
+export const ORDER_CHANNELS = [
   'facebook_instagram',
   'google',
   'vendor_link',
@@ -21,8 +21,6 @@ export const CHANNELS = [
   'unknown',
 ] as const;
 export const ORDER_TYPES = ['storefront', 'wholesale_api', 'marketplace'] as const;
-
-const described = (description: string) => ({ description });
 
 /**
  * `2026-11-01` (a real calendar day) or an ISO 8601 date-time with an offset, years 0001 to 9999
@@ -53,7 +51,7 @@ export const listOrdersInput = z.object({
     described('Order number, buyer name or buyer email (substring, case-insensitive).'),
   ).optional(),
   attention: z.enum(['1']).optional().meta(described('`1`: only orders needing action.')),
-  channel: z.enum(CHANNELS).optional(),
+  channel: z.enum(ORDER_CHANNELS).optional(),
   page: intParam(1, Number.MAX_SAFE_INTEGER, { default: 1 }).default(1),
   limit: intParam(1, 500, { default: 20 }).default(20),
   sort_by: z.enum(['created_at', 'updated_at', 'id']).default('created_at'),
@@ -76,7 +74,7 @@ export const orderListItem = z.object({
   order_number: z.string(),
   status: z.enum(ORDER_STATUSES),
   order_type: z.enum(ORDER_TYPES),
-  channel: z.enum(CHANNELS),
+  channel: z.enum(ORDER_CHANNELS),
   total_cents: z.int(),
   currency: z.string(),
   customer: customer.optional().meta(described('Left out without the read_customers app scope.')),

@@ -1,13 +1,8 @@
 import { z } from 'zod';
 
-export const ORDER_STATUSES = [
-  'pending',
-  'processing',
-  'fulfilled',
-  'shipped',
-  'delivered',
-  'cancelled',
-] as const;
+import { ORDER_STATUSES } from '../orders/schemas.ts';
+
+export { ORDER_STATUSES };
 
 export const storeProfileOutput = z.object({
   store: z.object({

@@ -55,3 +55,6 @@ export const boolParam = z
   // The pipe is what lets trpc-to-openapi accept it as a query parameter.
   .pipe(z.boolean())
   .meta({ override: documentAs({ type: 'boolean' }) });
+
+/** Parameter documentation for the contract. */
+export const described = (description: string) => ({ description });
