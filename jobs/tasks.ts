@@ -2,7 +2,9 @@ import type { TaskList } from 'graphile-worker';
 import type { Orm } from '../server/orm.ts';
 import { runReadinessPass } from '../src/catalogue/readiness.ts';
 import { dispatchPendingEvents } from '../src/events/dispatch.ts';
+import { fanOutStock } from '../src/inventory/fanout.ts';
 import { type MailSettings, sendQueuedMail } from '../src/mail/send.ts';
+import { pruneLimitWindows } from '../src/ratelimit/limiter.ts';
 
 /** Every Graphile task the service runs. Each forks its own unit of work. */
 export function createTaskList(orm: Orm, mail: MailSettings): TaskList {
@@ -14,6 +16,15 @@ export function createTaskList(orm: Orm, mail: MailSettings): TaskList {
           `mail: ${c.sent} sent, ${c.held} held (no SMTP), ${c.failed} failed, ${c.retrying} to retry`,
         );
       }
+    },
+    inventory_fanout: async (payload, helpers) => {
+      const productId = (payload as { product_id?: unknown })?.product_id;
+      if (typeof productId !== 'number') throw new Error('inventory_fanout needs a numeric product_id');
+      const stores = await fanOutStock(orm.em.fork(), productId);
+      helpers.logger.debug(`stock of product ${productId} reached ${stores} stores`);
+    },
+    prune_rate_limits: async () => {
+      await pruneLimitWindows(orm.em.fork());
     },
     dispatch_events: async (_payload, helpers) => {
       const n = await dispatchPendingEvents(orm.em.fork(), (e) =>
@@ -28,5 +39,8 @@ export function createTaskList(orm: Orm, mail: MailSettings): TaskList {
   };
 }
 
-/** Nightly at 03:00 UTC; `?fill=6h` runs a missed pass once if the worker was down at that time. */
-export const crontab = '0 3 * * * readiness_pass ?fill=6h';
+/**
+ * The readiness pass nightly at 03:00 UTC (`?fill=6h` runs a missed pass once if the worker was down
+ * then); expired rate-limit windows are dropped hourly.
+ */
+export const crontab = ['0 3 * * * readiness_pass ?fill=6h', '17 * * * * prune_rate_limits'].join('\n');

@@ -27,6 +27,10 @@ export function createApp({ orm, config, log }: AppDeps): Server {
     pageSizeMax: config.PAGE_SIZE_MAX,
     operatorToken: config.OPERATOR_TOKEN,
     merchant: merchantOf(config),
+    rateLimits: {
+      inventory: config.INVENTORY_RATE_LIMIT,
+      external_orders: config.EXTERNAL_ORDERS_RATE_LIMIT,
+    },
   };
   const createContext = (req: IncomingMessage): Context => ({
     em: orm.em.fork(),
@@ -35,6 +39,7 @@ export function createApp({ orm, config, log }: AppDeps): Server {
     settings,
     log,
     onAuthenticated: (actor) => requestStores.set(req, actor.storeId),
+    responseHeaders: {},
   });
   const rest = createRestHandler({ createContext, publicUrl: config.publicUrl, log });
   const trpc = createHTTPHandler({

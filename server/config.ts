@@ -29,6 +29,8 @@ const configSchema = z.object({
     .regex(/^[0-9a-f]{64}$/i, 'SECRET_KEY must be 64 hex characters (32 bytes)')
     .optional(),
   PAGE_SIZE_MAX: z.coerce.number().int().min(1).max(5000).default(500),
+  INVENTORY_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(600),
+  EXTERNAL_ORDERS_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(120),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
   DB_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(10),
   DEMO_PRODUCTS: z.coerce.number().int().min(0).max(1_000_000).default(3000),

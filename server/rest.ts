@@ -43,11 +43,11 @@ export function createRestHandler(deps: RestDeps) {
     router: appRouter,
     maxBodySize: MAX_BODY_BYTES,
     createContext: ({ req }) => deps.createContext(req as IncomingMessage),
-    responseMeta: ({ errors, paths }) => {
+    responseMeta: ({ errors, paths, ctx }) => {
       const error = errors[0];
-      if (!error) return { status: successStatus(paths?.[0]) };
+      if (!error) return { status: successStatus(paths?.[0]), headers: ctx?.responseHeaders ?? {} };
       const shaped = shapeError(error);
-      const headers: Record<string, string> = { ...shaped.headers };
+      const headers: Record<string, string> = { ...ctx?.responseHeaders, ...shaped.headers };
       if (shaped.status === 401) {
         headers['WWW-Authenticate'] =
           `Bearer resource_metadata="${deps.publicUrl}/.well-known/oauth-protected-resource/api/v1"`;

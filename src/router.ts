@@ -1,5 +1,6 @@
 import { catalogueRouter } from './catalogue/router.ts';
 import { internalRouter } from './internal/router.ts';
+import { inventoryRouter } from './inventory/router.ts';
 import { listingsRouter } from './listings/router.ts';
 import { ordersRouter } from './orders/router.ts';
 import { storeRouter } from './store/router.ts';
@@ -10,6 +11,7 @@ export const appRouter = router({
   store: storeRouter,
   listings: listingsRouter,
   orders: ordersRouter,
+  inventory: inventoryRouter,
   internal: internalRouter,
 });
 

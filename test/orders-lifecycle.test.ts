@@ -8,7 +8,7 @@ import { rows, sql } from '../src/db/sql.ts';
 import { advanceOrder } from '../src/orders/transitions.ts';
 import { createCaller } from '../src/router.ts';
 import { AppError, shapeError } from '../src/trpc/errors.ts';
-import { startTestApp, TEST_MAIL, type TestApp } from './helpers/app.ts';
+import { startTestApp, TEST_MAIL, TEST_RATE_LIMITS, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
 /**
@@ -71,6 +71,7 @@ function internalOf(target: TestApp) {
       pageSizeMax: 500,
       operatorToken: OPERATOR_TOKEN,
       merchant: TEST_MAIL.merchant,
+      rateLimits: TEST_RATE_LIMITS,
     },
     log,
   }).internal;

@@ -5,7 +5,7 @@ import { rows, sql } from '../src/db/sql.ts';
 import { createCaller } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { AppError, shapeError } from '../src/trpc/errors.ts';
-import { startTestApp, TEST_MAIL, type TestApp } from './helpers/app.ts';
+import { startTestApp, TEST_MAIL, TEST_RATE_LIMITS, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
 type Store = Awaited<ReturnType<TestApp['createStore']>>;
@@ -192,6 +192,7 @@ function context(o: { actor?: Actor; authorization?: string } = {}): Context {
       pageSizeMax: 500,
       operatorToken: OPERATOR_TOKEN,
       merchant: TEST_MAIL.merchant,
+      rateLimits: TEST_RATE_LIMITS,
     },
     log,
     actor: o.actor,

@@ -6,7 +6,7 @@ import { reserveStock } from '../src/orders/reserve.ts';
 import { createCaller } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { AppError } from '../src/trpc/errors.ts';
-import { startTestApp, TEST_MAIL, type TestApp } from './helpers/app.ts';
+import { startTestApp, TEST_MAIL, TEST_RATE_LIMITS, type TestApp } from './helpers/app.ts';
 import { fixtures, type ProductSpec } from './helpers/fixtures.ts';
 
 /**
@@ -135,7 +135,10 @@ async function jobs() {
 }
 
 async function clearJobs() {
-  await rows(app.em(), sql`SELECT graphile_worker.remove_job('dispatch_events')`);
+  await rows(
+    app.em(),
+    sql`SELECT graphile_worker.remove_job(key) FROM graphile_worker.jobs WHERE key IS NOT NULL`,
+  );
   expect(await jobs()).toEqual([]);
 }
 
@@ -325,7 +328,21 @@ describe('POST /api/v1/orders: a placed order', () => {
     ).toEqual([
       { store_id: store.id, event: 'order.created', entity_id: order.id, data: { order_id: order.id } },
     ]);
-    expect(await jobs()).toEqual(DISPATCH_JOB);
+    // The dispatcher, and a stock fan-out for each product whose variants the order reserved.
+    const queued = await jobs();
+    expect(queued.filter((j) => j.task_identifier === 'dispatch_events')).toEqual(DISPATCH_JOB);
+    expect(
+      queued
+        .filter((j) => j.task_identifier === 'inventory_fanout')
+        .map((j) => j.key)
+        .sort(),
+    ).toEqual(
+      [
+        ...new Set(
+          read.body.order.items.map((i: { product_id: number }) => `inventory_fanout:${i.product_id}`),
+        ),
+      ].sort(),
+    );
   });
 
   it('fills optional fields: phone and address2 default to empty, prices need not be sent', async () => {
@@ -806,6 +823,7 @@ describe('POST /api/v1/orders: credentials', () => {
         pageSizeMax: 500,
         operatorToken: undefined,
         merchant: TEST_MAIL.merchant,
+        rateLimits: TEST_RATE_LIMITS,
       },
       log: createLogger('silent'),
       actor,

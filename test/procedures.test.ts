@@ -10,7 +10,7 @@ import type { Context, DomainSettings } from '../src/trpc/context.ts';
 import { AppError, shapeError } from '../src/trpc/errors.ts';
 import { createCallerFactory, router } from '../src/trpc/init.ts';
 import { partnerProcedure } from '../src/trpc/procedures.ts';
-import { startTestApp, TEST_MAIL, type TestApp } from './helpers/app.ts';
+import { startTestApp, TEST_MAIL, TEST_RATE_LIMITS, type TestApp } from './helpers/app.ts';
 
 const OPERATOR_TOKEN = 'op_test_token_0123456789abcdefghijklmnop';
 const log = createLogger('silent');
@@ -75,6 +75,7 @@ const settings = (operatorToken: string | undefined = undefined): DomainSettings
   pageSizeMax: 500,
   operatorToken,
   merchant: TEST_MAIL.merchant,
+  rateLimits: TEST_RATE_LIMITS,
 });
 
 /** A fresh context per call, as each HTTP request gets. */

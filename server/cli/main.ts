@@ -23,7 +23,13 @@ function operator(orm: Orm) {
     em: orm.em.fork(),
     requestId: newRequestId(),
     headers: { authorization: `Bearer ${token}` },
-    settings: { publicUrl: '', pageSizeMax: 500, operatorToken: token, merchant: merchantOf(loadConfig()) },
+    settings: {
+      publicUrl: '',
+      pageSizeMax: 500,
+      operatorToken: token,
+      merchant: merchantOf(loadConfig()),
+      rateLimits: { inventory: 600, external_orders: 120 },
+    },
     log: createLogger('silent'),
   }).internal;
 }
@@ -146,6 +152,15 @@ const commands: Record<string, Command> = {
       status: status as (typeof statuses)[number],
       tracking: values.tracking as string | undefined,
       note: values.note as string | undefined,
+    });
+  },
+  'stock:set': async (argv, env) => {
+    const { values, positionals } = parse(argv, { variant: { type: 'string' } });
+    const [product, quantity] = positionals;
+    return operator(await env.orm()).setStock({
+      productId: integer(product, 'PRODUCT_ID'),
+      quantity: integer(quantity, 'QTY'),
+      variantId: values.variant === undefined ? undefined : integer(values.variant as string, '--variant'),
     });
   },
   'mail:list': async (argv, env) => {

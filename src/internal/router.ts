@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createApiKey, revokeApiKey } from '../auth/keys-service.ts';
 import { runReadinessPass } from '../catalogue/readiness.ts';
+import { setStock } from '../inventory/stock.ts';
 import { createOwnGoods, listOwnGoods } from '../listings/own-goods.ts';
 import { listMail } from '../mail/list.ts';
 import { customerInput, ORDER_CHANNELS, ORDER_STATUSES, shippingInput } from '../orders/schemas.ts';
@@ -96,6 +97,16 @@ export const internalRouter = router({
     .mutation(({ ctx, input }) =>
       advanceOrder(ctx.em, input.orderId, input.status, { tracking: input.tracking, note: input.note }),
     ),
+
+  setStock: internalProcedure
+    .input(
+      z.object({
+        productId: idParam,
+        variantId: idParam.optional(),
+        quantity: z.int().min(0).max(PG_INT_MAX),
+      }),
+    )
+    .mutation(({ ctx, input }) => setStock(ctx.em, input.productId, input.quantity, input.variantId)),
 
   listMail: internalProcedure
     .input(z.object({ status: z.enum(['queued', 'sent', 'held', 'failed']).optional() }))

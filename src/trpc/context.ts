@@ -10,6 +10,8 @@ export interface DomainSettings {
   pageSizeMax: number;
   operatorToken: string | undefined;
   merchant: Merchant;
+  /** Requests per minute of the named limits. */
+  rateLimits: { inventory: number; external_orders: number };
 }
 
 export interface Context {
@@ -22,4 +24,6 @@ export interface Context {
   actor?: Actor;
   /** Told who the caller is once the credential resolves (the request log records the store). */
   onAuthenticated?: (actor: Actor) => void;
+  /** Headers a procedure adds to its REST answer (rate-limit headers). */
+  responseHeaders?: Record<string, string>;
 }

@@ -9,6 +9,8 @@ export type Meta = OpenApiMeta<{
   appScope?: AppScopeRule;
   /** The REST status of a success (default 200), e.g. 201 for a create. */
   successStatus?: number;
+  /** The shared limit this operation counts against (per store for inventory, per key for external orders). */
+  rateLimit?: 'inventory' | 'external_orders';
 }>;
 
 const t = initTRPC

@@ -1,6 +1,7 @@
 import { constantTimeEqual } from '@oslojs/crypto/subtle';
 import { authorize } from '../auth/authorize.ts';
 import { bearerToken, resolveCredential } from '../auth/credentials.ts';
+import { enforceLimit } from '../ratelimit/limiter.ts';
 import { AppError } from './errors.ts';
 import { baseProcedure } from './init.ts';
 
@@ -17,6 +18,14 @@ export const partnerProcedure = baseProcedure.use(async ({ ctx, meta, type, next
   const actor = ctx.actor ?? (await resolveCredential(ctx.em, ctx.headers.authorization));
   authorize(actor, { write: type !== 'query', appScope: meta?.appScope ?? null });
   ctx.onAuthenticated?.(actor);
+  if (meta?.rateLimit) {
+    const key =
+      meta.rateLimit === 'inventory'
+        ? `inventory:store:${actor.storeId}`
+        : `external_orders:${actor.kind}:${actor.credentialId}`;
+    const headers = await enforceLimit(ctx.em, key, ctx.settings.rateLimits[meta.rateLimit]);
+    if (ctx.responseHeaders) Object.assign(ctx.responseHeaders, headers);
+  }
   return next({ ctx: { ...ctx, actor } });
 });
 

@@ -18,6 +18,9 @@ export const TEST_MAIL = {
   merchant: merchantOf(loadConfig({})),
 };
 
+/** The default limits, for tests that build a Context by hand. */
+export const TEST_RATE_LIMITS = { inventory: 600, external_orders: 120 };
+
 export interface TestApp {
   url: string;
   databaseUrl: string;

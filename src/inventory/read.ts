@@ -1,0 +1,81 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { EFFECTIVE_PURCHASE_MODE } from '../catalogue/filters.ts';
+import { isoTime, rows, sql } from '../db/sql.ts';
+import { decodeCursor, encodeCursor, type Position } from './cursor.ts';
+
+interface FeedRow {
+  product_id: number;
+  xid: string;
+  seq: string;
+  sku: string;
+  name: string;
+  listed: boolean;
+  sellable: boolean;
+  stock_quantity: number;
+  updated_at: string;
+  variants: {
+    id: number;
+    sku: string;
+    title: string;
+    option_values: Record<string, string>;
+    stock_quantity: number;
+  }[];
+}
+
+/**
+ * One page of the store's inventory feed, oldest change first. Only positions written by
+ * transactions older than every transaction still running are returned, so a change that commits
+ * late is never skipped: it is simply not visible until everything before it has finished.
+ */
+export async function readInventory(
+  em: EntityManager,
+  storeId: number,
+  updatedSince: string | undefined,
+  limit: number,
+) {
+  const from: Position = updatedSince
+    ? await decodeCursor(em, storeId, updatedSince)
+    : { xid: '0', seq: '0' };
+  const page = await rows<FeedRow>(
+    em,
+    sql`SELECT f.product_id, f.xid::text AS xid, f.seq::text AS seq, p.sku, p.name,
+        (l.id IS NOT NULL AND l.deleted_at IS NULL) AS listed,
+        (p.active AND l.id IS NOT NULL AND l.deleted_at IS NULL AND ${EFFECTIVE_PURCHASE_MODE} = 'buy_now') AS sellable,
+        p.stock_quantity, ${isoTime(sql`GREATEST(p.updated_at, l.updated_at)`)} AS updated_at,
+        COALESCE((SELECT json_agg(json_build_object('id', v.id, 'sku', v.sku, 'title', v.title,
+            'option_values', v.option_values, 'stock_quantity', v.stock_quantity) ORDER BY v.position, v.id)
+          FROM product_variants v WHERE v.product_id = p.id), '[]') AS variants
+      FROM inventory_feed f
+      JOIN products p ON p.id = f.product_id
+      LEFT JOIN listings l ON l.store_id = f.store_id AND l.product_id = f.product_id
+      WHERE f.store_id = ${storeId}
+        AND (f.xid, f.seq) > (${from.xid}::xid8, ${from.seq}::bigint)
+        AND f.xid < pg_snapshot_xmin(pg_current_snapshot())
+      ORDER BY f.xid, f.seq
+      LIMIT ${limit + 1}`,
+  );
+  const items = page.slice(0, limit);
+  const last = items.at(-1);
+  return {
+    items: items.map((r) => ({
+      product_id: r.product_id,
+      sku: r.sku,
+      name: r.name,
+      listed: r.listed,
+      in_stock: r.stock_quantity > 0,
+      stock_quantity: r.stock_quantity,
+      variants: r.variants.map((v) => ({
+        id: v.id,
+        sku: v.sku,
+        title: v.title,
+        option_values: v.option_values,
+        quantity_available: v.stock_quantity,
+        available_for_sale: r.sellable && v.stock_quantity > 0,
+      })),
+      updated_at: r.updated_at,
+    })),
+    // Always present: with nothing new, the position the caller already had.
+    next_cursor: await encodeCursor(em, storeId, last ? { xid: last.xid, seq: last.seq } : from),
+    has_more: page.length > limit,
+  };
+}

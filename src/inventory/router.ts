@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { isFeatureEnabled } from '../platform/features.ts';
+import { AppError, notFound } from '../trpc/errors.ts';
+import { router } from '../trpc/init.ts';
+import { described, intParam } from '../trpc/params.ts';
+import { partnerProcedure } from '../trpc/procedures.ts';
+import { readInventory } from './read.ts';
+
+const variant = z.object({
+  id: z.int(),
+  sku: z.string(),
+  title: z.string(),
+  option_values: z.record(z.string(), z.string()),
+  quantity_available: z.int(),
+  available_for_sale: z.boolean(),
+});
+
+export const inventoryOutput = z.object({
+  items: z.array(
+    z.object({
+      product_id: z.int(),
+      sku: z.string(),
+      name: z.string(),
+      listed: z.boolean().meta(described('false once the store removed the listing.')),
+      in_stock: z.boolean(),
+      stock_quantity: z.int(),
+      variants: z.array(variant),
+      updated_at: z.iso.datetime(),
+    }),
+  ),
+  next_cursor: z.string().meta(described('Pass back as updated_since; always present.')),
+  has_more: z.boolean(),
+});
+
+export const inventoryRouter = router({
+  feed: partnerProcedure
+    .meta({
+      appScope: 'read_inventory',
+      rateLimit: 'inventory',
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/inventory',
+        operationId: 'listInventory',
+        tags: ['Catalogue'],
+        summary: 'Stock available to sell, by change cursor',
+        description:
+          'One item per product the store lists (or listed: a removed listing comes back with `listed: false`), ' +
+          'oldest change first, with its variants. Follow `next_cursor` (as `updated_since`) to read every change ' +
+          'exactly in order; a later call with the last cursor returns only what changed since. A cursor is ' +
+          "opaque and belongs to the store that got it. Rate limited by the store's catalogue-read limit.",
+        errorResponses: {
+          400: 'Invalid cursor or limit',
+          401: 'Missing or invalid credential',
+          403: 'Scope refused',
+          404: 'Inventory reads are switched off',
+          429: 'Rate limited',
+        },
+      },
+    })
+    .input(
+      z.object({
+        updated_since: z
+          .string()
+          .max(300)
+          .optional()
+          .meta(described('A next_cursor from an earlier page; absent = from the start.')),
+        limit: intParam(
+          1,
+          5000,
+          described('At most the platform page size (500 by default); default the page size.'),
+        ).optional(),
+      }),
+    )
+    .output(inventoryOutput)
+    .query(async ({ ctx, input }) => {
+      if (!(await isFeatureEnabled(ctx.em, 'inventory_read'))) {
+        throw notFound('Inventory reads are switched off on this platform', 'FEATURE_DISABLED');
+      }
+      const max = ctx.settings.pageSizeMax;
+      if (input.limit !== undefined && input.limit > max) {
+        throw new AppError('bad_request', 'VALIDATION_FAILED', `Invalid request: limit: at most ${max}`, {
+          extra: { details: [{ path: 'limit', message: `at most ${max}` }] },
+        });
+      }
+      return readInventory(ctx.em, ctx.actor.storeId, input.updated_since, input.limit ?? max);
+    }),
+});
