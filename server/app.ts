@@ -39,7 +39,7 @@ export function createApp({ orm, config, log }: AppDeps): Server {
     settings,
     log,
     onAuthenticated: (actor) => requestStores.set(req, actor.storeId),
-    responseHeaders: {},
+    response: { headers: {} },
   });
   const rest = createRestHandler({ createContext, publicUrl: config.publicUrl, log });
   const trpc = createHTTPHandler({

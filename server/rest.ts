@@ -45,9 +45,13 @@ export function createRestHandler(deps: RestDeps) {
     createContext: ({ req }) => deps.createContext(req as IncomingMessage),
     responseMeta: ({ errors, paths, ctx }) => {
       const error = errors[0];
-      if (!error) return { status: successStatus(paths?.[0]), headers: ctx?.responseHeaders ?? {} };
+      if (!error)
+        return {
+          status: ctx?.response?.status ?? successStatus(paths?.[0]),
+          headers: ctx?.response?.headers ?? {},
+        };
       const shaped = shapeError(error);
-      const headers: Record<string, string> = { ...ctx?.responseHeaders, ...shaped.headers };
+      const headers: Record<string, string> = { ...ctx?.response?.headers, ...shaped.headers };
       if (shaped.status === 401) {
         headers['WWW-Authenticate'] =
           `Bearer resource_metadata="${deps.publicUrl}/.well-known/oauth-protected-resource/api/v1"`;

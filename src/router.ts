@@ -1,4 +1,5 @@
 import { catalogueRouter } from './catalogue/router.ts';
+import { externalOrdersRouter } from './external-orders/router.ts';
 import { internalRouter } from './internal/router.ts';
 import { inventoryRouter } from './inventory/router.ts';
 import { listingsRouter } from './listings/router.ts';
@@ -12,6 +13,7 @@ export const appRouter = router({
   listings: listingsRouter,
   orders: ordersRouter,
   inventory: inventoryRouter,
+  externalOrders: externalOrdersRouter,
   internal: internalRouter,
 });
 

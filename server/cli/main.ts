@@ -163,6 +163,20 @@ const commands: Record<string, Command> = {
       variantId: values.variant === undefined ? undefined : integer(values.variant as string, '--variant'),
     });
   },
+  'skus:map': async (argv, env) => {
+    const { values } = parse(argv, {
+      store: { type: 'string' },
+      sku: { type: 'string' },
+      product: { type: 'string' },
+      variant: { type: 'string' },
+    });
+    return operator(await env.orm()).mapSku({
+      storeId: integer(values.store as string | undefined, '--store'),
+      sku: requireString(values, 'sku'),
+      productId: integer(values.product as string | undefined, '--product'),
+      variantId: values.variant === undefined ? undefined : integer(values.variant as string, '--variant'),
+    });
+  },
   'mail:list': async (argv, env) => {
     const { values } = parse(argv, { status: { type: 'string' } });
     const status = values.status as string | undefined;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createApiKey, revokeApiKey } from '../auth/keys-service.ts';
 import { runReadinessPass } from '../catalogue/readiness.ts';
+import { mapSku } from '../external-orders/skus.ts';
 import { setStock } from '../inventory/stock.ts';
 import { createOwnGoods, listOwnGoods } from '../listings/own-goods.ts';
 import { listMail } from '../mail/list.ts';
@@ -107,6 +108,17 @@ export const internalRouter = router({
       }),
     )
     .mutation(({ ctx, input }) => setStock(ctx.em, input.productId, input.quantity, input.variantId)),
+
+  mapSku: internalProcedure
+    .input(
+      z.object({
+        storeId: idParam,
+        sku: z.string().trim().min(1).max(64),
+        productId: idParam,
+        variantId: idParam.optional(),
+      }),
+    )
+    .mutation(({ ctx, input }) => mapSku(ctx.em, input.storeId, input.sku, input.productId, input.variantId)),
 
   listMail: internalProcedure
     .input(z.object({ status: z.enum(['queued', 'sent', 'held', 'failed']).optional() }))

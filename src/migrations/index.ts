@@ -3,6 +3,7 @@ import { Migration20261122010000_listings_events } from './Migration202611220100
 import { Migration20261122020000_orders } from './Migration20261122020000_orders.ts';
 import { Migration20261122030000_stock_deltas } from './Migration20261122030000_stock_deltas.ts';
 import { Migration20261122040000_inventory_feed } from './Migration20261122040000_inventory_feed.ts';
+import { Migration20261122050000_external_orders } from './Migration20261122050000_external_orders.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -11,4 +12,5 @@ export const migrationsList = [
   { name: 'Migration20261122020000_orders', class: Migration20261122020000_orders },
   { name: 'Migration20261122030000_stock_deltas', class: Migration20261122030000_stock_deltas },
   { name: 'Migration20261122040000_inventory_feed', class: Migration20261122040000_inventory_feed },
+  { name: 'Migration20261122050000_external_orders', class: Migration20261122050000_external_orders },
 ];

@@ -22,6 +22,8 @@ export interface NewOrder {
   customer: { email: string; name: string; phone: string };
   shipping: { address: string; address2: string; city: string; state: string; zip: string; country: string };
   payment?: { method: string; transaction_id: string; amount_cents: number };
+  /** A marketplace order's natural key. */
+  external?: { marketplace: string; orderId: string };
   lines: OrderLine[];
 }
 
@@ -121,11 +123,12 @@ export async function insertOrder(tx: EntityManager, order: NewOrder) {
     tx,
     sql`INSERT INTO orders (store_id, order_number, order_type, channel, source, customer_name, customer_email,
         customer_phone, ship_address, ship_address2, ship_city, ship_state, ship_zip, ship_country, subtotal_cents,
-        total_cents, payment_method, payment_transaction_id, payment_amount_cents)
+        total_cents, payment_method, payment_transaction_id, payment_amount_cents, marketplace, external_order_id)
       VALUES (${order.storeId}, 'SL-' || nextval('order_number_seq'), ${order.orderType}, ${order.channel},
         ${order.source ?? null}, ${c.name}, ${c.email}, ${c.phone}, ${s.address}, ${s.address2}, ${s.city}, ${s.state},
         ${s.zip}, ${s.country}, ${subtotal}, ${subtotal}, ${order.payment?.method ?? null},
-        ${order.payment?.transaction_id ?? null}, ${order.payment?.amount_cents ?? null})
+        ${order.payment?.transaction_id ?? null}, ${order.payment?.amount_cents ?? null},
+        ${order.external?.marketplace ?? null}, ${order.external?.orderId ?? null})
       RETURNING id, order_number, status, order_type, total_cents, ${isoTime(sql`created_at`)} AS created_at`,
   );
   if (!created) throw new Error('order insert returned nothing');

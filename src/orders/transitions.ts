@@ -33,6 +33,8 @@ export interface AdvanceOptions {
   note?: string;
   /** Refuse unless the order belongs to this store (partner callers). */
   storeId?: number;
+  /** A marketplace buyer's cancellation may come after shipping (stock returns only for unshipped lines). */
+  cancelShipped?: boolean;
 }
 
 interface Locked {
@@ -74,7 +76,8 @@ export async function advanceOrder(
 ) {
   return em.transactional(async (tx) => {
     const order = await lockOrder(tx, orderId, opts.storeId);
-    const allowed = to === 'cancelled' ? CANCELLABLE.includes(order.status) : NEXT[order.status] === to;
+    const cancellable: OrderStatus[] = opts.cancelShipped ? [...CANCELLABLE, 'shipped'] : CANCELLABLE;
+    const allowed = to === 'cancelled' ? cancellable.includes(order.status) : NEXT[order.status] === to;
     if (!allowed) {
       const next = NEXT[order.status];
       throw new AppError(

@@ -24,6 +24,9 @@ export interface Context {
   actor?: Actor;
   /** Told who the caller is once the credential resolves (the request log records the store). */
   onAuthenticated?: (actor: Actor) => void;
-  /** Headers a procedure adds to its REST answer (rate-limit headers). */
-  responseHeaders?: Record<string, string>;
+  /**
+   * What a procedure adds to its REST answer: rate-limit headers, and the success status when it
+   * varies (200/201/202). One object per request; absent for in-process callers.
+   */
+  response?: { status?: number; headers: Record<string, string> };
 }

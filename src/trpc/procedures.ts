@@ -24,7 +24,7 @@ export const partnerProcedure = baseProcedure.use(async ({ ctx, meta, type, next
         ? `inventory:store:${actor.storeId}`
         : `external_orders:${actor.kind}:${actor.credentialId}`;
     const headers = await enforceLimit(ctx.em, key, ctx.settings.rateLimits[meta.rateLimit]);
-    if (ctx.responseHeaders) Object.assign(ctx.responseHeaders, headers);
+    if (ctx.response) Object.assign(ctx.response.headers, headers);
   }
   return next({ ctx: { ...ctx, actor } });
 });

@@ -1,0 +1,44 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../auth/actor.ts';
+import { rows, sql } from '../db/sql.ts';
+import { getOrder } from '../orders/read.ts';
+import { advanceOrder } from '../orders/transitions.ts';
+import { AppError, notFound } from '../trpc/errors.ts';
+
+/**
+ * The buyer cancelled on the marketplace. Only orders posted through the external-orders endpoint
+ * (403 `NOT_AN_APP_ORDER` for any other order of the store); always reason `marketplace`; stock comes
+ * back for lines not shipped and the draft purchase orders are cancelled. Repeating it answers the
+ * same cancelled order; a delivered order cannot be cancelled (409).
+ */
+export async function cancelExternalOrder(em: EntityManager, actor: Actor, orderId: number, note?: string) {
+  await em.transactional(async (tx) => {
+    const [order] = await rows<{ order_type: string; status: string }>(
+      tx,
+      sql`SELECT order_type, status FROM orders WHERE id = ${orderId} AND store_id = ${actor.storeId} FOR UPDATE`,
+    );
+    if (!order) throw notFound(`No order with id ${orderId}`, 'ORDER_NOT_FOUND');
+    if (order.order_type !== 'marketplace') {
+      throw new AppError(
+        'forbidden',
+        'NOT_AN_APP_ORDER',
+        'Only orders posted through /orders/external can be cancelled here',
+      );
+    }
+    if (order.status === 'cancelled') return;
+    if (order.status === 'delivered') {
+      throw new AppError('conflict', 'ORDER_NOT_CANCELLABLE', 'A delivered order cannot be cancelled');
+    }
+    await advanceOrder(tx, orderId, 'cancelled', {
+      reason: 'marketplace',
+      note,
+      storeId: actor.storeId,
+      cancelShipped: true,
+    });
+    await rows(
+      tx,
+      sql`UPDATE purchase_orders SET status = 'cancelled' WHERE order_id = ${orderId} AND status = 'draft'`,
+    );
+  });
+  return getOrder(em, actor, orderId);
+}

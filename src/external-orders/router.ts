@@ -1,0 +1,82 @@
+import { isFeatureEnabled } from '../platform/features.ts';
+import type { Context } from '../trpc/context.ts';
+import { notFound } from '../trpc/errors.ts';
+import { router } from '../trpc/init.ts';
+import { partnerProcedure } from '../trpc/procedures.ts';
+import { cancelExternalOrder } from './cancel.ts';
+import { postExternalOrder } from './post.ts';
+import { cancelInput, cancelOutput, externalOrderInput, externalOrderOutput } from './schemas.ts';
+
+const TAGS = ['Orders'];
+const STATUS = { created: 201, existing: 200, held: 202 } as const;
+
+async function requireEnabled(ctx: Context) {
+  if (!(await isFeatureEnabled(ctx.em, 'external_orders'))) {
+    throw notFound('External orders are switched off on this platform', 'FEATURE_DISABLED');
+  }
+}
+
+export const externalOrdersRouter = router({
+  post: partnerProcedure
+    .meta({
+      appScope: 'write_external_orders',
+      rateLimit: 'external_orders',
+      successStatus: 201,
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/orders/external',
+        operationId: 'postExternalOrder',
+        tags: TAGS,
+        summary: 'Post a marketplace order',
+        description:
+          "An order the store sold on a marketplace, for the store's own goods only. 201: created (recorded as " +
+          'paid, no buyer email, a draft purchase order per supplier). 200: already in; the existing order. 202: ' +
+          'held (an unmapped SKU, a line Stockless supplies, or not enough stock); post it again once resolved. ' +
+          'Idempotent on (marketplace, external_order_id). The 200, 201 and 202 answers share one shape.',
+        errorResponses: {
+          400: 'Invalid order',
+          401: 'Missing or invalid credential',
+          403: 'Scope refused',
+          404: 'External orders are switched off',
+          429: 'Rate limited',
+        },
+      },
+    })
+    .input(externalOrderInput)
+    .output(externalOrderOutput)
+    .mutation(async ({ ctx, input }) => {
+      await requireEnabled(ctx);
+      const answer = await postExternalOrder(ctx.em, ctx.actor, input);
+      if (ctx.response) ctx.response.status = STATUS[answer.result];
+      return answer;
+    }),
+
+  cancel: partnerProcedure
+    .meta({
+      appScope: 'write_external_orders',
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/orders/external/{id}/cancel',
+        operationId: 'cancelExternalOrder',
+        tags: TAGS,
+        summary: 'Cancel a marketplace order',
+        description:
+          'The buyer cancelled on the marketplace. Only for orders posted through /orders/external (others: 403 ' +
+          '`NOT_AN_APP_ORDER`). Recorded with reason `marketplace`; stock returns for lines not shipped. Repeating ' +
+          'it answers the same order; a delivered order: 409 `ORDER_NOT_CANCELLABLE`.',
+        errorResponses: {
+          400: 'Invalid request',
+          401: 'Missing or invalid credential',
+          403: 'Scope refused, or not a marketplace order',
+          404: 'No such order',
+          409: 'Delivered',
+        },
+      },
+    })
+    .input(cancelInput)
+    .output(cancelOutput)
+    .mutation(async ({ ctx, input }) => {
+      await requireEnabled(ctx);
+      return cancelExternalOrder(ctx.em, ctx.actor, input.id, input.note);
+    }),
+});
