@@ -13,6 +13,7 @@ import { seedProducts } from '../src/demo/seed-catalogue.ts';
 import { createStore } from '../src/store/service.ts';
 import { benchBulkAdd } from './bulk.ts';
 import { captureStatements } from './capture.ts';
+import { benchInventorySync, inventoryStore } from './inventory.ts';
 import { fmt, load, p50Of, printTable, round, SECONDS, waitFor } from './lib.ts';
 import { benchWholesale, seedOrders } from './orders.ts';
 
@@ -168,6 +169,43 @@ async function main() {
       writeKey,
     );
     results['wholesale order placement'] = wholesale;
+
+    const invStore = await createStore(orm.em.fork(), {
+      name: 'Bench inventory',
+      slug: 'bench-inventory',
+    }).catch(async () => {
+      const [row] = await rows<{ id: number }>(
+        orm.em.fork(),
+        sql`SELECT id FROM stores WHERE slug = 'bench-inventory'`,
+      );
+      return { id: row?.id ?? 0 };
+    });
+    const feedSize = await inventoryStore(db.url, invStore.id);
+    const invKey = (await createApiKey(orm.em.fork(), { storeId: invStore.id, scope: 'read', mode: 'test' }))
+      .key;
+    const sync = await benchInventorySync(db.url, `http://127.0.0.1:${apiPort}`, invKey, invStore.id);
+    results['inventory full sync'] = { feed_size: feedSize, ...sync };
+    console.log(`\nInventory full sync (${sync.items} listed products, pages of 500)`);
+    printTable(
+      ['', 'ms', 'rows/s', 'vs raw', 'target'],
+      [
+        [
+          'api GET /inventory (follow next_cursor)',
+          `${sync.api_ms}`,
+          `${sync.api_rows_per_s}`,
+          `${Math.round(sync.throughput_ratio * 100)}%`,
+          '≥ 60%',
+        ],
+        ['raw keyset scan, same SQL', `${sync.raw_ms}`, `${sync.raw_rows_per_s}`, '', ''],
+        [
+          'last full page vs first page',
+          `${sync.last_full_page_ms} / ${sync.first_page_ms}`,
+          '',
+          `${sync.last_vs_first}x`,
+          '≤ 1.3x',
+        ],
+      ],
+    );
     console.log('\nWholesale order placement (2 lines, 10 connections)');
     printTable(
       ['', 'orders/s', 'p50 ms', 'p99 ms', 'errors', 'vs raw', 'target'],
