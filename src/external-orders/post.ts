@@ -98,6 +98,22 @@ export async function postExternalOrder(em: EntityManager, actor: Actor, input: 
     }
 
     const mapped = await mapSkus(tx, storeId, [...new Set(input.items.map((i) => i.sku))]);
+    // Lock the store's variants (id order, as every reservation does) and read their stock under the
+    // lock, so two posts racing for the last units hold rather than fail.
+    const ownIds = [
+      ...new Set(
+        [...mapped.values()].filter((m) => m.own && m.variant_id).map((m) => m.variant_id as number),
+      ),
+    ];
+    const locked = await rows<{ id: number; stock_quantity: number }>(
+      tx,
+      sql`SELECT id, stock_quantity FROM product_variants WHERE id = ANY(${ownIds.sort((a, b) => a - b)}::integer[])
+        ORDER BY id FOR UPDATE`,
+    );
+    for (const m of mapped.values()) {
+      const fresh = locked.find((l) => l.id === m.variant_id);
+      if (fresh) m.stock = fresh.stock_quantity;
+    }
     const wanted = new Map<number, number>();
     for (const i of input.items) {
       const m = mapped.get(i.sku);

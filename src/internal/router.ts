@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createApiKey, revokeApiKey } from '../auth/keys-service.ts';
 import { runReadinessPass } from '../catalogue/readiness.ts';
+import { listHeldPosts } from '../external-orders/held.ts';
 import { mapSku } from '../external-orders/skus.ts';
 import { setStock } from '../inventory/stock.ts';
 import { createOwnGoods, listOwnGoods } from '../listings/own-goods.ts';
@@ -119,6 +120,10 @@ export const internalRouter = router({
       }),
     )
     .mutation(({ ctx, input }) => mapSku(ctx.em, input.storeId, input.sku, input.productId, input.variantId)),
+
+  listHeldExternalOrders: internalProcedure
+    .input(z.object({ storeId: idParam }))
+    .query(({ ctx, input }) => listHeldPosts(ctx.em, input.storeId)),
 
   listMail: internalProcedure
     .input(z.object({ status: z.enum(['queued', 'sent', 'held', 'failed']).optional() }))

@@ -33,9 +33,9 @@ export async function readInventory(
   updatedSince: string | undefined,
   limit: number,
 ) {
-  const from: Position = updatedSince
-    ? await decodeCursor(em, storeId, updatedSince)
-    : { xid: '0', seq: '0' };
+  // Only an absent cursor starts from the beginning; an empty one is as invalid as any other.
+  const from: Position =
+    updatedSince !== undefined ? await decodeCursor(em, storeId, updatedSince) : { xid: '0', seq: '0' };
   const page = await rows<FeedRow>(
     em,
     sql`SELECT f.product_id, f.xid::text AS xid, f.seq::text AS seq, p.sku, p.name,

@@ -34,6 +34,13 @@ export const inventoryOutput = z.object({
 
 export const inventoryRouter = router({
   feed: partnerProcedure
+    .use(async ({ ctx, next }) => {
+      // Switched off, the read does not exist: 404 before the parameters are even read.
+      if (!(await isFeatureEnabled(ctx.em, 'inventory_read'))) {
+        throw notFound('Inventory reads are switched off on this platform', 'FEATURE_DISABLED');
+      }
+      return next();
+    })
     .meta({
       appScope: 'read_inventory',
       rateLimit: 'inventory',
@@ -73,9 +80,6 @@ export const inventoryRouter = router({
     )
     .output(inventoryOutput)
     .query(async ({ ctx, input }) => {
-      if (!(await isFeatureEnabled(ctx.em, 'inventory_read'))) {
-        throw notFound('Inventory reads are switched off on this platform', 'FEATURE_DISABLED');
-      }
       const max = ctx.settings.pageSizeMax;
       if (input.limit !== undefined && input.limit > max) {
         throw new AppError('bad_request', 'VALIDATION_FAILED', `Invalid request: limit: at most ${max}`, {
