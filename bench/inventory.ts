@@ -16,7 +16,8 @@ export async function inventoryStore(databaseUrl: string, storeId: number): Prom
          SELECT $1, id FROM products WHERE active AND owner_store_id IS NULL ORDER BY id`,
         [storeId],
       );
-      await client.query('VACUUM ANALYZE inventory_feed');
+      // Fresh statistics, or the planner picks its join for an empty table.
+      for (const table of ['inventory_feed', 'listings']) await client.query(`VACUUM ANALYZE ${table}`);
     }
     const count = await client.query<{ n: number }>(
       'SELECT count(*)::integer AS n FROM inventory_feed WHERE store_id = $1',
