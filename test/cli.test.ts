@@ -1,36 +1,11 @@
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows, sql } from '../src/db/sql.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
+import { type CliRun, runCli } from './helpers/cli.ts';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const NODE = resolve(ROOT, 'node_modules/.bin/node');
+type Run = CliRun;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real operator CLI against the given database. */
-function cli(databaseUrl: string, ...args: string[]): Promise<Run> {
-  return new Promise((done, fail) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' };
-    // The child must not inherit the harness's own settings.
-    delete env.OPERATOR_TOKEN;
-    delete env.PORT;
-    const child = execFile(
-      NODE,
-      ['server/cli/main.ts', ...args],
-      { cwd: ROOT, env, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== 'number') return fail(error);
-        done({ code: child.exitCode ?? (error?.code as number) ?? 0, stdout, stderr });
-      },
-    );
-  });
-}
+const cli = runCli;
 
 /** The one JSON document a `--json` run prints on stdout. */
 function json<T = Record<string, unknown>>(run: Run): T {

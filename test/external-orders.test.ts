@@ -1,5 +1,3 @@
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
@@ -12,6 +10,7 @@ import { createCaller } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { AppError } from '../src/trpc/errors.ts';
 import { startTestApp, TEST_MAIL, TEST_RATE_LIMITS, type TestApp } from './helpers/app.ts';
+import { runCli } from './helpers/cli.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
 /**
@@ -23,8 +22,6 @@ import { fixtures } from './helpers/fixtures.ts';
 
 const OPERATOR_TOKEN = 'op_external_orders_token_0123456789abcdef';
 const log = createLogger('silent');
-const ROOT = resolve(import.meta.dirname, '..');
-const NODE = resolve(ROOT, 'node_modules/.bin/node');
 
 const EXTERNAL = '/api/v1/orders/external';
 const cancelPath = (id: number | string) => `${EXTERNAL}/${id}/cancel`;
@@ -311,25 +308,7 @@ async function failure(call: Promise<unknown>): Promise<AppError> {
 }
 
 /** Runs the real operator CLI against the app's database. */
-function cli(
-  databaseUrl: string,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' };
-    delete env.OPERATOR_TOKEN;
-    delete env.PORT;
-    const child = execFile(
-      NODE,
-      ['server/cli/main.ts', ...args],
-      { cwd: ROOT, env, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== 'number') return fail(error);
-        done({ code: child.exitCode ?? (error?.code as number) ?? 0, stdout, stderr });
-      },
-    );
-  });
-}
+const cli = runCli;
 
 /** Moves an order along the chain up to `to` (shipping with a tracking number). */
 async function advanceTo(orderId: number, to: 'processing' | 'fulfilled' | 'shipped' | 'delivered') {

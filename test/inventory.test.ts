@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
-import { resolve } from 'node:path';
 import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTaskList } from '../jobs/tasks.ts';
@@ -17,6 +15,7 @@ import { createCaller } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { AppError, shapeError } from '../src/trpc/errors.ts';
 import { startTestApp, TEST_MAIL, TEST_RATE_LIMITS, type TestApp } from './helpers/app.ts';
+import { runCli } from './helpers/cli.ts';
 import { fixtures, type ProductSpec } from './helpers/fixtures.ts';
 
 /**
@@ -60,8 +59,6 @@ interface Sent {
 
 const FEED = '/api/v1/inventory';
 const MY = '/api/v1/my-products';
-const ROOT = resolve(import.meta.dirname, '..');
-const NODE = resolve(ROOT, 'node_modules/.bin/node');
 const OPERATOR_TOKEN = 'op_inventory_test_token_0123456789abcdef';
 const log = createLogger('silent');
 const quiet = { logger: { debug() {}, info() {}, warn() {}, error() {} } } as unknown as JobHelpers;
@@ -317,25 +314,7 @@ async function freshWindow(target: TestApp, margin = 10) {
   if (left < margin) await sleep(left * 1000 + 300);
 }
 
-function cli(
-  databaseUrl: string,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' };
-    delete env.OPERATOR_TOKEN;
-    delete env.PORT;
-    const child = execFile(
-      NODE,
-      ['server/cli/main.ts', ...args],
-      { cwd: ROOT, env, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== 'number') return fail(error);
-        done({ code: child.exitCode ?? (error?.code as number) ?? 0, stdout, stderr });
-      },
-    );
-  });
-}
+const cli = runCli;
 
 /** The item the feed must show for a product, computed from the tables. */
 async function expectedItem(storeId: number, productId: number, target: TestApp = app): Promise<Item> {

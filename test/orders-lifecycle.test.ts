@@ -1,5 +1,3 @@
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
 import type { JobHelpers, Task } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTaskList } from '../jobs/tasks.ts';
@@ -9,6 +7,7 @@ import { advanceOrder } from '../src/orders/transitions.ts';
 import { createCaller } from '../src/router.ts';
 import { AppError, shapeError } from '../src/trpc/errors.ts';
 import { startTestApp, TEST_MAIL, TEST_RATE_LIMITS, type TestApp } from './helpers/app.ts';
+import { type CliRun, runCli } from './helpers/cli.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
 /**
@@ -18,8 +17,6 @@ import { fixtures } from './helpers/fixtures.ts';
 
 const OPERATOR_TOKEN = 'op_lifecycle_token_0123456789abcdefghijkl';
 const log = createLogger('silent');
-const ROOT = resolve(import.meta.dirname, '..');
-const NODE = resolve(ROOT, 'node_modules/.bin/node');
 
 type Status = 'pending' | 'processing' | 'fulfilled' | 'shipped' | 'delivered' | 'cancelled';
 const STATUSES: Status[] = ['pending', 'processing', 'fulfilled', 'shipped', 'delivered', 'cancelled'];
@@ -798,29 +795,10 @@ describe('invoice numbering', () => {
   });
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 /** Runs the real operator CLI against the test database. */
-function cli(...args: string[]): Promise<Run> {
-  return new Promise((done, fail) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: app.databaseUrl, LOG_LEVEL: 'silent' };
-    delete env.OPERATOR_TOKEN;
-    delete env.PORT;
-    const child = execFile(
-      NODE,
-      ['server/cli/main.ts', ...args],
-      { cwd: ROOT, env, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== 'number') return fail(error);
-        done({ code: child.exitCode ?? (error?.code as number) ?? 0, stdout, stderr });
-      },
-    );
-  });
-}
+const cli = (...args: string[]) => runCli(app.databaseUrl, ...args);
 
 function json<T = Record<string, unknown>>(run: Run): T {
   const lines = run.stdout.trim().split('\n');
