@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { authorize } from '../src/auth/authorize.ts';
-import { resolveCredential } from '../src/auth/credentials.ts';
+import { resolveCredential, wwwAuthenticate } from '../src/auth/credentials.ts';
 import { invoicePdf } from '../src/orders/invoice.ts';
 import type { Merchant } from '../src/orders/invoice-pdf.ts';
 import { ORDER_READ_SCOPE } from '../src/orders/router.ts';
@@ -57,10 +57,7 @@ export async function serveInvoice(
     const shaped = shapeError(err);
     for (const [k, v] of Object.entries(shaped.headers)) res.setHeader(k, v);
     if (shaped.status === 401) {
-      res.setHeader(
-        'WWW-Authenticate',
-        `Bearer resource_metadata="${deps.publicUrl}/.well-known/oauth-protected-resource/api/v1"`,
-      );
+      res.setHeader('WWW-Authenticate', wwwAuthenticate(deps.publicUrl));
     }
     sendError(res, shaped.status, shaped.body, deps.requestId);
   }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
+import { wwwAuthenticate } from '../src/auth/credentials.ts';
 import { appRouter } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { type ErrorBody, shapeError } from '../src/trpc/errors.ts';
@@ -53,8 +54,7 @@ export function createRestHandler(deps: RestDeps) {
       const shaped = shapeError(error);
       const headers: Record<string, string> = { ...ctx?.response?.headers, ...shaped.headers };
       if (shaped.status === 401) {
-        headers['WWW-Authenticate'] =
-          `Bearer resource_metadata="${deps.publicUrl}/.well-known/oauth-protected-resource/api/v1"`;
+        headers['WWW-Authenticate'] = wwwAuthenticate(deps.publicUrl);
       }
       return { status: shaped.status, headers };
     },

@@ -7,6 +7,11 @@ import { API_KEY_PATTERN, hashToken } from './api-keys.ts';
 const USAGE_WRITE_INTERVAL_MS = 60_000;
 const lastUsageWrite = new Map<number, number>();
 
+/** RFC 9728 §5.1: where a client finds the REST API's protected-resource metadata. */
+export function wwwAuthenticate(publicUrl: string): string {
+  return `Bearer resource_metadata="${publicUrl}/.well-known/oauth-protected-resource/api/v1"`;
+}
+
 export function unauthorized(message: string): AppError {
   return new AppError('unauthorized', 'INVALID_CREDENTIAL', message);
 }

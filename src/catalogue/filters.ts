@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type RawBuilder, rows, sql } from '../db/sql.ts';
+import { likePattern, type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import { channelBit } from './channels.ts';
 import type { CatalogueFilters, FacetName } from './schemas.ts';
@@ -34,10 +34,6 @@ export interface CatalogueQuery {
   /** Set when searching: the relevance expression for sorting. */
   relevance?: RawBuilder<unknown>;
   ownership?: { applied: 'own' | 'btab' | 'all'; choices: ('own' | 'btab' | 'all')[] };
-}
-
-function likePattern(term: string): string {
-  return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** Catalogue rows this store may see at all: approved products, and only its own own-goods. */

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { isoTime, type RawBuilder, rows, sql } from '../db/sql.ts';
+import { isoTime, pageOffset, pagination, type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import {
   buildCatalogueQuery,
@@ -100,8 +100,7 @@ export async function listCatalogue(em: EntityManager, ctx: StoreCatalogueContex
   const q = await buildCatalogueQuery(em, ctx, input);
   const where = whereAll(q);
   const from = catalogueFrom(ctx);
-  // As a string: page is any safe integer, and page × limit can pass 2^53.
-  const offset = String(BigInt(input.page - 1) * BigInt(input.limit));
+  const offset = pageOffset(input.page, input.limit);
   const [countRows, pageRows] = await Promise.all([
     rows<{ total: number }>(em, sql`SELECT count(*)::integer AS total FROM ${from} WHERE ${where}`),
     rows<ProductRow>(
@@ -118,12 +117,7 @@ export async function listCatalogue(em: EntityManager, ctx: StoreCatalogueContex
   const total = countRows[0]?.total ?? 0;
   return {
     products: pageRows.map(toCatalogueProduct),
-    pagination: {
-      page: input.page,
-      limit: input.limit,
-      total_count: total,
-      total_pages: Math.ceil(total / input.limit),
-    },
+    pagination: pagination(input.page, input.limit, total),
     ...(q.ownership ? { ownership: q.ownership } : {}),
   };
 }

@@ -38,3 +38,18 @@ export function observeStatements(fn: Observer | undefined): void {
 export function isoTime(column: RawBuilder<unknown>): RawBuilder<string> {
   return sql<string>`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
+
+/** A case-insensitive substring pattern for ILIKE, with `%`, `_` and `\` in the term taken literally. */
+export function likePattern(term: string): string {
+  return `%${term.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** OFFSET of a 1-based page, as text: page is any safe integer and page × limit can pass 2^53. */
+export function pageOffset(page: number, limit: number): string {
+  return String(BigInt(page - 1) * BigInt(limit));
+}
+
+/** The pagination envelope of every list. */
+export function pagination(page: number, limit: number, total: number) {
+  return { page, limit, total_count: total, total_pages: Math.ceil(total / limit) };
+}

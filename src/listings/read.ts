@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { EFFECTIVE_PURCHASE_MODE } from '../catalogue/filters.ts';
-import { isoTime, type RawBuilder, rows, sql } from '../db/sql.ts';
+import { isoTime, likePattern, pageOffset, pagination, type RawBuilder, rows, sql } from '../db/sql.ts';
 import { notFound } from '../trpc/errors.ts';
 import type { ListingListItem, ListListingsInput } from './schemas.ts';
 
@@ -60,7 +60,7 @@ function base(r: Row) {
 function filters(input: ListListingsInput): RawBuilder<unknown>[] {
   const conds: RawBuilder<unknown>[] = [];
   if (input.search) {
-    const pattern = `%${input.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const pattern = likePattern(input.search);
     conds.push(sql`(p.name ILIKE ${pattern} OR p.sku ILIKE ${pattern})`);
   }
   const noWeight = sql`p.weight_oz IS NULL`;
@@ -95,7 +95,7 @@ async function variantsOf(em: EntityManager, productIds: number[]) {
 
 export async function listListings(em: EntityManager, storeId: number, input: ListListingsInput) {
   const where = sql.join([LIVE(storeId), ...filters(input)], sql` AND `);
-  const offset = String(BigInt(input.page - 1) * BigInt(input.limit));
+  const offset = pageOffset(input.page, input.limit);
   const [countRows, page] = await Promise.all([
     rows<{ total: number }>(em, sql`SELECT count(*)::integer AS total FROM ${where}`),
     rows<Row>(
@@ -128,12 +128,7 @@ export async function listListings(em: EntityManager, storeId: number, input: Li
   const total = countRows[0]?.total ?? 0;
   return {
     products,
-    pagination: {
-      page: input.page,
-      limit: input.limit,
-      total_count: total,
-      total_pages: Math.ceil(total / input.limit),
-    },
+    pagination: pagination(input.page, input.limit, total),
   };
 }
 

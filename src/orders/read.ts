@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor.ts';
-import { isoTime, type RawBuilder, rows, sql } from '../db/sql.ts';
+import { isoTime, likePattern, pageOffset, pagination, type RawBuilder, rows, sql } from '../db/sql.ts';
 import { notFound } from '../trpc/errors.ts';
 import type { ListOrdersInput, OrderDetail, OrderListItem } from './schemas.ts';
 
@@ -54,7 +54,7 @@ function filters(storeId: number, input: ListOrdersInput, canReadCustomers: bool
     );
   }
   if (input.search) {
-    const pattern = `%${input.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const pattern = likePattern(input.search);
     // The concatenation is what the trigram index covers (a superset); each field is then checked
     // on its own so a match never spans two fields.
     // Without read_customers, search cannot probe buyer names or emails: order numbers only.
@@ -73,7 +73,7 @@ const SORT = { created_at: sql`o.created_at`, updated_at: sql`o.updated_at`, id:
 export async function listOrders(em: EntityManager, actor: Actor, input: ListOrdersInput) {
   const where = filters(actor.storeId, input, actor.canReadCustomers);
   const dir = input.order === 'asc' ? sql`ASC` : sql`DESC`;
-  const offset = String(BigInt(input.page - 1) * BigInt(input.limit));
+  const offset = pageOffset(input.page, input.limit);
   const [count, page] = await Promise.all([
     rows<{ total: number }>(em, sql`SELECT count(*)::integer AS total FROM orders o WHERE ${where}`),
     rows<ListRow>(
@@ -85,12 +85,7 @@ export async function listOrders(em: EntityManager, actor: Actor, input: ListOrd
   const total = count[0]?.total ?? 0;
   return {
     orders: page.map((r) => toListItem(r, actor)),
-    pagination: {
-      page: input.page,
-      limit: input.limit,
-      total_count: total,
-      total_pages: Math.ceil(total / input.limit),
-    },
+    pagination: pagination(input.page, input.limit, total),
   };
 }
 

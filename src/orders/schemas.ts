@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationSchema } from '../catalogue/schemas.ts';
-import { described, idParam, intParam, PG_INT_MAX, textParam } from '../trpc/params.ts';
+import { described, idParam, intParam, NUL_MESSAGE, noNul, PG_INT_MAX, textParam } from '../trpc/params.ts';
 
 export const ORDER_STATUSES = [
   'pending',
@@ -112,9 +112,6 @@ export type OrderDetail = z.output<typeof orderDetail>;
 export const orderOutput = z.object({ order: orderDetail });
 export const orderIdInput = z.object({ id: idParam });
 
-// PostgreSQL text cannot hold U+0000: refused here, never a 500 from the database.
-const noNul = (v: string) => !v.includes('\0');
-const NUL_MESSAGE = 'must not contain NUL characters';
 const text = (max: number) => z.string().trim().min(1).max(max).refine(noNul, NUL_MESSAGE);
 const optionalText = (max: number) => z.string().trim().max(max).refine(noNul, NUL_MESSAGE).default('');
 

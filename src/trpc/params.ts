@@ -39,7 +39,7 @@ export function textParam(max: number, docs: Record<string, unknown> = {}) {
       .string()
       .max(max)
       // PostgreSQL text cannot hold U+0000; refuse it here rather than fail in the database.
-      .refine((v) => !v.includes('\0'), 'must not contain NUL characters')
+      .refine(noNul, NUL_MESSAGE)
       .transform((v) => (v.trim() === '' ? undefined : v))
       .meta({ override: documentAs({ type: 'string', maxLength: max, ...docs }) })
   );
@@ -58,3 +58,7 @@ export const boolParam = z
 
 /** Parameter documentation for the contract. */
 export const described = (description: string) => ({ description });
+
+/** PostgreSQL text cannot hold U+0000: refuse it in any free text, never a 500 from the database. */
+export const noNul = (v: string) => !v.includes('\0');
+export const NUL_MESSAGE = 'must not contain NUL characters';

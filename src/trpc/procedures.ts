@@ -5,9 +5,6 @@ import { enforceLimit } from '../ratelimit/limiter.ts';
 import { AppError } from './errors.ts';
 import { baseProcedure } from './init.ts';
 
-/** No credential: health, the contract document. */
-export const publicProcedure = baseProcedure;
-
 /**
  * Partners: an API key or an app token. Applies the method rule (a `read` credential may only
  * query) and the app-scope rule named in the procedure's meta.
