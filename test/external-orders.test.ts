@@ -7,9 +7,8 @@ import { createApiKey } from '../src/auth/keys-service.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import type { externalOrderInput } from '../src/external-orders/schemas.ts';
 import { createCaller } from '../src/router.ts';
-import type { Context } from '../src/trpc/context.ts';
 import { AppError } from '../src/trpc/errors.ts';
-import { startTestApp, TEST_MAIL, TEST_RATE_LIMITS, type TestApp } from './helpers/app.ts';
+import { startTestApp, type TestApp, testContext } from './helpers/app.ts';
 import { runCli } from './helpers/cli.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
@@ -21,7 +20,7 @@ import { fixtures } from './helpers/fixtures.ts';
  */
 
 const OPERATOR_TOKEN = 'op_external_orders_token_0123456789abcdef';
-const log = createLogger('silent');
+const _log = createLogger('silent');
 
 const EXTERNAL = '/api/v1/orders/external';
 const cancelPath = (id: number | string) => `${EXTERNAL}/${id}/cancel`;
@@ -43,25 +42,15 @@ let unique = 0;
 /** A name no other test (nor another run on the same template) uses. */
 const uid = (prefix: string) => `${prefix}-${process.pid.toString(36)}${Date.now().toString(36)}${++unique}`;
 
-function settings() {
-  return {
-    publicUrl: 'http://stockless.test',
-    pageSizeMax: 500,
-    operatorToken: OPERATOR_TOKEN,
-    merchant: TEST_MAIL.merchant,
-    rateLimits: TEST_RATE_LIMITS,
-  };
-}
-
 /** The operator's internal procedures, a fresh context per call. */
 function internal(target: TestApp = app) {
-  return createCaller({
-    em: target.orm.em.fork(),
-    requestId: 'req_external_orders_internal',
-    headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
-    settings: settings(),
-    log,
-  }).internal;
+  return createCaller(
+    testContext(target, {
+      authorization: `Bearer ${OPERATOR_TOKEN}`,
+      operatorToken: OPERATOR_TOKEN,
+      requestId: 'req_external_orders_internal',
+    }),
+  ).internal;
 }
 
 /** The partner router as a preset app actor (as the OAuth transport would resolve it). */
@@ -79,15 +68,9 @@ function asApp(
     appId: 9,
     canReadCustomers: o.readCustomers ?? false,
   };
-  const context: Context = {
-    em: app.orm.em.fork(),
-    requestId: 'req_external_orders_app',
-    headers: {},
-    settings: settings(),
-    log,
-    actor,
-  };
-  return createCaller(context);
+  return createCaller(
+    testContext(app, { actor, operatorToken: OPERATOR_TOKEN, requestId: 'req_external_orders_app' }),
+  );
 }
 
 /** Status, parsed JSON body and headers. */

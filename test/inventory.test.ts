@@ -14,7 +14,7 @@ import { setStock } from '../src/inventory/stock.ts';
 import { createCaller } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { AppError, shapeError } from '../src/trpc/errors.ts';
-import { startTestApp, TEST_MAIL, TEST_RATE_LIMITS, type TestApp } from './helpers/app.ts';
+import { startTestApp, TEST_MAIL, type TestApp, testContext } from './helpers/app.ts';
 import { runCli } from './helpers/cli.ts';
 import { fixtures, type ProductSpec } from './helpers/fixtures.ts';
 
@@ -60,7 +60,7 @@ interface Sent {
 const FEED = '/api/v1/inventory';
 const MY = '/api/v1/my-products';
 const OPERATOR_TOKEN = 'op_inventory_test_token_0123456789abcdef';
-const log = createLogger('silent');
+const _log = createLogger('silent');
 const quiet = { logger: { debug() {}, info() {}, warn() {}, error() {} } } as unknown as JobHelpers;
 
 const CUSTOMER = { email: 'inv@example.com', name: 'Ivy Inventory', phone: '+61 400 000 001' };
@@ -195,20 +195,12 @@ async function variantsOf(productId: number, target: TestApp = app): Promise<Var
 
 /** A context as each HTTP request gets, for in-process callers. */
 function context(o: { actor?: Actor; authorization?: string; target?: TestApp } = {}): Context {
-  return {
-    em: (o.target ?? app).orm.em.fork(),
-    requestId: 'req_inventory',
-    headers: o.authorization === undefined ? {} : { authorization: o.authorization },
-    settings: {
-      publicUrl: 'http://stockless.test',
-      pageSizeMax: 500,
-      operatorToken: OPERATOR_TOKEN,
-      merchant: TEST_MAIL.merchant,
-      rateLimits: TEST_RATE_LIMITS,
-    },
-    log,
+  return testContext(o.target ?? app, {
     actor: o.actor,
-  };
+    authorization: o.authorization,
+    operatorToken: OPERATOR_TOKEN,
+    requestId: 'req_inventory',
+  });
 }
 
 const internal = (target: TestApp = app) =>

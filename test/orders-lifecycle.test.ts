@@ -6,7 +6,7 @@ import { rows, sql } from '../src/db/sql.ts';
 import { advanceOrder } from '../src/orders/transitions.ts';
 import { createCaller } from '../src/router.ts';
 import { AppError, shapeError } from '../src/trpc/errors.ts';
-import { startTestApp, TEST_MAIL, TEST_RATE_LIMITS, type TestApp } from './helpers/app.ts';
+import { startTestApp, TEST_MAIL, type TestApp, testContext } from './helpers/app.ts';
 import { type CliRun, runCli } from './helpers/cli.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
@@ -16,7 +16,7 @@ import { fixtures } from './helpers/fixtures.ts';
  */
 
 const OPERATOR_TOKEN = 'op_lifecycle_token_0123456789abcdefghijkl';
-const log = createLogger('silent');
+const _log = createLogger('silent');
 
 type Status = 'pending' | 'processing' | 'fulfilled' | 'shipped' | 'delivered' | 'cancelled';
 const STATUSES: Status[] = ['pending', 'processing', 'fulfilled', 'shipped', 'delivered', 'cancelled'];
@@ -59,19 +59,13 @@ const SHIPPING = {
 
 /** The operator's internal procedures on the given app, a fresh context per call. */
 function internalOf(target: TestApp) {
-  return createCaller({
-    em: target.orm.em.fork(),
-    requestId: 'req_lifecycle',
-    headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
-    settings: {
-      publicUrl: 'http://stockless.test',
-      pageSizeMax: 500,
+  return createCaller(
+    testContext(target, {
+      authorization: `Bearer ${OPERATOR_TOKEN}`,
       operatorToken: OPERATOR_TOKEN,
-      merchant: TEST_MAIL.merchant,
-      rateLimits: TEST_RATE_LIMITS,
-    },
-    log,
-  }).internal;
+      requestId: 'req_lifecycle',
+    }),
+  ).internal;
 }
 
 /** Awaits a call that must fail and returns the thrown AppError. */

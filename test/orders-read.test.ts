@@ -5,7 +5,7 @@ import { rows, sql } from '../src/db/sql.ts';
 import { createCaller } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { AppError, shapeError } from '../src/trpc/errors.ts';
-import { startTestApp, TEST_MAIL, TEST_RATE_LIMITS, type TestApp } from './helpers/app.ts';
+import { startTestApp, type TestApp, testContext } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
 type Store = Awaited<ReturnType<TestApp['createStore']>>;
@@ -20,7 +20,7 @@ type Channel =
 type Status = 'pending' | 'processing' | 'fulfilled' | 'shipped' | 'delivered' | 'cancelled';
 
 const OPERATOR_TOKEN = 'op_orders_read_token_0123456789abcdefghij';
-const log = createLogger('silent');
+const _log = createLogger('silent');
 const LIST = '/api/v1/orders';
 const one = (id: number | string) => `/api/v1/orders/${id}`;
 const ME = '/api/v1/vendor/me';
@@ -183,20 +183,7 @@ const PATH: Record<Status, Status[]> = {
 
 /** A fresh context per call, as each HTTP request gets. */
 function context(o: { actor?: Actor; authorization?: string } = {}): Context {
-  return {
-    em: app.orm.em.fork(),
-    requestId: 'req_orders_read',
-    headers: o.authorization === undefined ? {} : { authorization: o.authorization },
-    settings: {
-      publicUrl: 'http://stockless.test',
-      pageSizeMax: 500,
-      operatorToken: OPERATOR_TOKEN,
-      merchant: TEST_MAIL.merchant,
-      rateLimits: TEST_RATE_LIMITS,
-    },
-    log,
-    actor: o.actor,
-  };
+  return testContext(app, { ...o, operatorToken: OPERATOR_TOKEN, requestId: 'req_orders_read' });
 }
 
 const internal = () => createCaller(context({ authorization: `Bearer ${OPERATOR_TOKEN}` })).internal;

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../server/logger.ts';
 import type { Actor } from '../src/auth/actor.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { reserveStock } from '../src/orders/reserve.ts';
 import { createCaller } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { AppError } from '../src/trpc/errors.ts';
-import { startTestApp, TEST_MAIL, TEST_RATE_LIMITS, type TestApp } from './helpers/app.ts';
+import { startTestApp, type TestApp, testContext } from './helpers/app.ts';
 import { fixtures, type ProductSpec } from './helpers/fixtures.ts';
 
 /**
@@ -814,20 +813,7 @@ describe('POST /api/v1/orders: credentials', () => {
       appId: 1,
       canReadCustomers: false,
     };
-    const context = (): Context => ({
-      em: app.orm.em.fork(),
-      requestId: 'req_wholesale_test',
-      headers: {},
-      settings: {
-        publicUrl: 'http://stockless.test',
-        pageSizeMax: 500,
-        operatorToken: undefined,
-        merchant: TEST_MAIL.merchant,
-        rateLimits: TEST_RATE_LIMITS,
-      },
-      log: createLogger('silent'),
-      actor,
-    });
+    const context = (): Context => testContext(app, { actor, requestId: 'req_wholesale_test' });
     // The same actor may read orders (read_orders): the refusal is about creating them.
     const listed = await createCaller(context()).orders.list({});
     expect(listed.pagination.total_count).toBeGreaterThanOrEqual(0);

@@ -6,14 +6,14 @@ import type { Actor, AppScope } from '../src/auth/actor.ts';
 import { revokeApiKey } from '../src/auth/keys-service.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { createCaller } from '../src/router.ts';
-import type { Context, DomainSettings } from '../src/trpc/context.ts';
+import type { Context } from '../src/trpc/context.ts';
 import { AppError, shapeError } from '../src/trpc/errors.ts';
 import { createCallerFactory, router } from '../src/trpc/init.ts';
 import { partnerProcedure } from '../src/trpc/procedures.ts';
-import { startTestApp, TEST_MAIL, TEST_RATE_LIMITS, type TestApp } from './helpers/app.ts';
+import { startTestApp, type TestApp, testContext } from './helpers/app.ts';
 
 const OPERATOR_TOKEN = 'op_test_token_0123456789abcdefghijklmnop';
-const log = createLogger('silent');
+const _log = createLogger('silent');
 
 /** Which handlers actually ran: a refused call must never reach its handler. */
 const ran: string[] = [];
@@ -70,24 +70,9 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const settings = (operatorToken: string | undefined = undefined): DomainSettings => ({
-  publicUrl: 'http://stockless.test',
-  pageSizeMax: 500,
-  operatorToken,
-  merchant: TEST_MAIL.merchant,
-  rateLimits: TEST_RATE_LIMITS,
-});
-
 /** A fresh context per call, as each HTTP request gets. */
 function context(o: { authorization?: string; actor?: Actor; operatorToken?: string } = {}): Context {
-  return {
-    em: app.orm.em.fork(),
-    requestId: 'req_test',
-    headers: o.authorization === undefined ? {} : { authorization: o.authorization },
-    settings: settings(o.operatorToken),
-    log,
-    actor: o.actor,
-  };
+  return testContext(app, o);
 }
 
 const asKey = (key: string) => createTestCaller(context({ authorization: `Bearer ${key}` }));

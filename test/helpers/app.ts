@@ -7,8 +7,10 @@ import { loadConfig, merchantOf } from '../../server/config.ts';
 import { ensureDatabase } from '../../server/database.ts';
 import { createLogger } from '../../server/logger.ts';
 import { type Orm, openOrm } from '../../server/orm.ts';
+import type { Actor } from '../../src/auth/actor.ts';
 import { createApiKey } from '../../src/auth/keys-service.ts';
 import { createStore } from '../../src/store/service.ts';
+import type { Context, DomainSettings } from '../../src/trpc/context.ts';
 import { withDatabase } from './global-setup.ts';
 
 /** Mail settings for tests that run Graphile tasks in-process: no SMTP unless a test brings one. */
@@ -20,6 +22,35 @@ export const TEST_MAIL = {
 
 /** The default limits, for tests that build a Context by hand. */
 export const TEST_RATE_LIMITS = { inventory: 600, external_orders: 120 };
+
+/** Settings as the HTTP app passes them to procedures. */
+export function testSettings(operatorToken?: string): DomainSettings {
+  return {
+    publicUrl: 'http://stockless.test',
+    pageSizeMax: 500,
+    operatorToken,
+    merchant: TEST_MAIL.merchant,
+    rateLimits: TEST_RATE_LIMITS,
+  };
+}
+
+/**
+ * A tRPC Context as the HTTP app builds one per request, for in-process callers (internal
+ * procedures, preset app actors): call it once per call.
+ */
+export function testContext(
+  target: TestApp,
+  o: { actor?: Actor; authorization?: string; operatorToken?: string; requestId?: string } = {},
+): Context {
+  return {
+    em: target.orm.em.fork(),
+    requestId: o.requestId ?? 'req_test',
+    headers: o.authorization === undefined ? {} : { authorization: o.authorization },
+    settings: testSettings(o.operatorToken),
+    log: createLogger('silent'),
+    actor: o.actor,
+  };
+}
 
 export interface TestApp {
   url: string;
