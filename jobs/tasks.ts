@@ -5,9 +5,12 @@ import { dispatchPendingEvents } from '../src/events/dispatch.ts';
 import { fanOutStock } from '../src/inventory/fanout.ts';
 import { type MailSettings, sendQueuedMail } from '../src/mail/send.ts';
 import { pruneLimitWindows } from '../src/ratelimit/limiter.ts';
+import { deliverDue } from '../src/webhooks/deliver.ts';
+import { closeCoalescingWindow } from '../src/webhooks/fanout.ts';
+import type { WebhookSettings } from '../src/webhooks/settings.ts';
 
 /** Every Graphile task the service runs. Each forks its own unit of work. */
-export function createTaskList(orm: Orm, mail: MailSettings): TaskList {
+export function createTaskList(orm: Orm, mail: MailSettings, webhooks: WebhookSettings): TaskList {
   return {
     send_mail: async (_payload, helpers) => {
       const c = await sendQueuedMail(orm.em.fork(), mail);
@@ -27,10 +30,17 @@ export function createTaskList(orm: Orm, mail: MailSettings): TaskList {
       await pruneLimitWindows(orm.em.fork());
     },
     dispatch_events: async (_payload, helpers) => {
-      const n = await dispatchPendingEvents(orm.em.fork(), (e) =>
+      const n = await dispatchPendingEvents(orm.em.fork(), webhooks.coalesceWindowMs, (e) =>
         helpers.logger.debug(`event ${e.event} ${e.entity_id} (store ${e.store_id})`),
       );
       if (n) helpers.logger.info(`dispatched ${n} events`);
+    },
+    webhook_coalesce: async (payload) => {
+      await closeCoalescingWindow(orm.em.fork(), payload);
+    },
+    deliver_webhooks: async (_payload, helpers) => {
+      const n = await deliverDue(orm.em.fork(), webhooks);
+      if (n) helpers.logger.debug(`webhooks: ${n} attempts`);
     },
     readiness_pass: async (_payload, helpers) => {
       const result = await runReadinessPass(orm.em.fork());
@@ -40,7 +50,12 @@ export function createTaskList(orm: Orm, mail: MailSettings): TaskList {
 }
 
 /**
- * The readiness pass nightly at 03:00 UTC (`?fill=6h` runs a missed pass once if the worker was down
+ * Deliveries also get a look every minute, so one a crashed worker held is retaken once its lease
+ * ends even if nothing else wakes the queue. The readiness pass nightly at 03:00 UTC (`?fill=6h` runs a missed pass once if the worker was down
  * then); expired rate-limit windows are dropped hourly.
  */
-export const crontab = ['0 3 * * * readiness_pass ?fill=6h', '17 * * * * prune_rate_limits'].join('\n');
+export const crontab = [
+  '0 3 * * * readiness_pass ?fill=6h',
+  '17 * * * * prune_rate_limits',
+  '* * * * * deliver_webhooks',
+].join('\n');

@@ -2,6 +2,8 @@ import { Logger, type Runner, run } from 'graphile-worker';
 import type { Logger as Pino } from '../server/logger.ts';
 import type { Orm } from '../server/orm.ts';
 import type { MailSettings } from '../src/mail/send.ts';
+import { closeWebhookAgents } from '../src/webhooks/send.ts';
+import type { WebhookSettings } from '../src/webhooks/settings.ts';
 import { createTaskList, crontab } from './tasks.ts';
 
 export interface WorkerOptions {
@@ -10,6 +12,7 @@ export interface WorkerOptions {
   concurrency: number;
   log: Pino;
   mail: MailSettings;
+  webhooks: WebhookSettings;
 }
 
 function graphileLogger(log: Pino): Logger {
@@ -21,13 +24,17 @@ function graphileLogger(log: Pino): Logger {
 }
 
 export async function startWorker(opts: WorkerOptions): Promise<Runner> {
-  return run({
+  const runner = await run({
     connectionString: opts.connectionString,
     concurrency: opts.concurrency,
-    taskList: createTaskList(opts.orm, opts.mail),
+    taskList: createTaskList(opts.orm, opts.mail, opts.webhooks),
     crontab,
     logger: graphileLogger(opts.log.child({ component: 'worker' })),
     noHandleSignals: true,
     pollInterval: 1000,
   });
+  // Deliveries a previous worker left mid-flight are picked up as soon as their lease ends.
+  await runner.addJob('deliver_webhooks', {}, { jobKey: 'deliver_webhooks', jobKeyMode: 'replace' });
+  void runner.promise.finally(() => closeWebhookAgents());
+  return runner;
 }

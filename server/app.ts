@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { appRouter } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
-import { type Config, merchantOf } from './config.ts';
+import { type Config, domainSettingsOf } from './config.ts';
 import { checkHealth } from './health.ts';
 import { INVOICE_PATH, serveInvoice } from './invoice-route.ts';
 import type { Logger } from './logger.ts';
@@ -22,16 +22,7 @@ const requestIds = new WeakMap<IncomingMessage, string>();
 const requestStores = new WeakMap<IncomingMessage, number>();
 
 export function createApp({ orm, config, log }: AppDeps): Server {
-  const settings = {
-    publicUrl: config.publicUrl,
-    pageSizeMax: config.PAGE_SIZE_MAX,
-    operatorToken: config.OPERATOR_TOKEN,
-    merchant: merchantOf(config),
-    rateLimits: {
-      inventory: config.INVENTORY_RATE_LIMIT,
-      external_orders: config.EXTERNAL_ORDERS_RATE_LIMIT,
-    },
-  };
+  const settings = domainSettingsOf(config);
   const createContext = (req: IncomingMessage): Context => ({
     em: orm.em.fork(),
     requestId: requestIds.get(req) ?? newRequestId(),

@@ -1,5 +1,17 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import type { DomainSettings } from '../src/trpc/context.ts';
+import type { WebhookSettings } from '../src/webhooks/settings.ts';
 import { parseDuration } from './duration.ts';
+
+function isValidCidr(value: string): boolean {
+  try {
+    ipaddr.parseCIDR(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const duration = (fallback: string) =>
   z
@@ -48,13 +60,65 @@ const configSchema = z.object({
     .default('00 000 000 000'),
   MERCHANT_ADDRESS: z.string().default('Level 1, 1 Example Street, Sydney NSW 2000'),
   MERCHANT_EMAIL: z.string().default('invoices@stockless.example'),
-  WEBHOOK_ALLOW_PRIVATE: z.string().default(''),
-  WEBHOOK_RETRY_SCHEDULE: z.string().default('1m,5m,30m,2h,12h'),
+  WEBHOOK_ALLOW_PRIVATE: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      const list = value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      for (const cidr of list) {
+        if (!isValidCidr(cidr))
+          ctx.addIssue({ code: 'custom', message: `not a CIDR range (e.g. 127.0.0.1/32): ${cidr}` });
+      }
+      return list;
+    }),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default('1m,5m,30m,2h,12h')
+    .transform((value, ctx) => {
+      const steps = value.split(',').map((s) => parseDuration(s));
+      if (steps.some((ms) => ms === undefined || ms <= 0)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `not a list of positive durations (e.g. 1m,5m,30m): ${value}`,
+        });
+        return z.NEVER;
+      }
+      return steps as number[];
+    }),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
   WEBHOOK_COALESCE_WINDOW: duration('30s'),
   WEBHOOK_TIMEOUT: duration('10s'),
 });
 
 export type Config = z.output<typeof configSchema> & { publicUrl: string };
+
+/** What the webhook engine needs from config (management checks URLs with the same rules). */
+export function webhookSettingsOf(cfg: Config): WebhookSettings {
+  if (!cfg.SECRET_KEY) throw new ConfigError('SECRET_KEY is not resolved (startRuntime resolves it)');
+  return {
+    secretKey: cfg.SECRET_KEY,
+    allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE,
+    retrySchedule: cfg.WEBHOOK_RETRY_SCHEDULE,
+    coalesceWindowMs: cfg.WEBHOOK_COALESCE_WINDOW,
+    timeoutMs: cfg.WEBHOOK_TIMEOUT,
+    concurrency: cfg.WEBHOOK_CONCURRENCY,
+  };
+}
+
+/** The settings procedures see (a subset of config; SECRET_KEY must be resolved). */
+export function domainSettingsOf(cfg: Config): DomainSettings {
+  return {
+    publicUrl: cfg.publicUrl,
+    pageSizeMax: cfg.PAGE_SIZE_MAX,
+    operatorToken: cfg.OPERATOR_TOKEN,
+    merchant: merchantOf(cfg),
+    rateLimits: { inventory: cfg.INVENTORY_RATE_LIMIT, external_orders: cfg.EXTERNAL_ORDERS_RATE_LIMIT },
+    webhooks: webhookSettingsOf(cfg),
+  };
+}
 
 /** The merchant of record printed on tax invoices. */
 export function merchantOf(cfg: Config) {

@@ -2,10 +2,11 @@ import type { Server } from 'node:http';
 import type { Runner } from 'graphile-worker';
 import { startWorker } from '../jobs/worker.ts';
 import { createApp } from './app.ts';
-import { type Config, merchantOf } from './config.ts';
+import { type Config, merchantOf, webhookSettingsOf } from './config.ts';
 import { type Database, startEmbeddedPostgres } from './database.ts';
 import type { Logger } from './logger.ts';
 import { migrate, type Orm, openOrm } from './orm.ts';
+import { resolveSecretKey } from './secret-key.ts';
 
 export interface Runtime {
   config: Config;
@@ -35,7 +36,8 @@ export async function connectDatabase(config: Config, log: Logger): Promise<Data
   });
 }
 
-export async function startRuntime(config: Config, log: Logger, opts: RuntimeOptions): Promise<Runtime> {
+export async function startRuntime(given: Config, log: Logger, opts: RuntimeOptions): Promise<Runtime> {
+  const config: Config = { ...given, SECRET_KEY: await resolveSecretKey(given) };
   const db = await connectDatabase(config, log);
   const orm = await openOrm(db.url, config.DB_POOL_SIZE);
   await migrate(orm, db.url);
@@ -48,6 +50,7 @@ export async function startRuntime(config: Config, log: Logger, opts: RuntimeOpt
         concurrency: config.WORKER_CONCURRENCY,
         log,
         mail: { smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, merchant: merchantOf(config) },
+        webhooks: webhookSettingsOf(config),
       })
     : undefined;
 

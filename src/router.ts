@@ -6,6 +6,7 @@ import { listingsRouter } from './listings/router.ts';
 import { ordersRouter } from './orders/router.ts';
 import { storeRouter } from './store/router.ts';
 import { createCallerFactory, router } from './trpc/init.ts';
+import { webhooksRouter } from './webhooks/router.ts';
 
 export const appRouter = router({
   catalogue: catalogueRouter,
@@ -14,6 +15,7 @@ export const appRouter = router({
   orders: ordersRouter,
   inventory: inventoryRouter,
   externalOrders: externalOrdersRouter,
+  webhooks: webhooksRouter,
   internal: internalRouter,
 });
 

@@ -8,7 +8,7 @@ import { ConfigError, loadConfig } from '../server/config.ts';
 import { buildOpenApiDocument } from '../server/openapi.ts';
 import { runReadinessPass } from '../src/catalogue/readiness.ts';
 import { rows, sql } from '../src/db/sql.ts';
-import { startTestApp, TEST_MAIL, type TestApp } from './helpers/app.ts';
+import { startTestApp, TEST_MAIL, TEST_WEBHOOKS, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -335,7 +335,7 @@ describe('jobs', () => {
   it('lists a readiness_pass task that runs the pass', async () => {
     const app = await startTestApp();
     try {
-      const tasks = createTaskList(app.orm, TEST_MAIL);
+      const tasks = createTaskList(app.orm, TEST_MAIL, TEST_WEBHOOKS);
       expect(Object.keys(tasks)).toContain('readiness_pass');
       const task = tasks.readiness_pass;
       if (!task) throw new Error('no readiness_pass task');

@@ -7,7 +7,7 @@ import { createTaskList } from '../jobs/tasks.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { checkoutStorefront } from '../src/orders/storefront.ts';
 import { advanceOrder } from '../src/orders/transitions.ts';
-import { startTestApp, TEST_MAIL, type TestApp } from './helpers/app.ts';
+import { startTestApp, TEST_MAIL, TEST_WEBHOOKS, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
 /**
@@ -126,7 +126,7 @@ function fakeHelpers() {
 /** Runs the send_mail task once, as the worker would. */
 async function runSendMail(settings: Parameters<typeof createTaskList>[1]) {
   const { helpers, info } = fakeHelpers();
-  await (createTaskList(app.orm, settings).send_mail as Task)({}, helpers);
+  await (createTaskList(app.orm, settings, TEST_WEBHOOKS).send_mail as Task)({}, helpers);
   return info;
 }
 

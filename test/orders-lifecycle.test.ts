@@ -6,7 +6,7 @@ import { rows, sql } from '../src/db/sql.ts';
 import { advanceOrder } from '../src/orders/transitions.ts';
 import { createCaller } from '../src/router.ts';
 import { AppError, shapeError } from '../src/trpc/errors.ts';
-import { startTestApp, TEST_MAIL, type TestApp, testContext } from './helpers/app.ts';
+import { startTestApp, TEST_MAIL, TEST_WEBHOOKS, type TestApp, testContext } from './helpers/app.ts';
 import { type CliRun, runCli } from './helpers/cli.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
@@ -917,7 +917,7 @@ describe('operator CLI', () => {
       expect.objectContaining({ kind: 'invoice', to: 'cli-buyer@example.com', status: 'queued' }),
     ]);
     const helpers = { logger: { info() {}, debug() {} } } as unknown as JobHelpers;
-    await (createTaskList(app.orm, TEST_MAIL).send_mail as Task)({}, helpers);
+    await (createTaskList(app.orm, TEST_MAIL, TEST_WEBHOOKS).send_mail as Task)({}, helpers);
     const all = await ok<{ kind: string; to: string; subject: string; status: string; order_id: number }[]>(
       cli('mail:list', '--json'),
     );

@@ -3,16 +3,20 @@ import { TRPCError } from '@trpc/server';
 import { seedDemo } from '../../src/demo/demo-store.ts';
 import { seedProducts } from '../../src/demo/seed-catalogue.ts';
 import { createCaller } from '../../src/router.ts';
+import type { DomainSettings } from '../../src/trpc/context.ts';
 import { shapeError } from '../../src/trpc/errors.ts';
-import { loadConfig, merchantOf } from '../config.ts';
+import { domainSettingsOf, loadConfig } from '../config.ts';
 import { loadEnvFile } from '../env.ts';
 import { createLogger } from '../logger.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
 import { migrate, type Orm, openOrm } from '../orm.ts';
 import { newRequestId } from '../request-id.ts';
 import { connectDatabase } from '../runtime.ts';
+import { resolveSecretKey } from '../secret-key.ts';
 import { integer, parse, requireString, UsageError } from './args.ts';
 import { progressBar } from './progress.ts';
+
+let settings: DomainSettings;
 
 type Command = (argv: string[], env: { orm: () => Promise<Orm>; json: boolean }) => Promise<unknown>;
 
@@ -23,13 +27,7 @@ function operator(orm: Orm) {
     em: orm.em.fork(),
     requestId: newRequestId(),
     headers: { authorization: `Bearer ${token}` },
-    settings: {
-      publicUrl: '',
-      pageSizeMax: 500,
-      operatorToken: token,
-      merchant: merchantOf(loadConfig()),
-      rateLimits: { inventory: 600, external_orders: 120 },
-    },
+    settings: { ...settings, operatorToken: token },
     log: createLogger('silent'),
   }).internal;
 }
@@ -214,7 +212,9 @@ async function main() {
     process.exit(2);
   }
   loadEnvFile();
-  const config = loadConfig();
+  const loaded = loadConfig();
+  const config = { ...loaded, SECRET_KEY: await resolveSecretKey(loaded) };
+  settings = domainSettingsOf(config);
   let orm: Orm | undefined;
   let stopDb: (() => Promise<void>) | undefined;
   const env = {

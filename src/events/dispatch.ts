@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoTime, rows, sql } from '../db/sql.ts';
+import { fanOutToWebhooks } from '../webhooks/fanout.ts';
 
 const BATCH = 1000;
 
@@ -8,22 +9,25 @@ export interface DispatchedEvent {
   store_id: number;
   event: string;
   entity_id: string;
+  data: Record<string, unknown>;
   created_at: string;
 }
 
 /**
  * Takes pending events oldest first and marks them dispatched, in batches, so several workers can
- * share the backlog (SKIP LOCKED). Delivery to webhook subscriptions attaches here; until then
- * dispatching records that the event was processed. Returns what it dispatched.
+ * share the backlog (SKIP LOCKED). In the same transaction the webhook subscriptions that want an
+ * event get their deliveries (or its coalescing window), so an event reaches them exactly when it is
+ * marked dispatched. Returns how many it dispatched.
  */
 export async function dispatchPendingEvents(
   em: EntityManager,
+  coalesceWindowMs: number,
   onEvent: (e: DispatchedEvent) => void = () => {},
 ) {
   let total = 0;
   for (;;) {
-    const batch = await em.transactional((tx) =>
-      rows<DispatchedEvent>(
+    const batch = await em.transactional(async (tx) => {
+      const taken = await rows<DispatchedEvent>(
         tx,
         // RETURNING has no order of its own: sort the batch after the update.
         sql`WITH taken AS (
@@ -31,12 +35,14 @@ export async function dispatchPendingEvents(
             FROM (SELECT id FROM domain_events WHERE dispatched_at IS NULL ORDER BY id LIMIT ${BATCH}
                   FOR UPDATE SKIP LOCKED) pending
             WHERE d.id = pending.id
-            RETURNING d.id, d.store_id, d.event, d.entity_id, d.created_at
+            RETURNING d.id, d.store_id, d.event, d.entity_id, d.data, d.created_at
           )
-          SELECT id::text, store_id, event, entity_id::text, ${isoTime(sql`created_at`)} AS created_at
+          SELECT id::text, store_id, event, entity_id::text, data, ${isoTime(sql`created_at`)} AS created_at
           FROM taken ORDER BY id`,
-      ),
-    );
+      );
+      await fanOutToWebhooks(tx, taken, coalesceWindowMs);
+      return taken;
+    });
     for (const e of batch) onEvent(e);
     total += batch.length;
     if (batch.length < BATCH) return total;

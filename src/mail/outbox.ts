@@ -3,7 +3,7 @@ import { rows, sql } from '../db/sql.ts';
 
 export interface QueuedMail {
   storeId: number | null;
-  kind: 'invoice';
+  kind: 'invoice' | 'webhook_dead_letter' | 'webhook_disabled';
   to: string;
   subject: string;
   text: string;

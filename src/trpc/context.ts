@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Actor } from '../auth/actor.ts';
 import type { Merchant } from '../orders/invoice-pdf.ts';
+import type { WebhookSettings } from '../webhooks/settings.ts';
 
 /** Settings the domain needs at request time (a subset of the server's config). */
 export interface DomainSettings {
@@ -12,6 +13,7 @@ export interface DomainSettings {
   merchant: Merchant;
   /** Requests per minute of the named limits. */
   rateLimits: { inventory: number; external_orders: number };
+  webhooks: WebhookSettings;
 }
 
 export interface Context {

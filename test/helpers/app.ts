@@ -23,6 +23,19 @@ export const TEST_MAIL = {
 /** The default limits, for tests that build a Context by hand. */
 export const TEST_RATE_LIMITS = { inventory: 600, external_orders: 120 };
 
+/** A fixed secrets-at-rest key for tests (the app and any worker process of a test share it). */
+export const TEST_SECRET_KEY = 'a1'.repeat(32);
+
+/** Webhook settings for in-process tests: loopback allowed, short intervals. */
+export const TEST_WEBHOOKS = {
+  allowPrivate: ['127.0.0.0/8', '::1/128'],
+  retrySchedule: [1000, 1000, 1000, 1000, 1000],
+  coalesceWindowMs: 1000,
+  timeoutMs: 2000,
+  concurrency: 10,
+  secretKey: TEST_SECRET_KEY,
+};
+
 /** Settings as the HTTP app passes them to procedures. */
 export function testSettings(operatorToken?: string): DomainSettings {
   return {
@@ -31,6 +44,7 @@ export function testSettings(operatorToken?: string): DomainSettings {
     operatorToken,
     merchant: TEST_MAIL.merchant,
     rateLimits: TEST_RATE_LIMITS,
+    webhooks: TEST_WEBHOOKS,
   };
 }
 
@@ -81,6 +95,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     PUBLIC_URL: 'http://stockless.test',
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'silent',
+    SECRET_KEY: TEST_SECRET_KEY,
+    WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8,::1/128',
     ...env,
   });
   const orm = await openOrm(databaseUrl, 6);

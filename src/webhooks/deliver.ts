@@ -1,0 +1,268 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { rows, sql } from '../db/sql.ts';
+import { queueMail } from '../mail/outbox.ts';
+import { decryptSecret, secretsKey } from './secrets.ts';
+import { postWebhook } from './send.ts';
+import { DEAD_LETTER_LIMIT, PER_SUBSCRIPTION_IN_FLIGHT, type WebhookSettings } from './settings.ts';
+import { signatureHeaders } from './signing.ts';
+import { resolveTarget } from './url-guard.ts';
+
+interface Claimed {
+  id: string;
+  subscription_id: number;
+  store_id: number;
+  attempts: number;
+  round_attempts: number;
+  url: string;
+  secret_encrypted: string;
+  event_id: string;
+  event: string;
+  event_key: string;
+  body: string;
+}
+
+type Outcome = 'succeeded' | 'failed' | 'gone' | 'refused';
+
+interface Attempted {
+  delivery: Claimed;
+  outcome: Outcome;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** How long a claimed delivery stays with its worker: the deadline plus room to record the result. */
+const leaseMs = (s: WebhookSettings) => s.timeoutMs + 15_000;
+
+async function claim(em: EntityManager, s: WebhookSettings, limit: number): Promise<Claimed[]> {
+  return rows<Claimed>(
+    em,
+    sql`WITH busy AS (
+        SELECT subscription_id FROM webhook_deliveries
+        WHERE status = 'pending' AND leased_until > now()
+        GROUP BY subscription_id HAVING count(*) >= ${PER_SUBSCRIPTION_IN_FLIGHT}
+      ), candidates AS (
+        SELECT id FROM (
+          SELECT d.id, d.next_attempt_at,
+            row_number() OVER (PARTITION BY d.subscription_id ORDER BY d.next_attempt_at, d.id) AS nth
+          FROM (
+            SELECT d.id, d.subscription_id, d.next_attempt_at FROM webhook_deliveries d
+            JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.active
+            WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+              AND (d.leased_until IS NULL OR d.leased_until < now())
+              AND d.subscription_id NOT IN (SELECT subscription_id FROM busy)
+            ORDER BY d.next_attempt_at, d.id LIMIT ${limit * 8}
+          ) d
+        ) ranked
+        WHERE nth <= ${PER_SUBSCRIPTION_IN_FLIGHT}
+        ORDER BY next_attempt_at, id LIMIT ${limit}
+      ), locked AS (
+        SELECT d.id FROM webhook_deliveries d
+        WHERE d.id IN (SELECT id FROM candidates) AND d.status = 'pending'
+          AND (d.leased_until IS NULL OR d.leased_until < now())
+        FOR UPDATE SKIP LOCKED
+      )
+      UPDATE webhook_deliveries d SET leased_until = now() + ${leaseMs(s)} * interval '1 millisecond'
+      FROM locked, webhook_subscriptions s, webhook_events e
+      WHERE d.id = locked.id AND s.id = d.subscription_id AND e.id = d.event_id
+      RETURNING d.id::text, d.subscription_id, s.store_id, d.attempts, d.round_attempts, s.url, s.secret_encrypted,
+        e.id::text AS event_id, e.event, e.event_key, e.body`,
+  );
+}
+
+async function attempt(d: Claimed, s: WebhookSettings, key: Buffer): Promise<Attempted> {
+  const started = performance.now();
+  // Checked again at every delivery; the connection goes to the address checked here.
+  const target = await resolveTarget(d.url, s.allowPrivate, s.timeoutMs);
+  if (!('address' in target)) {
+    const durationMs = Math.round(performance.now() - started);
+    return { delivery: d, outcome: 'refused', status: null, error: target.message, durationMs };
+  }
+  const number = d.attempts + 1;
+  const headers = {
+    'x-stockless-event': d.event,
+    'x-stockless-delivery-id': `${d.subscription_id}:${d.event_key}:${number}`,
+    ...signatureHeaders(decryptSecret(key, d.secret_encrypted), d.body, `msg_${d.event_id}`),
+  };
+  const r = await postWebhook(target, d.body, headers, s.timeoutMs);
+  if (r.kind === 'error')
+    return { delivery: d, outcome: 'failed', status: null, error: r.error, durationMs: r.durationMs };
+  const outcome: Outcome =
+    r.status >= 200 && r.status < 300 ? 'succeeded' : r.status === 410 ? 'gone' : 'failed';
+  return { delivery: d, outcome, status: r.status, error: null, durationMs: r.durationMs };
+}
+
+/**
+ * Writes a batch of attempts in one transaction: the log, each delivery's next state (done, retry at
+ * the ladder's next step, or dead-lettered), and what the outcomes mean for their subscriptions
+ * (410 switches one off at once; twenty dead letters in a row too; a success ends the streak).
+ */
+async function record(em: EntityManager, s: WebhookSettings, done: Attempted[]): Promise<void> {
+  const maxAttempts = s.retrySchedule.length + 1;
+  const plan = done.map((a) => {
+    const round = a.delivery.round_attempts + 1;
+    const retry = (a.outcome === 'failed' || a.outcome === 'refused') && round < maxAttempts;
+    const status =
+      a.outcome === 'succeeded'
+        ? 'succeeded'
+        : a.outcome === 'gone'
+          ? 'discarded'
+          : retry
+            ? 'pending'
+            : 'dead';
+    return { a, round, status, waitMs: retry ? (s.retrySchedule[round - 1] ?? 0) : null };
+  });
+  await em.transactional(async (tx) => {
+    await rows(
+      tx,
+      sql`WITH input AS (
+          SELECT * FROM unnest(${plan.map((p) => p.a.delivery.id)}::bigint[], ${plan.map((p) => p.status)}::text[],
+            ${plan.map((p) => p.waitMs)}::integer[], ${plan.map((p) => p.a.outcome)}::text[],
+            ${plan.map((p) => p.a.status)}::integer[], ${plan.map((p) => p.a.error)}::text[],
+            ${plan.map((p) => p.a.durationMs)}::integer[])
+            AS i(delivery_id, status, wait_ms, outcome, response_status, error, duration_ms)
+        ), updated AS (
+          UPDATE webhook_deliveries d SET status = i.status, attempts = d.attempts + 1,
+            round_attempts = d.round_attempts + 1, leased_until = NULL, updated_at = now(),
+            next_attempt_at = CASE WHEN i.wait_ms IS NULL THEN d.next_attempt_at
+              ELSE now() + i.wait_ms * interval '1 millisecond' END
+          FROM input i WHERE d.id = i.delivery_id
+          RETURNING d.id, d.subscription_id, d.attempts, d.next_attempt_at, i.status
+        )
+        INSERT INTO webhook_attempts (delivery_id, subscription_id, attempt, outcome, response_status, error, duration_ms, next_attempt_at)
+        SELECT u.id, u.subscription_id, u.attempts, i.outcome, i.response_status, i.error, i.duration_ms,
+          CASE WHEN u.status = 'pending' THEN u.next_attempt_at END
+        FROM updated u JOIN input i ON i.delivery_id = u.id`,
+    );
+    const succeeded = plan.filter((p) => p.status === 'succeeded').map((p) => p.a.delivery.subscription_id);
+    if (succeeded.length) {
+      await rows(
+        tx,
+        sql`UPDATE webhook_subscriptions SET dead_letter_streak = 0
+          WHERE id = ANY (${[...new Set(succeeded)]}::integer[]) AND dead_letter_streak > 0`,
+      );
+    }
+    const gone = plan.filter((p) => p.a.outcome === 'gone').map((p) => p.a.delivery.subscription_id);
+    if (gone.length) await disable(tx, [...new Set(gone)], 'gone');
+    for (const p of plan.filter((x) => x.status === 'dead')) await deadLetter(tx, p.a);
+  });
+}
+
+/** Switches subscriptions off; their pending deliveries are dropped (a resend can bring one back). */
+export async function disable(tx: EntityManager, ids: number[], reason: 'manual' | 'gone' | 'dead_letters') {
+  await rows(
+    tx,
+    sql`WITH off AS (
+        UPDATE webhook_subscriptions SET active = false, disabled_reason = ${reason}, updated_at = now()
+        WHERE id = ANY (${ids}::integer[]) AND active RETURNING id
+      )
+      UPDATE webhook_deliveries SET status = 'discarded', leased_until = NULL, updated_at = now()
+      WHERE subscription_id IN (SELECT id FROM off) AND status = 'pending'`,
+  );
+}
+
+async function deadLetter(tx: EntityManager, a: Attempted) {
+  const d = a.delivery;
+  const [sub] = await rows<{ streak: number; url: string; owner_email: string | null; store_name: string }>(
+    tx,
+    sql`UPDATE webhook_subscriptions w SET dead_letter_streak = dead_letter_streak + 1
+      FROM stores st WHERE w.id = ${d.subscription_id} AND st.id = w.store_id
+      RETURNING w.dead_letter_streak AS streak, w.url, st.owner_email, st.name AS store_name`,
+  );
+  if (!sub) return;
+  const autoDisable = sub.streak >= DEAD_LETTER_LIMIT;
+  if (autoDisable) await disable(tx, [d.subscription_id], 'dead_letters');
+  if (!sub.owner_email) return;
+  const last = a.status ? `HTTP ${a.status}` : (a.error ?? 'no answer');
+  await queueMail(tx, {
+    storeId: d.store_id,
+    kind: autoDisable ? 'webhook_disabled' : 'webhook_dead_letter',
+    to: sub.owner_email,
+    subject: autoDisable
+      ? `Webhook endpoint disabled after ${DEAD_LETTER_LIMIT} failed events: ${sub.url}`
+      : `Webhook event ${d.event} could not be delivered to ${sub.url}`,
+    text:
+      `Hello ${sub.store_name},\n\nThe event ${d.event} (${d.event_key}) could not be delivered to ${sub.url} ` +
+      `after ${d.round_attempts + 1} attempts; the last one ended with ${last}. ` +
+      'You can see every attempt in the delivery log and resend the event from there.' +
+      (autoDisable
+        ? `\n\nThis endpoint failed ${DEAD_LETTER_LIMIT} events in a row, so it has been disabled. ` +
+          'Set it to active again once it can receive events.'
+        : '') +
+      '\n\nStockless',
+  });
+}
+
+/** When the next pending delivery falls due (or its lease runs out), so a job is waiting for it. */
+async function scheduleNext(em: EntityManager): Promise<void> {
+  await rows(
+    em,
+    // At least a second ahead: what is due now but held by another worker is that worker's to send.
+    sql`SELECT graphile_worker.add_job('deliver_webhooks', '{}'::json, run_at => GREATEST(at, now() + interval '1 second'),
+        job_key => 'deliver_webhooks:' || floor(extract(epoch FROM GREATEST(at, now() + interval '1 second')))::bigint, job_key_mode => 'preserve_run_at')
+      FROM (
+        SELECT min(GREATEST(d.next_attempt_at, COALESCE(d.leased_until, d.next_attempt_at))) AS at
+        FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.active
+        WHERE d.status = 'pending'
+      ) due
+      WHERE at IS NOT NULL`,
+  );
+}
+
+/**
+ * Sends every due delivery, `concurrency` at a time, refilling as attempts finish so a receiver
+ * that hangs holds only its own slots. Results are written in batches. Returns the attempts made.
+ */
+export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise<number> {
+  const key = secretsKey(s.secretKey);
+  const half = Math.ceil(s.concurrency / 2);
+  const inFlight = new Set<Promise<void>>();
+  let finished: Attempted[] = [];
+  let total = 0;
+  let lastFlush = Date.now();
+  let drained = false;
+  const flush = async () => {
+    const batch = finished;
+    finished = [];
+    lastFlush = Date.now();
+    if (batch.length) await record(em.fork(), s, batch);
+  };
+  for (;;) {
+    const free = s.concurrency - inFlight.size;
+    if (!drained && free >= half) {
+      const claimed = await claim(em.fork(), s, free);
+      drained = claimed.length < free;
+      for (const d of claimed) {
+        total++;
+        const p: Promise<void> = attempt(d, s, key)
+          .then((r) => {
+            finished.push(r);
+          })
+          .finally(() => inFlight.delete(p));
+        inFlight.add(p);
+      }
+    }
+    if (inFlight.size === 0) {
+      await flush();
+      if (drained) break;
+      continue;
+    }
+    await Promise.race([...inFlight, new Promise((r) => setTimeout(r, 100))]);
+    if (finished.length >= 50 || (finished.length > 0 && Date.now() - lastFlush >= 100)) await flush();
+    // Deliveries that fell due while these were in flight are taken in the same run.
+    if (drained && inFlight.size <= half && (await anyDue(em))) drained = false;
+  }
+  await scheduleNext(em.fork());
+  return total;
+}
+
+async function anyDue(em: EntityManager): Promise<boolean> {
+  const [r] = await rows<{ due: boolean }>(
+    em.fork(),
+    sql`SELECT EXISTS (
+        SELECT 1 FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.active
+        WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (d.leased_until IS NULL OR d.leased_until < now())
+      ) AS due`,
+  );
+  return r?.due ?? false;
+}

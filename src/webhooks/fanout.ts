@@ -1,0 +1,178 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../auth/actor.ts';
+import { rows, sql } from '../db/sql.ts';
+import { getOrder } from '../orders/read.ts';
+import { COALESCED_EVENTS } from './events.ts';
+import { wakeDeliveries } from './wake.ts';
+
+export interface SourceEvent {
+  store_id: number;
+  event: string;
+  entity_id: string;
+  data: Record<string, unknown>;
+  created_at: string;
+}
+
+export interface NewWebhookEvent {
+  storeId: number;
+  event: string;
+  eventKey: string;
+  createdAt: string;
+  data: Record<string, unknown>;
+  /** Only this subscription (a ping); otherwise every active subscription of the store that wants it. */
+  subscriptionId?: number;
+}
+
+/** One coalescing window's worth of changes to a product; Graphile concatenates these per job key. */
+interface CoalescedChange {
+  store_id: number;
+  event: string;
+  product_id: number;
+  variant_id: number | null;
+}
+
+/** The store's full view of its own order (webhooks are managed with API keys, never app tokens). */
+function storeActor(storeId: number): Actor {
+  return {
+    storeId,
+    kind: 'api_key',
+    scope: 'read_write',
+    appScopes: new Set(),
+    credentialId: 0,
+    canReadCustomers: true,
+  };
+}
+
+const ORDER_PAYLOAD_EVENTS = new Set([
+  'order.created',
+  'order.updated',
+  'order.fulfilled',
+  'order.shipped',
+  'order.completed',
+  'order.cancelled',
+  'invoice.issued',
+]);
+
+/**
+ * Stores the events and one pending delivery per subscription that wants each, in the caller's
+ * transaction, and wakes the delivery job. The envelope is serialised once here: every attempt sends
+ * and signs the same bytes.
+ */
+export async function createWebhookEvents(tx: EntityManager, events: NewWebhookEvent[]): Promise<number> {
+  if (events.length === 0) return 0;
+  const bodies = events.map((e) =>
+    JSON.stringify({ event: e.event, event_key: e.eventKey, created_at: e.createdAt, data: e.data }),
+  );
+  const [made] = await rows<{ n: number }>(
+    tx,
+    sql`WITH input AS (
+        SELECT * FROM unnest(${events.map((e) => e.storeId)}::integer[], ${events.map((e) => e.event)}::text[],
+          ${events.map((e) => e.eventKey)}::text[], ${bodies}::text[], ${events.map((e) => e.createdAt)}::timestamptz[],
+          ${events.map((e) => e.subscriptionId ?? null)}::integer[])
+          WITH ORDINALITY AS i(store_id, event, event_key, body, created_at, only_subscription, ord)
+      ), targets AS MATERIALIZED (
+        -- Ids are drawn first so two identical envelopes in one batch stay two events.
+        SELECT nextval(pg_get_serial_sequence('webhook_events', 'id')) AS event_id, t.* FROM (
+          SELECT i.*, array_agg(s.id) AS subscriptions FROM input i
+          JOIN webhook_subscriptions s ON s.store_id = i.store_id AND s.active
+            AND (s.id = i.only_subscription OR (i.only_subscription IS NULL AND (i.event = ANY (s.events) OR '*' = ANY (s.events))))
+          GROUP BY i.ord, i.store_id, i.event, i.event_key, i.body, i.created_at, i.only_subscription
+        ) t
+      ), stored AS (
+        INSERT INTO webhook_events (id, store_id, event, event_key, body, created_at) OVERRIDING SYSTEM VALUE
+        SELECT event_id, store_id, event, event_key, body, created_at FROM targets
+      ), deliveries AS (
+        INSERT INTO webhook_deliveries (subscription_id, event_id)
+        SELECT unnest(subscriptions), event_id FROM targets
+        RETURNING 1
+      )
+      SELECT count(*)::integer AS n FROM deliveries`,
+  );
+  if (made?.n) await wakeDeliveries(tx);
+  return made?.n ?? 0;
+}
+
+/**
+ * Attaches webhooks to the event dispatcher, in the dispatcher's transaction. Order, invoice and
+ * site events become deliveries now; `product.*` and `inventory.updated` go to a coalescing job per
+ * (store, event, product) that runs when the window closes. Stores with no active subscription for
+ * an event cost nothing but the subscription lookup.
+ */
+export async function fanOutToWebhooks(
+  tx: EntityManager,
+  batch: SourceEvent[],
+  coalesceWindowMs: number,
+): Promise<void> {
+  if (batch.length === 0) return;
+  const storeIds = [...new Set(batch.map((e) => e.store_id))];
+  const subs = await rows<{ store_id: number; events: string[] }>(
+    tx,
+    sql`SELECT store_id, events FROM webhook_subscriptions WHERE active AND store_id = ANY (${storeIds}::integer[])`,
+  );
+  const wants = (storeId: number, event: string) =>
+    subs.some((s) => s.store_id === storeId && (s.events.includes(event) || s.events.includes('*')));
+
+  const immediate: NewWebhookEvent[] = [];
+  const coalesced = new Map<string, CoalescedChange[]>();
+  for (const e of batch) {
+    if (!wants(e.store_id, e.event)) continue;
+    if (COALESCED_EVENTS.includes(e.event)) {
+      const productId = Number(e.entity_id);
+      const key = `webhook_coalesce:${e.store_id}:${e.event}:${productId}`;
+      const variant = typeof e.data.variant_id === 'number' ? e.data.variant_id : null;
+      const list = coalesced.get(key) ?? [];
+      list.push({ store_id: e.store_id, event: e.event, product_id: productId, variant_id: variant });
+      coalesced.set(key, list);
+      continue;
+    }
+    const data = ORDER_PAYLOAD_EVENTS.has(e.event)
+      ? await getOrder(tx, storeActor(e.store_id), Number(e.entity_id))
+      : e.data;
+    immediate.push({
+      storeId: e.store_id,
+      event: e.event,
+      eventKey: `${e.event}:${e.entity_id}`,
+      createdAt: e.created_at,
+      data,
+    });
+  }
+  await createWebhookEvents(tx, immediate);
+  if (coalesced.size > 0) {
+    const keys = [...coalesced.keys()];
+    const payloads = keys.map((k) => JSON.stringify(coalesced.get(k)));
+    await rows(
+      tx,
+      // 'preserve_run_at': the window opens with the first change and is not pushed back by later
+      // ones; array payloads are concatenated by Graphile while the job waits.
+      sql`SELECT graphile_worker.add_job('webhook_coalesce', c.payload::json, job_key => c.key,
+            run_at => now() + ${coalesceWindowMs} * interval '1 millisecond', job_key_mode => 'preserve_run_at')
+          FROM unnest(${keys}::text[], ${payloads}::text[]) AS c(key, payload)`,
+    );
+  }
+}
+
+/**
+ * A coalescing window closed: one ids-only event for the product, with the variant when every
+ * change in the window was to that one variant.
+ */
+export async function closeCoalescingWindow(em: EntityManager, payload: unknown): Promise<number> {
+  const changes = (Array.isArray(payload) ? payload : []) as CoalescedChange[];
+  const first = changes[0];
+  if (!first) return 0;
+  const variants = new Set(changes.map((c) => c.variant_id));
+  const only = variants.size === 1 ? [...variants][0] : null;
+  const now = new Date();
+  const data: Record<string, unknown> = { product_id: first.product_id };
+  if (typeof only === 'number') data.variant_id = only;
+  return em.transactional((tx) =>
+    createWebhookEvents(tx, [
+      {
+        storeId: first.store_id,
+        event: first.event,
+        eventKey: `${first.event}:${first.product_id}.${now.getTime()}`,
+        createdAt: now.toISOString(),
+        data,
+      },
+    ]),
+  );
+}

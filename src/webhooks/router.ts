@@ -1,0 +1,205 @@
+import { router } from '../trpc/init.ts';
+import { partnerProcedure } from '../trpc/procedures.ts';
+import {
+  attemptsOutput,
+  createdWebhookOutput,
+  createWebhookInput,
+  deliveryOutput,
+  listWebhooksOutput,
+  messageOutput,
+  resendInput,
+  rotatedWebhookOutput,
+  updateWebhookInput,
+  webhookOutput,
+  webhookPathInput,
+} from './schemas.ts';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listAttempts,
+  listWebhooks,
+  pingWebhook,
+  resendDelivery,
+  rotateSecret,
+  updateWebhook,
+} from './service.ts';
+
+const TAGS = ['Webhooks'];
+const BASE = '/api/v1/vendor/webhooks';
+const AUTH = {
+  401: 'Missing or invalid credential',
+  403: 'A read-only key on a write, or an app token (webhooks are managed with API keys)',
+};
+const ONE = { ...AUTH, 404: 'No such subscription in this store' };
+const URL_ERRORS =
+  'Invalid body: not https, a private or unresolvable host, an unknown event, an empty events list';
+
+// App tokens are refused everywhere here (`appScope: null`): subscriptions belong to the store.
+export const webhooksRouter = router({
+  list: partnerProcedure
+    .meta({
+      appScope: null,
+      openapi: {
+        method: 'GET',
+        path: BASE,
+        operationId: 'listWebhooks',
+        tags: TAGS,
+        summary: 'List webhook subscriptions',
+        description: "The store's subscriptions (never their secrets) and the set of valid event names.",
+        errorResponses: AUTH,
+      },
+    })
+    .input(webhookPathInput.omit({ id: true }))
+    .output(listWebhooksOutput)
+    .query(({ ctx }) => listWebhooks(ctx.em, ctx.actor.storeId)),
+
+  create: partnerProcedure
+    .meta({
+      appScope: null,
+      successStatus: 201,
+      openapi: {
+        method: 'POST',
+        path: BASE,
+        operationId: 'createWebhook',
+        tags: TAGS,
+        summary: 'Create a webhook subscription',
+        description:
+          'Subscribes an `https://` endpoint with a public host to events. The answer carries the signing ' +
+          'secret, shown this once. At most 10 subscriptions per store (409 `WEBHOOK_LIMIT_REACHED`).',
+        errorResponses: { 400: URL_ERRORS, ...AUTH, 409: 'The store already has 10 subscriptions' },
+      },
+    })
+    .input(createWebhookInput)
+    .output(createdWebhookOutput)
+    .mutation(({ ctx, input }) => createWebhook(ctx.em, ctx.actor.storeId, input, ctx.settings.webhooks)),
+
+  get: partnerProcedure
+    .meta({
+      appScope: null,
+      openapi: {
+        method: 'GET',
+        path: `${BASE}/{id}`,
+        operationId: 'getWebhook',
+        tags: TAGS,
+        summary: 'Get a webhook subscription',
+        errorResponses: { 400: 'Invalid id', ...ONE },
+      },
+    })
+    .input(webhookPathInput)
+    .output(webhookOutput)
+    .query(({ ctx, input }) => getWebhook(ctx.em, ctx.actor.storeId, input.id)),
+
+  update: partnerProcedure
+    .meta({
+      appScope: null,
+      openapi: {
+        method: 'PUT',
+        path: `${BASE}/{id}`,
+        operationId: 'updateWebhook',
+        tags: TAGS,
+        summary: 'Update a webhook subscription',
+        description:
+          'Changes `url`, `events` or `active`. Setting `active: true` re-enables a disabled subscription and ' +
+          'clears its failure streak; `active: false` stops deliveries (pending ones are dropped).',
+        errorResponses: { 400: URL_ERRORS, ...ONE },
+      },
+    })
+    .input(updateWebhookInput)
+    .output(webhookOutput)
+    .mutation(({ ctx, input }) => updateWebhook(ctx.em, ctx.actor.storeId, input, ctx.settings.webhooks)),
+
+  delete: partnerProcedure
+    .meta({
+      appScope: null,
+      openapi: {
+        method: 'DELETE',
+        path: `${BASE}/{id}`,
+        operationId: 'deleteWebhook',
+        tags: TAGS,
+        summary: 'Delete a webhook subscription',
+        description: 'Deletes the subscription with its pending deliveries and its delivery log.',
+        errorResponses: { 400: 'Invalid id', ...ONE },
+      },
+    })
+    .input(webhookPathInput)
+    .output(messageOutput)
+    .mutation(({ ctx, input }) => deleteWebhook(ctx.em, ctx.actor.storeId, input.id)),
+
+  rotateSecret: partnerProcedure
+    .meta({
+      appScope: null,
+      openapi: {
+        method: 'POST',
+        path: `${BASE}/{id}/rotate-secret`,
+        operationId: 'rotateWebhookSecret',
+        tags: TAGS,
+        summary: 'Rotate the signing secret',
+        description: 'A new secret, shown this once, signs every attempt from now on (retries included).',
+        errorResponses: { 400: 'Invalid id', ...ONE },
+      },
+    })
+    .input(webhookPathInput)
+    .output(rotatedWebhookOutput)
+    .mutation(({ ctx, input }) => rotateSecret(ctx.em, ctx.actor.storeId, input.id, ctx.settings.webhooks)),
+
+  deliveries: partnerProcedure
+    .meta({
+      appScope: null,
+      openapi: {
+        method: 'GET',
+        path: `${BASE}/{id}/deliveries`,
+        operationId: 'listWebhookDeliveries',
+        tags: TAGS,
+        summary: 'The delivery log',
+        description: 'The last 100 delivery attempts to this subscription, newest first.',
+        errorResponses: { 400: 'Invalid id', ...ONE },
+      },
+    })
+    .input(webhookPathInput)
+    .output(attemptsOutput)
+    .query(({ ctx, input }) => listAttempts(ctx.em, ctx.actor.storeId, input.id)),
+
+  resend: partnerProcedure
+    .meta({
+      appScope: null,
+      successStatus: 202,
+      openapi: {
+        method: 'POST',
+        path: `${BASE}/{id}/deliveries/{deliveryId}/resend`,
+        operationId: 'resendWebhookDelivery',
+        tags: TAGS,
+        summary: 'Resend one event',
+        description:
+          'Queues the event of this delivery again, with a new round of attempts starting now. `deliveryId` is ' +
+          "a log entry's `delivery_id`. A delivery still pending is left as it is.",
+        errorResponses: {
+          400: 'Invalid id',
+          ...AUTH,
+          404: 'No such subscription or delivery',
+          409: 'Disabled',
+        },
+      },
+    })
+    .input(resendInput)
+    .output(deliveryOutput)
+    .mutation(({ ctx, input }) => resendDelivery(ctx.em, ctx.actor.storeId, input.id, input.deliveryId)),
+
+  test: partnerProcedure
+    .meta({
+      appScope: null,
+      successStatus: 202,
+      openapi: {
+        method: 'POST',
+        path: `${BASE}/{id}/test`,
+        operationId: 'testWebhook',
+        tags: TAGS,
+        summary: 'Send a test event',
+        description: 'Queues a signed `webhook.ping` to this subscription, whatever events it asked for.',
+        errorResponses: { 400: 'Invalid id', ...ONE, 409: 'The subscription is disabled' },
+      },
+    })
+    .input(webhookPathInput)
+    .output(deliveryOutput)
+    .mutation(({ ctx, input }) => pingWebhook(ctx.em, ctx.actor.storeId, input.id)),
+});

@@ -1,0 +1,102 @@
+import { lookup } from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
+
+export type UrlProblem =
+  | { code: 'INVALID_WEBHOOK_URL'; message: string }
+  | { code: 'WEBHOOK_URL_NOT_PUBLIC'; message: string }
+  | { code: 'WEBHOOK_HOST_UNRESOLVABLE'; message: string };
+
+export interface Target {
+  url: URL;
+  /** The one address the delivery connects to: the one that was checked. */
+  address: string;
+  family: 4 | 6;
+}
+
+const MAX_URL_LENGTH = 2048;
+
+/** Parses and checks the form of a webhook URL: https, a host, no credentials. */
+export function parseWebhookUrl(raw: string): URL | UrlProblem {
+  if (raw.length > MAX_URL_LENGTH) {
+    return { code: 'INVALID_WEBHOOK_URL', message: `url must be at most ${MAX_URL_LENGTH} characters` };
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { code: 'INVALID_WEBHOOK_URL', message: 'url is not a valid absolute URL' };
+  }
+  if (url.protocol !== 'https:') return { code: 'INVALID_WEBHOOK_URL', message: 'url must use https://' };
+  if (url.username || url.password) {
+    return { code: 'INVALID_WEBHOOK_URL', message: 'url must not carry credentials' };
+  }
+  if (!url.hostname) return { code: 'INVALID_WEBHOOK_URL', message: 'url needs a host' };
+  return url;
+}
+
+/**
+ * Public unicast only, after unwrapping IPv4-mapped IPv6: loopback, private, link-local (cloud
+ * metadata), CGNAT, ULA, multicast, unspecified, reserved and the IPv4-embedding IPv6 ranges (NAT64,
+ * 6to4, Teredo) all fall outside ipaddr.js's `unicast`. `allow` (WEBHOOK_ALLOW_PRIVATE) exempts ranges
+ * for development.
+ */
+export function isAllowedAddress(address: string, allow: readonly string[]): boolean {
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    ip = ipaddr.process(address);
+  } catch {
+    return false;
+  }
+  for (const cidr of allow) {
+    const range = ipaddr.parseCIDR(cidr);
+    if (range[0].kind() === ip.kind() && ip.match(range)) return true;
+  }
+  return ip.range() === 'unicast';
+}
+
+/** The host as an IP literal, when it is one (the URL parser has already normalised IPv4 notations). */
+function ipLiteral(hostname: string): string | undefined {
+  const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+  return ipaddr.isValid(bare) ? bare : undefined;
+}
+
+/**
+ * Resolves the host once and checks every address it resolves to; the delivery then connects to
+ * the first, so a second lookup can never swap in a private address (DNS rebinding).
+ */
+export async function resolveTarget(
+  raw: string,
+  allow: readonly string[],
+  timeoutMs = 5000,
+): Promise<Target | UrlProblem> {
+  const url = parseWebhookUrl(raw);
+  if (!(url instanceof URL)) return url;
+  const literal = ipLiteral(url.hostname);
+  let addresses: { address: string; family: number }[];
+  if (literal) {
+    addresses = [{ address: literal, family: ipaddr.parse(literal).kind() === 'ipv6' ? 6 : 4 }];
+  } else {
+    try {
+      addresses = await Promise.race([
+        lookup(url.hostname, { all: true, verbatim: true }),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('DNS lookup timed out')), timeoutMs).unref(),
+        ),
+      ]);
+    } catch {
+      addresses = [];
+    }
+    if (addresses.length === 0) {
+      return { code: 'WEBHOOK_HOST_UNRESOLVABLE', message: `the host ${url.hostname} does not resolve` };
+    }
+  }
+  const refused = addresses.find((a) => !isAllowedAddress(a.address, allow));
+  if (refused) {
+    return {
+      code: 'WEBHOOK_URL_NOT_PUBLIC',
+      message: `the host ${url.hostname} resolves to a private or reserved address; webhook endpoints must be public`,
+    };
+  }
+  const first = addresses[0] as { address: string; family: number };
+  return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
+}
