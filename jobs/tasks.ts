@@ -2,7 +2,7 @@ import type { TaskList } from 'graphile-worker';
 import type { Orm } from '../server/orm.ts';
 import { runReadinessPass } from '../src/catalogue/readiness.ts';
 import { dispatchPendingEvents } from '../src/events/dispatch.ts';
-import { fanOutStock } from '../src/inventory/fanout.ts';
+import { fanOutStock, parseFanoutPayload } from '../src/inventory/fanout.ts';
 import { type MailSettings, sendQueuedMail } from '../src/mail/send.ts';
 import { pruneLimitWindows } from '../src/ratelimit/limiter.ts';
 import { deliverDue } from '../src/webhooks/deliver.ts';
@@ -21,10 +21,10 @@ export function createTaskList(orm: Orm, mail: MailSettings, webhooks: WebhookSe
       }
     },
     inventory_fanout: async (payload, helpers) => {
-      const productId = (payload as { product_id?: unknown })?.product_id;
-      if (typeof productId !== 'number') throw new Error('inventory_fanout needs a numeric product_id');
-      const stores = await fanOutStock(orm.em.fork(), productId);
-      helpers.logger.debug(`stock of product ${productId} reached ${stores} stores`);
+      const parsed = parseFanoutPayload(payload);
+      if (!parsed) throw new Error('inventory_fanout needs a numeric product_id');
+      const stores = await fanOutStock(orm.em.fork(), parsed.productId, parsed.variantId);
+      helpers.logger.debug(`stock of product ${parsed.productId} reached ${stores} stores`);
     },
     prune_rate_limits: async () => {
       await pruneLimitWindows(orm.em.fork());

@@ -641,6 +641,7 @@ describe('dispatching', () => {
         store_id: a.id,
         event: 'product.deleted',
         entity_id: String(id('E5')),
+        data: { product_id: id('E5') },
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       },
     ]);

@@ -85,6 +85,8 @@ const commands: Record<string, Command> = {
     if (state !== 'on' && state !== 'off') throw new UsageError('state must be on or off');
     return operator(await env.orm()).setPlatformFeature({ feature, enabled: state === 'on' });
   },
+  'site:publish': async (argv, env) => sitePublished(argv, env, true),
+  'site:unpublish': async (argv, env) => sitePublished(argv, env, false),
   'own-goods:create': async (argv, env) => {
     const { values } = parse(argv, {
       store: { type: 'string' },
@@ -191,6 +193,15 @@ const commands: Record<string, Command> = {
     return { written: file };
   },
 };
+
+/** `site:publish --store ID` / `site:unpublish --store ID`: fires site.published / site.unpublished. */
+async function sitePublished(argv: string[], env: Parameters<Command>[1], published: boolean) {
+  const { values } = parse(argv, { store: { type: 'string' } });
+  return operator(await env.orm()).setStorePublished({
+    storeId: integer(values.store as string | undefined, '--store'),
+    published,
+  });
+}
 
 /** `12`, `12x3`, `12:45x3` → product 12 (variant 45), quantity 3. */
 function parseItem(spec: string) {

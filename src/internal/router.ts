@@ -10,6 +10,7 @@ import { customerInput, ORDER_CHANNELS, ORDER_STATUSES, shippingInput } from '..
 import { checkoutStorefront } from '../orders/storefront.ts';
 import { advanceOrder } from '../orders/transitions.ts';
 import { FEATURES, setFeature } from '../platform/features.ts';
+import { setPublished } from '../store/publish.ts';
 import { createStore } from '../store/service.ts';
 import { router } from '../trpc/init.ts';
 import { idParam, PG_INT_MAX } from '../trpc/params.ts';
@@ -50,6 +51,10 @@ export const internalRouter = router({
   setPlatformFeature: internalProcedure
     .input(z.object({ feature: z.enum(FEATURES), enabled: z.boolean() }))
     .mutation(({ ctx, input }) => setFeature(ctx.em, input.feature, input.enabled)),
+
+  setStorePublished: internalProcedure
+    .input(z.object({ storeId: idParam, published: z.boolean() }))
+    .mutation(({ ctx, input }) => setPublished(ctx.em, input.storeId, input.published)),
 
   runReadinessPass: internalProcedure.mutation(({ ctx }) => runReadinessPass(ctx.em)),
 

@@ -5,11 +5,38 @@ import { enqueueDispatch } from '../events/outbox.ts';
 const BATCH = 1000;
 
 /**
+ * What a (possibly merged) `inventory_fanout` payload says: the product, and the variant when exactly
+ * one variant changed. Accepts the older single-object payload too.
+ */
+export function parseFanoutPayload(payload: unknown): { productId: number; variantId: number | null } | null {
+  const items = (Array.isArray(payload) ? payload : [payload]) as {
+    product_id?: unknown;
+    variant_ids?: unknown;
+  }[];
+  const productId = items[0]?.product_id;
+  if (typeof productId !== 'number') return null;
+  const variants = new Set<number>();
+  let unknownVariant = false;
+  for (const item of items) {
+    if (!Array.isArray(item?.variant_ids)) unknownVariant = true;
+    else for (const v of item.variant_ids) variants.add(Number(v));
+  }
+  const only = !unknownVariant && variants.size === 1 ? ([...variants][0] ?? null) : null;
+  return { productId, variantId: only };
+}
+
+/**
  * A product's stock changed: every store that lists it gets the product at the head of its feed and
  * an `inventory.updated` event. Stores are taken in batches of a thousand, each batch its own short
  * transaction, so a product listed by 10,000 stores never holds one long transaction or lock.
  */
-export async function fanOutStock(em: EntityManager, productId: number): Promise<number> {
+export async function fanOutStock(
+  em: EntityManager,
+  productId: number,
+  variantId: number | null = null,
+): Promise<number> {
+  const data =
+    variantId === null ? { product_id: productId } : { product_id: productId, variant_id: variantId };
   let after = 0;
   let total = 0;
   for (;;) {
@@ -27,7 +54,7 @@ export async function fanOutStock(em: EntityManager, productId: number): Promise
               SET xid = pg_current_xact_id(), seq = nextval('inventory_feed_seq')
           ), events AS (
             INSERT INTO domain_events (store_id, event, entity_id, data)
-            SELECT store_id, 'inventory.updated', ${productId}, jsonb_build_object('product_id', ${productId}::integer)
+            SELECT store_id, 'inventory.updated', ${productId}, ${JSON.stringify(data)}::jsonb
             FROM stores
           )
           SELECT count(*)::integer AS n, max(store_id) AS last FROM stores`,

@@ -69,6 +69,20 @@ CREATE TABLE webhook_attempts (
 );
 CREATE INDEX webhook_attempts_subscription_idx ON webhook_attempts (subscription_id, id DESC);
 CREATE INDEX webhook_attempts_delivery_idx ON webhook_attempts (delivery_id);
+
+-- The stock fan-out job now learns which variants changed (array payloads of pending jobs are
+-- concatenated by Graphile), so inventory.updated can name the variant when only one changed.
+CREATE OR REPLACE FUNCTION product_stock_fanout() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM graphile_worker.add_job('inventory_fanout',
+    json_build_array(json_build_object('product_id', c.product_id, 'variant_ids', c.variant_ids)),
+    job_key => 'inventory_fanout:' || c.product_id, job_key_mode => 'replace')
+  FROM (SELECT n.product_id, array_agg(DISTINCT n.id) AS variant_ids
+        FROM new_rows n JOIN old_rows o ON o.id = n.id
+        WHERE n.stock_quantity IS DISTINCT FROM o.stock_quantity
+        GROUP BY n.product_id) c;
+  RETURN NULL;
+END $$;
 `);
   }
 }
