@@ -80,6 +80,12 @@ export function createRestHandler(deps: RestDeps) {
       }
       req.headers['content-type'] = 'application/json';
     }
+    // An action with nothing to send (`curl -X POST …/rotate-secret`) has no body and no media type:
+    // treat it as an empty JSON body instead of refusing a body that does not exist.
+    const bodiless =
+      !type && !req.headers['transfer-encoding'] && (req.headers['content-length'] ?? '0') === '0';
+    if (bodiless && req.method !== 'GET' && req.method !== 'HEAD')
+      req.headers['content-type'] = 'application/json';
     const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
     res.end = ((chunk?: unknown) => {
       let out = chunk;

@@ -766,7 +766,8 @@ describe('bulk: bad input is a 400 that changes nothing', () => {
         ['{"mode": "ids", "product_ids": [1', json, 400],
         ['', json, 400],
         [undefined, json, 400],
-        [undefined, {}, 415],
+        // No body and no media type is an empty body: 400, not 415.
+        [undefined, {}, 400],
       ];
       for (const [body, headers, status] of attempts) {
         const res = await post(path, body, s.readWrite, headers);

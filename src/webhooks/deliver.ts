@@ -34,14 +34,16 @@ interface Attempted {
 /** How long a claimed delivery stays with its worker: the deadline plus room to record the result. */
 const leaseMs = (s: WebhookSettings) => s.timeoutMs + 15_000;
 
-async function claim(em: EntityManager, s: WebhookSettings, limit: number): Promise<Claimed[]> {
+/** Takes up to `limit` due deliveries, at most a few per subscription, skipping `saturated` ones. */
+async function claim(
+  em: EntityManager,
+  s: WebhookSettings,
+  limit: number,
+  saturated: number[],
+): Promise<Claimed[]> {
   return rows<Claimed>(
     em,
-    sql`WITH busy AS (
-        SELECT subscription_id FROM webhook_deliveries
-        WHERE status = 'pending' AND leased_until > now()
-        GROUP BY subscription_id HAVING count(*) >= ${PER_SUBSCRIPTION_IN_FLIGHT}
-      ), candidates AS (
+    sql`WITH candidates AS (
         SELECT id FROM (
           SELECT d.id, d.next_attempt_at,
             row_number() OVER (PARTITION BY d.subscription_id ORDER BY d.next_attempt_at, d.id) AS nth
@@ -50,7 +52,7 @@ async function claim(em: EntityManager, s: WebhookSettings, limit: number): Prom
             JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.active
             WHERE d.status = 'pending' AND d.next_attempt_at <= now()
               AND (d.leased_until IS NULL OR d.leased_until < now())
-              AND d.subscription_id NOT IN (SELECT subscription_id FROM busy)
+              AND d.subscription_id <> ALL (${saturated}::integer[])
             ORDER BY d.next_attempt_at, d.id LIMIT ${limit * 8}
           ) d
         ) ranked
@@ -210,59 +212,90 @@ async function scheduleNext(em: EntityManager): Promise<void> {
 }
 
 /**
- * Sends every due delivery, `concurrency` at a time, refilling as attempts finish so a receiver
- * that hangs holds only its own slots. Results are written in batches. Returns the attempts made.
+ * Sends every due delivery, `concurrency` at a time. Claims are prefetched into a small queue and
+ * results written in batches, both off the sending path, so the slots stay busy; a receiver that
+ * hangs holds only its own slots (at most a few per subscription). Returns the attempts made.
  */
 export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise<number> {
   const key = secretsKey(s.secretKey);
   const half = Math.ceil(s.concurrency / 2);
+  const queue: Claimed[] = [];
   const inFlight = new Set<Promise<void>>();
-  let finished: Attempted[] = [];
-  let total = 0;
+  // Claimed and not yet finished, per subscription.
+  const outstanding = new Map<number, number>();
+  let results: Attempted[] = [];
+  let flushing: Promise<void> | undefined;
+  let refilling: Promise<void> | undefined;
+  let exhausted = false;
   let lastFlush = Date.now();
-  let drained = false;
-  const flush = async () => {
-    const batch = finished;
-    finished = [];
+  let lastEmptyClaim = 0;
+  let total = 0;
+
+  const saturated = () =>
+    [...outstanding].filter(([, n]) => n >= PER_SUBSCRIPTION_IN_FLIGHT).map(([id]) => id);
+  const startFlush = () => {
+    if (flushing || results.length === 0) return;
+    const batch = results;
+    results = [];
     lastFlush = Date.now();
-    if (batch.length) await record(em.fork(), s, batch);
+    flushing = record(em.fork(), s, batch).finally(() => {
+      flushing = undefined;
+    });
   };
+  const startRefill = () => {
+    if (refilling || (exhausted && Date.now() - lastEmptyClaim < 100)) return;
+    const want = 2 * s.concurrency - queue.length - inFlight.size;
+    if (want < half) return;
+    refilling = claim(em.fork(), s, want, saturated())
+      .then((claimed) => {
+        for (const d of claimed) {
+          outstanding.set(d.subscription_id, (outstanding.get(d.subscription_id) ?? 0) + 1);
+          queue.push(d);
+        }
+        exhausted = claimed.length === 0;
+        if (exhausted) lastEmptyClaim = Date.now();
+      })
+      .finally(() => {
+        refilling = undefined;
+      });
+  };
+  const pump = () => {
+    while (inFlight.size < s.concurrency && queue.length > 0) {
+      const d = queue.shift() as Claimed;
+      total++;
+      const p: Promise<void> = attempt(d, s, key)
+        .then((r) => {
+          results.push(r);
+        })
+        .finally(() => {
+          inFlight.delete(p);
+          outstanding.set(d.subscription_id, (outstanding.get(d.subscription_id) ?? 1) - 1);
+        });
+      inFlight.add(p);
+    }
+  };
+
   for (;;) {
-    const free = s.concurrency - inFlight.size;
-    if (!drained && free >= half) {
-      const claimed = await claim(em.fork(), s, free);
-      drained = claimed.length < free;
-      for (const d of claimed) {
-        total++;
-        const p: Promise<void> = attempt(d, s, key)
-          .then((r) => {
-            finished.push(r);
-          })
-          .finally(() => inFlight.delete(p));
-        inFlight.add(p);
+    pump();
+    startRefill();
+    if (results.length >= 50 || (results.length > 0 && Date.now() - lastFlush >= 100)) startFlush();
+    if (inFlight.size === 0 && queue.length === 0 && !refilling) {
+      if (flushing) await flushing;
+      if (results.length > 0) {
+        // Written results free their subscriptions' leases: look again before stopping.
+        startFlush();
+        await flushing;
+        exhausted = false;
+        continue;
       }
+      if (exhausted) break;
     }
-    if (inFlight.size === 0) {
-      await flush();
-      if (drained) break;
-      continue;
-    }
-    await Promise.race([...inFlight, new Promise((r) => setTimeout(r, 100))]);
-    if (finished.length >= 50 || (finished.length > 0 && Date.now() - lastFlush >= 100)) await flush();
-    // Deliveries that fell due while these were in flight are taken in the same run.
-    if (drained && inFlight.size <= half && (await anyDue(em))) drained = false;
+    await Promise.race(
+      [...inFlight, refilling, flushing, new Promise((r) => setTimeout(r, 100))].filter(
+        (p) => p !== undefined,
+      ),
+    );
   }
   await scheduleNext(em.fork());
   return total;
-}
-
-async function anyDue(em: EntityManager): Promise<boolean> {
-  const [r] = await rows<{ due: boolean }>(
-    em.fork(),
-    sql`SELECT EXISTS (
-        SELECT 1 FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.active
-        WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (d.leased_until IS NULL OR d.leased_until < now())
-      ) AS due`,
-  );
-  return r?.due ?? false;
 }

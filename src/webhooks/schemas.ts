@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam, NUL_MESSAGE, noNul } from '../trpc/params.ts';
+import { boolParam, idParam, NUL_MESSAGE, noNul } from '../trpc/params.ts';
 import { isWebhookEvent, WEBHOOK_EVENTS } from './events.ts';
 
 const url = z.string().min(1).max(2048).refine(noNul, NUL_MESSAGE).meta({
@@ -42,7 +42,7 @@ export const updateWebhookInput = z
     id: idParam,
     url: url.optional(),
     events: events.optional(),
-    active: z.boolean().optional().meta({ description: '`true` re-enables and clears the failure streak.' }),
+    active: boolParam.optional().meta({ description: '`true` re-enables and clears the failure streak.' }),
   })
   .refine((v) => v.url !== undefined || v.events !== undefined || v.active !== undefined, {
     message: 'send at least one of url, events, active',
@@ -57,12 +57,9 @@ const webhook = z
     url: z.string(),
     events: z.array(z.string()),
     active: z.boolean(),
-    disabled_reason: z
-      .enum(['manual', 'gone', 'dead_letters'])
-      .nullable()
-      .meta({
-        description: 'Why it is inactive: set so, the endpoint answered 410, or 20 dead letters in a row.',
-      }),
+    disabled_reason: z.enum(['manual', 'gone', 'dead_letters']).nullable().meta({
+      description: 'Why it is inactive: set so, the endpoint answered 410, or 20 dead letters in a row.',
+    }),
     failure_streak: z.int().meta({ description: 'Consecutive dead-lettered events (20 disables it).' }),
     created_at: z.string(),
     updated_at: z.string(),
@@ -105,11 +102,9 @@ const attempt = z
     event: z.string(),
     event_key: z.string(),
     attempt: z.int().meta({ description: 'The attempt number, as in `X-Stockless-Delivery-Id`.' }),
-    outcome: z
-      .enum(['succeeded', 'failed', 'gone', 'refused'])
-      .meta({
-        description: '`refused`: the URL no longer passed the public-address check, nothing was sent.',
-      }),
+    outcome: z.enum(['succeeded', 'failed', 'gone', 'refused']).meta({
+      description: '`refused`: the URL no longer passed the public-address check, nothing was sent.',
+    }),
     response_status: z.int().nullable(),
     error: z.string().nullable(),
     duration_ms: z.int(),
