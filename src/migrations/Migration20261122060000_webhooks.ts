@@ -51,8 +51,8 @@ CREATE TABLE webhook_deliveries (
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now(),
   UNIQUE (subscription_id, event_id)
-);
-CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+) WITH (fillfactor = 70); -- room on the page, so taking and releasing a lease are HOT updates
+CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at, id) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_event_idx ON webhook_deliveries (event_id);
 
 CREATE TABLE webhook_attempts (

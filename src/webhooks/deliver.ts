@@ -65,8 +65,8 @@ async function claim(
         FOR UPDATE SKIP LOCKED
       )
       UPDATE webhook_deliveries d SET leased_until = now() + ${leaseMs(s)} * interval '1 millisecond'
-      FROM locked, webhook_subscriptions s, webhook_events e
-      WHERE d.id = locked.id AND s.id = d.subscription_id AND e.id = d.event_id
+      FROM webhook_subscriptions s, webhook_events e
+      WHERE d.id = ANY (ARRAY(SELECT id FROM locked)) AND s.id = d.subscription_id AND e.id = d.event_id
       RETURNING d.id::text, d.subscription_id, s.store_id, d.attempts, d.round_attempts, s.url, s.secret_encrypted,
         e.id::text AS event_id, e.event, e.event_key, e.body`,
   );
@@ -244,7 +244,9 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
   };
   const startRefill = () => {
     if (refilling || (exhausted && Date.now() - lastEmptyClaim < 100)) return;
-    const want = 2 * s.concurrency - queue.length - inFlight.size;
+    // Keep about two rounds of work claimed ahead, so a claim's round trip never leaves slots idle.
+    if (queue.length > s.concurrency) return;
+    const want = 4 * s.concurrency - queue.length - inFlight.size;
     if (want < half) return;
     refilling = claim(em.fork(), s, want, saturated())
       .then((claimed) => {
@@ -278,7 +280,7 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
   for (;;) {
     pump();
     startRefill();
-    if (results.length >= 50 || (results.length > 0 && Date.now() - lastFlush >= 100)) startFlush();
+    if (results.length >= 200 || (results.length > 0 && Date.now() - lastFlush >= 100)) startFlush();
     if (inFlight.size === 0 && queue.length === 0 && !refilling) {
       if (flushing) await flushing;
       if (results.length > 0) {

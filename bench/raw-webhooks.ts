@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'undici';
+
+/**
+ * The baseline of the webhook bench: a bare undici POST loop, `CONCURRENCY` at a time over keep-alive
+ * connections, sending `COUNT` bodies of the same size to the same receiver. Prints deliveries/s.
+ */
+const url = process.env.TARGET_URL ?? '';
+const count = Number(process.env.COUNT);
+const concurrency = Number(process.env.CONCURRENCY);
+const body = 'x'.repeat(Number(process.env.BODY_BYTES ?? 200));
+const agent = new Agent({ connect: { ca: readFileSync(process.env.CA_FILE ?? '', 'utf8') } });
+
+let next = 0;
+const started = performance.now();
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    while (next < count) {
+      next++;
+      const res = await request(url, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      await res.body.dump();
+    }
+  }),
+);
+const seconds = (performance.now() - started) / 1000;
+process.stdout.write(JSON.stringify({ deliveries: count, seconds, per_second: count / seconds }));
+await agent.close();

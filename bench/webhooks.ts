@@ -1,0 +1,190 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generate } from 'selfsigned';
+import type { Orm } from '../server/orm.ts';
+import { recordEvents } from '../src/events/outbox.ts';
+import { createStore } from '../src/store/service.ts';
+import { createWebhook } from '../src/webhooks/service.ts';
+import type { WebhookSettings } from '../src/webhooks/settings.ts';
+import { round } from './lib.ts';
+
+const SUBSCRIPTIONS = 10;
+const CONCURRENCY = Number(process.env.BENCH_WEBHOOK_CONCURRENCY ?? 10);
+const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 500);
+const SECRET_KEY = 'b2'.repeat(32);
+
+export interface WebhookBench {
+  subscriptions: number;
+  concurrency: number;
+  deliveries: number;
+  api_per_second: number;
+  raw_per_second: number;
+  ratio: number;
+  commit_to_receipt_ms: { p50: number; p95: number; samples: number };
+}
+
+interface Receipt {
+  at: number;
+  /** `data.seq` of the envelope: which committed event this is. */
+  seq: number | undefined;
+}
+
+/** A local HTTPS receiver that answers 204 and notes when each event arrived. */
+async function receiver() {
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keySize: 2048,
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, keyCertSign: true },
+      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
+    ],
+  });
+  const caFile = join(await mkdtemp(join(tmpdir(), 'stockless-bench-hooks-')), 'ca.pem');
+  await writeFile(caFile, pems.cert);
+  const receipts: Receipt[] = [];
+  const server = createServer(
+    { key: pems.private, cert: pems.cert, keepAliveTimeout: 10_000 },
+    (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const at = Date.now();
+        let seq: number | undefined;
+        try {
+          seq = JSON.parse(Buffer.concat(chunks).toString('utf8'))?.data?.seq;
+        } catch {}
+        receipts.push({ at, seq });
+        res.writeHead(204).end();
+      });
+    },
+  );
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, caFile, receipts, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+async function until(check: () => boolean, timeoutMs: number, what: string) {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`bench: timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * Deliveries per second of the real engine (a worker process: dispatcher, fan-out to 10 subscriptions,
+ * signing, pinned-address POSTs, the attempt log) against a bare undici POST loop at the same
+ * concurrency to the same receiver; then commit-to-receipt latency of single events at a steady rate.
+ */
+export async function benchWebhooks(orm: Orm, databaseUrl: string): Promise<WebhookBench> {
+  const hooks = await receiver();
+  const settings: WebhookSettings = {
+    allowPrivate: ['127.0.0.0/8'],
+    retrySchedule: [60_000],
+    coalesceWindowMs: 30_000,
+    timeoutMs: 10_000,
+    concurrency: CONCURRENCY,
+    secretKey: SECRET_KEY,
+  };
+  const store = await createStore(orm.em.fork(), { name: 'Bench hooks', slug: `bench-hooks-${Date.now()}` });
+  for (let i = 0; i < SUBSCRIPTIONS; i++) {
+    await createWebhook(
+      orm.em.fork(),
+      store.id,
+      { url: `${hooks.url}/hook/${i}`, events: ['site.published'] },
+      settings,
+    );
+  }
+  const record = (n: number, seq?: number) =>
+    orm.em.fork().transactional((tx) =>
+      recordEvents(
+        tx,
+        Array.from({ length: n }, () => ({
+          storeId: store.id,
+          event: 'site.published',
+          entityId: store.id,
+          data: { store_id: store.id, published: true, seq },
+        })),
+      ),
+    );
+
+  // Throughput: a backlog committed before the worker starts, drained by it.
+  await record(EVENTS);
+  const total = EVENTS * SUBSCRIPTIONS;
+  const worker = spawn(process.execPath, ['server/main.ts', 'worker'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      SECRET_KEY,
+      LOG_LEVEL: 'warn',
+      WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8',
+      WEBHOOK_CONCURRENCY: String(CONCURRENCY),
+      NODE_EXTRA_CA_CERTS: hooks.caFile,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  try {
+    await until(() => hooks.receipts.length >= 1, 60_000, 'the first delivery');
+    const first = hooks.receipts[0]?.at ?? Date.now();
+    await until(() => hooks.receipts.length >= total, 300_000, `${total} deliveries`);
+    const last = hooks.receipts[total - 1]?.at ?? Date.now();
+    const apiPerSecond = (total - 1) / ((last - first) / 1000);
+
+    // Latency: one event at a time, 20 a second, each to 10 subscriptions.
+    hooks.receipts.length = 0;
+    const committed = new Map<number, number>();
+    const samples = 100;
+    for (let seq = 0; seq < samples; seq++) {
+      await record(1, seq);
+      committed.set(seq, Date.now());
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await until(() => hooks.receipts.length >= samples * SUBSCRIPTIONS, 60_000, 'the latency deliveries');
+    // From the moment the event's transaction committed to the moment the receiver had the request.
+    const perDelivery = hooks.receipts
+      .map((r) => r.at - (committed.get(r.seq ?? -1) ?? r.at))
+      .sort((a, b) => a - b);
+    const pct = (p: number) =>
+      perDelivery[Math.min(perDelivery.length - 1, Math.floor(perDelivery.length * p))] ?? 0;
+
+    // Baseline, same receiver, same concurrency, same number of POSTs.
+    const raw = await new Promise<{ per_second: number }>((resolve, reject) => {
+      const child = spawn(process.execPath, ['bench/raw-webhooks.ts'], {
+        env: {
+          ...process.env,
+          TARGET_URL: `${hooks.url}/raw`,
+          COUNT: String(total),
+          CONCURRENCY: String(CONCURRENCY),
+          CA_FILE: hooks.caFile,
+          BODY_BYTES: '180',
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+      });
+      child.once('exit', (code) =>
+        code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`raw loop exited ${code}`)),
+      );
+    });
+    return {
+      subscriptions: SUBSCRIPTIONS,
+      concurrency: CONCURRENCY,
+      deliveries: total,
+      api_per_second: round(apiPerSecond),
+      raw_per_second: round(raw.per_second),
+      ratio: round(apiPerSecond / raw.per_second),
+      commit_to_receipt_ms: { p50: pct(0.5), p95: pct(0.95), samples: perDelivery.length },
+    };
+  } finally {
+    worker.kill('SIGTERM');
+    await new Promise((r) => worker.once('exit', r));
+    await hooks.close();
+  }
+}
