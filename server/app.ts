@@ -6,6 +6,7 @@ import { type Config, domainSettingsOf } from './config.ts';
 import { checkHealth } from './health.ts';
 import { INVOICE_PATH, serveInvoice } from './invoice-route.ts';
 import type { Logger } from './logger.ts';
+import { handleOAuth, type OAuthDeps } from './oauth/routes.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import type { Orm } from './orm.ts';
 import { newRequestId } from './request-id.ts';
@@ -42,6 +43,15 @@ export function createApp({ orm, config, log }: AppDeps): Server {
         log.error({ err: error.cause ?? error, path }, 'trpc failed');
     },
   });
+  const oauth: OAuthDeps = {
+    em: () => orm.em.fork(),
+    publicUrl: config.publicUrl,
+    limits: {
+      token: config.OAUTH_TOKEN_RATE_LIMIT,
+      register: config.OAUTH_REGISTER_RATE_LIMIT,
+      discovery: config.DISCOVERY_RATE_LIMIT,
+    },
+  };
   const openapiText = JSON.stringify(buildOpenApiDocument(config.publicUrl));
 
   async function route(req: IncomingMessage, res: ServerResponse, requestId: string) {
@@ -57,6 +67,7 @@ export function createApp({ orm, config, log }: AppDeps): Server {
       return void res.end(openapiText);
     }
     if (path.startsWith('/trpc/')) return trpc(req, res);
+    if (await handleOAuth(req, res, oauth)) return;
     const invoice = INVOICE_PATH.exec(path);
     if (invoice) {
       return serveInvoice(req, res, {
@@ -65,6 +76,7 @@ export function createApp({ orm, config, log }: AppDeps): Server {
         requestId,
         publicUrl: config.publicUrl,
         rawId: invoice[1] ?? '',
+        appRateLimit: settings.rateLimits.app,
       });
     }
     if (path.startsWith('/api/v1/')) return rest(req, res, requestId);

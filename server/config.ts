@@ -43,6 +43,10 @@ const configSchema = z.object({
   PAGE_SIZE_MAX: z.coerce.number().int().min(1).max(5000).default(500),
   INVENTORY_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(600),
   EXTERNAL_ORDERS_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(120),
+  APP_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(120),
+  OAUTH_TOKEN_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(60),
+  OAUTH_REGISTER_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(20),
+  DISCOVERY_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(60),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
   DB_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(10),
   DEMO_PRODUCTS: z.coerce.number().int().min(0).max(1_000_000).default(3000),
@@ -115,7 +119,11 @@ export function domainSettingsOf(cfg: Config): DomainSettings {
     pageSizeMax: cfg.PAGE_SIZE_MAX,
     operatorToken: cfg.OPERATOR_TOKEN,
     merchant: merchantOf(cfg),
-    rateLimits: { inventory: cfg.INVENTORY_RATE_LIMIT, external_orders: cfg.EXTERNAL_ORDERS_RATE_LIMIT },
+    rateLimits: {
+      inventory: cfg.INVENTORY_RATE_LIMIT,
+      external_orders: cfg.EXTERNAL_ORDERS_RATE_LIMIT,
+      app: cfg.APP_RATE_LIMIT,
+    },
     webhooks: webhookSettingsOf(cfg),
   };
 }

@@ -5,6 +5,7 @@ import { resolveCredential, wwwAuthenticate } from '../src/auth/credentials.ts';
 import { invoicePdf } from '../src/orders/invoice.ts';
 import type { Merchant } from '../src/orders/invoice-pdf.ts';
 import { ORDER_READ_SCOPE } from '../src/orders/router.ts';
+import { appLimitKey, enforceLimit } from '../src/ratelimit/limiter.ts';
 import { AppError, shapeError } from '../src/trpc/errors.ts';
 import { sendError } from './respond.ts';
 
@@ -17,7 +18,14 @@ export const INVOICE_PATH = /^\/api\/v1\/orders\/([^/]+)\/invoice$/;
 export async function serveInvoice(
   req: IncomingMessage,
   res: ServerResponse,
-  deps: { em: EntityManager; merchant: Merchant; requestId: string; publicUrl: string; rawId: string },
+  deps: {
+    em: EntityManager;
+    merchant: Merchant;
+    requestId: string;
+    publicUrl: string;
+    rawId: string;
+    appRateLimit: number;
+  },
 ) {
   try {
     if (req.method !== 'GET') {
@@ -26,8 +34,15 @@ export async function serveInvoice(
         headers: { Allow: 'GET, HEAD' },
       });
     }
-    const actor = await resolveCredential(deps.em, req.headers.authorization);
+    const actor = await resolveCredential(deps.em, req.headers.authorization, deps.publicUrl);
     authorize(actor, { write: false, appScope: ORDER_READ_SCOPE });
+    if (actor.kind === 'app') {
+      for (const [k, v] of Object.entries(
+        await enforceLimit(deps.em, appLimitKey(actor), deps.appRateLimit),
+      )) {
+        res.setHeader(k, v);
+      }
+    }
     // The invoice names the buyer and their address: apps also need read_customers.
     if (actor.kind === 'app') authorize(actor, { write: false, appScope: 'read_customers' });
     if (!/^[1-9]\d{0,9}$/.test(deps.rawId) || Number(deps.rawId) > 2_147_483_647) {

@@ -85,6 +85,25 @@ const commands: Record<string, Command> = {
     if (state !== 'on' && state !== 'off') throw new UsageError('state must be on or off');
     return operator(await env.orm()).setPlatformFeature({ feature, enabled: state === 'on' });
   },
+  'users:create': async (argv, env) => {
+    const { values } = parse(argv, {
+      store: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+    });
+    return operator(await env.orm()).createUser({
+      storeId: integer(values.store as string | undefined, '--store'),
+      email: requireString(values, 'email'),
+      password: requireString(values, 'password'),
+    });
+  },
+  'apps:uninstall': async (argv, env) => {
+    const { values } = parse(argv, { store: { type: 'string' }, client: { type: 'string' } });
+    return operator(await env.orm()).uninstallApp({
+      storeId: integer(values.store as string | undefined, '--store'),
+      clientId: requireString(values, 'client'),
+    });
+  },
   'site:publish': async (argv, env) => sitePublished(argv, env, true),
   'site:unpublish': async (argv, env) => sitePublished(argv, env, false),
   'own-goods:create': async (argv, env) => {

@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
 import { AppError } from '../trpc/errors.ts';
-import type { Actor } from './actor.ts';
+import type { Actor, AppScope } from './actor.ts';
 import { API_KEY_PATTERN, hashToken } from './api-keys.ts';
 
+const ACCESS_TOKEN_PATTERN = /^sl_at_[a-z2-7]{40}$/;
 const USAGE_WRITE_INTERVAL_MS = 60_000;
 const lastUsageWrite = new Map<number, number>();
 
@@ -22,10 +23,48 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
-/** Resolves a bearer credential to an actor, or throws 401. */
-export async function resolveCredential(em: EntityManager, header: string | undefined): Promise<Actor> {
+/**
+ * An app's access token: valid only for the REST API's resource, and only while its grant stands.
+ * The scopes are the grant's as they are now, so a narrowed reinstall applies from the next call.
+ */
+async function resolveAppToken(em: EntityManager, token: string, publicUrl: string): Promise<Actor> {
+  const [t] = await rows<{
+    id: number;
+    store_id: number;
+    client_id: number;
+    scopes: AppScope[];
+    resource: string;
+  }>(
+    em,
+    sql`SELECT t.id, g.store_id, g.client_id, g.scopes, t.resource
+      FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
+      WHERE t.token_hash = ${hashToken(token)} AND t.kind = 'access' AND t.revoked_at IS NULL
+        AND t.expires_at > now() AND g.revoked_at IS NULL`,
+  );
+  if (!t) throw unauthorized('Invalid or expired access token');
+  if (t.resource !== `${publicUrl}/api/v1`) throw unauthorized('This access token is for another resource');
+  const scopes = new Set(t.scopes);
+  return {
+    storeId: t.store_id,
+    kind: 'app',
+    // Apps are governed by their resource scopes, not by the key's method rule.
+    scope: 'read_write',
+    appScopes: scopes,
+    credentialId: t.id,
+    appId: t.client_id,
+    canReadCustomers: scopes.has('read_customers'),
+  };
+}
+
+/** Resolves a bearer credential (API key or app access token) to an actor, or throws 401. */
+export async function resolveCredential(
+  em: EntityManager,
+  header: string | undefined,
+  publicUrl: string,
+): Promise<Actor> {
   const token = bearerToken(header);
   if (!token) throw unauthorized('Missing credential: send Authorization: Bearer <API key or access token>');
+  if (ACCESS_TOKEN_PATTERN.test(token)) return resolveAppToken(em, token, publicUrl);
   if (!API_KEY_PATTERN.test(token)) throw unauthorized('Invalid credential');
   const [key] = await rows<{ id: number; store_id: number; scope: 'read' | 'read_write' }>(
     em,

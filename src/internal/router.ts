@@ -6,6 +6,8 @@ import { mapSku } from '../external-orders/skus.ts';
 import { setStock } from '../inventory/stock.ts';
 import { createOwnGoods, listOwnGoods } from '../listings/own-goods.ts';
 import { listMail } from '../mail/list.ts';
+import { uninstallApp } from '../oauth/tokens.ts';
+import { createUser } from '../oauth/users.ts';
 import { customerInput, ORDER_CHANNELS, ORDER_STATUSES, shippingInput } from '../orders/schemas.ts';
 import { checkoutStorefront } from '../orders/storefront.ts';
 import { advanceOrder } from '../orders/transitions.ts';
@@ -51,6 +53,14 @@ export const internalRouter = router({
   setPlatformFeature: internalProcedure
     .input(z.object({ feature: z.enum(FEATURES), enabled: z.boolean() }))
     .mutation(({ ctx, input }) => setFeature(ctx.em, input.feature, input.enabled)),
+
+  createUser: internalProcedure
+    .input(z.object({ storeId: idParam, email: z.email().max(200), password: z.string().min(10).max(200) }))
+    .mutation(({ ctx, input }) => createUser(ctx.em, input)),
+
+  uninstallApp: internalProcedure
+    .input(z.object({ storeId: idParam, clientId: z.string().min(1).max(100) }))
+    .mutation(({ ctx, input }) => uninstallApp(ctx.em, input.storeId, input.clientId)),
 
   setStorePublished: internalProcedure
     .input(z.object({ storeId: idParam, published: z.boolean() }))

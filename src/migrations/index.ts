@@ -5,6 +5,7 @@ import { Migration20261122030000_stock_deltas } from './Migration20261122030000_
 import { Migration20261122040000_inventory_feed } from './Migration20261122040000_inventory_feed.ts';
 import { Migration20261122050000_external_orders } from './Migration20261122050000_external_orders.ts';
 import { Migration20261122060000_webhooks } from './Migration20261122060000_webhooks.ts';
+import { Migration20261122070000_oauth } from './Migration20261122070000_oauth.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -15,4 +16,5 @@ export const migrationsList = [
   { name: 'Migration20261122040000_inventory_feed', class: Migration20261122040000_inventory_feed },
   { name: 'Migration20261122050000_external_orders', class: Migration20261122050000_external_orders },
   { name: 'Migration20261122060000_webhooks', class: Migration20261122060000_webhooks },
+  { name: 'Migration20261122070000_oauth', class: Migration20261122070000_oauth },
 ];

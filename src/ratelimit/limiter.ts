@@ -69,3 +69,7 @@ export async function enforceLimit(
 export async function pruneLimitWindows(em: EntityManager): Promise<void> {
   await rows(em, sql`DELETE FROM rate_limit_windows WHERE window_start < now() - interval '1 hour'`);
 }
+
+/** The per-store, per-app request limit's key. */
+export const appLimitKey = (actor: { storeId: number; appId?: number }) =>
+  `app:${actor.storeId}:${actor.appId ?? 0}`;

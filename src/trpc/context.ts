@@ -12,7 +12,7 @@ export interface DomainSettings {
   operatorToken: string | undefined;
   merchant: Merchant;
   /** Requests per minute of the named limits. */
-  rateLimits: { inventory: number; external_orders: number };
+  rateLimits: { inventory: number; external_orders: number; app: number };
   webhooks: WebhookSettings;
 }
 

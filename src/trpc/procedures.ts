@@ -1,7 +1,7 @@
 import { constantTimeEqual } from '@oslojs/crypto/subtle';
 import { authorize } from '../auth/authorize.ts';
 import { bearerToken, resolveCredential } from '../auth/credentials.ts';
-import { enforceLimit } from '../ratelimit/limiter.ts';
+import { appLimitKey, enforceLimit } from '../ratelimit/limiter.ts';
 import { AppError } from './errors.ts';
 import { baseProcedure } from './init.ts';
 
@@ -12,9 +12,15 @@ import { baseProcedure } from './init.ts';
 export const partnerProcedure = baseProcedure.use(async ({ ctx, meta, type, next }) => {
   // In-process callers (tests, dashboards acting for a store) may arrive with the actor resolved;
   // the HTTP transports never set it, so over the wire the bearer credential is always checked.
-  const actor = ctx.actor ?? (await resolveCredential(ctx.em, ctx.headers.authorization));
+  const actor =
+    ctx.actor ?? (await resolveCredential(ctx.em, ctx.headers.authorization, ctx.settings.publicUrl));
   authorize(actor, { write: type !== 'query', appScope: meta?.appScope ?? null });
   ctx.onAuthenticated?.(actor);
+  // An app counts every call against its per-store limit, besides any limit of the operation.
+  if (actor.kind === 'app') {
+    const headers = await enforceLimit(ctx.em, appLimitKey(actor), ctx.settings.rateLimits.app);
+    if (ctx.response) Object.assign(ctx.response.headers, headers);
+  }
   if (meta?.rateLimit) {
     const key =
       meta.rateLimit === 'inventory'

@@ -21,7 +21,7 @@ export const TEST_MAIL = {
 };
 
 /** The default limits, for tests that build a Context by hand. */
-export const TEST_RATE_LIMITS = { inventory: 600, external_orders: 120 };
+export const TEST_RATE_LIMITS = { inventory: 600, external_orders: 120, app: 120 };
 
 /** A fixed secrets-at-rest key for tests (the app and any worker process of a test share it). */
 export const TEST_SECRET_KEY = 'a1'.repeat(32);

@@ -1,0 +1,340 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { APP_SCOPES } from '../../src/auth/actor.ts';
+import { apiResource, pendingRequest, startAuthorization } from '../../src/oauth/authorize.ts';
+import { registerClient } from '../../src/oauth/clients.ts';
+import { approve, createSession, deny, findSession } from '../../src/oauth/consent.ts';
+import { OAuthError } from '../../src/oauth/errors.ts';
+import { randomToken } from '../../src/oauth/random.ts';
+import { exchangeCode, refresh, revoke } from '../../src/oauth/tokens.ts';
+import { signIn } from '../../src/oauth/users.ts';
+import { hitLimit, limitHeaders } from '../../src/ratelimit/limiter.ts';
+import { consentForm, errorPage, sendPage, signInForm } from './consent-page.ts';
+import { clientIp, cookies, readBody, readForm, sendOAuthError, sendOAuthJson } from './http.ts';
+
+export interface OAuthDeps {
+  em: () => EntityManager;
+  publicUrl: string;
+  limits: { token: number; register: number; discovery: number };
+}
+
+const SESSION_COOKIE = 'sl_session';
+const LOGIN_CSRF_COOKIE = 'sl_login_csrf';
+
+function sameSecret(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b || a.length !== b.length) return false;
+  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+/** The shared limiter, answering in the OAuth error form. */
+async function limit(em: EntityManager, key: string, max: number, windowSeconds: number) {
+  const r = await hitLimit(em, key, max, windowSeconds);
+  const headers = limitHeaders(r);
+  if (!r.allowed) {
+    throw Object.assign(
+      new OAuthError('temporarily_unavailable', 'Too many requests; retry after the Retry-After delay', 429),
+      {
+        headers: { ...headers, 'Retry-After': String(r.resetSeconds) },
+      },
+    );
+  }
+  return headers;
+}
+
+function metadata(publicUrl: string) {
+  return {
+    issuer: publicUrl,
+    authorization_endpoint: `${publicUrl}/oauth/authorize`,
+    token_endpoint: `${publicUrl}/oauth/token`,
+    registration_endpoint: `${publicUrl}/oauth/register`,
+    revocation_endpoint: `${publicUrl}/oauth/revoke`,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none'],
+    revocation_endpoint_auth_methods_supported: ['none'],
+    scopes_supported: [...APP_SCOPES],
+    authorization_response_iss_parameter_supported: true,
+    service_documentation: `${publicUrl}/docs`,
+  };
+}
+
+function resourceMetadata(publicUrl: string, resource: string) {
+  return {
+    resource,
+    authorization_servers: [publicUrl],
+    scopes_supported: [...APP_SCOPES],
+    bearer_methods_supported: ['header'],
+    resource_name: 'Stockless partner API',
+    resource_documentation: `${publicUrl}/docs`,
+  };
+}
+
+/** Serves /oauth/* and /.well-known/*; answers false for any other path. */
+export async function handleOAuth(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: OAuthDeps,
+): Promise<boolean> {
+  const url = new URL(req.url ?? '/', 'http://internal');
+  const path = url.pathname;
+  if (!path.startsWith('/oauth/') && !path.startsWith('/.well-known/')) return false;
+  const em = deps.em();
+  const { publicUrl } = deps;
+  const method = req.method ?? 'GET';
+  const onlyMethod = (allowed: string) => {
+    if (method !== allowed)
+      throw Object.assign(new OAuthError('invalid_request', `Use ${allowed}`, 405), {
+        headers: { Allow: allowed === 'GET' ? 'GET, HEAD' : allowed },
+      });
+  };
+  try {
+    if (path.startsWith('/.well-known/')) {
+      const docs: Record<string, () => unknown> = {
+        '/.well-known/oauth-authorization-server': () => metadata(publicUrl),
+        '/.well-known/oauth-protected-resource': () => resourceMetadata(publicUrl, apiResource(publicUrl)),
+        '/.well-known/oauth-protected-resource/api/v1': () =>
+          resourceMetadata(publicUrl, apiResource(publicUrl)),
+        '/.well-known/oauth-protected-resource/mcp': () => resourceMetadata(publicUrl, `${publicUrl}/mcp`),
+      };
+      const doc = docs[path];
+      if (!doc) throw new OAuthError('not_found', `No document at ${path}`, 404);
+      onlyMethod('GET');
+      const headers = await limit(em, `discovery:${clientIp(req)}`, deps.limits.discovery, 60);
+      sendOAuthJson(res, 200, doc(), { ...headers, 'Cache-Control': 'public, max-age=300' });
+      return true;
+    }
+    switch (path) {
+      case '/oauth/register': {
+        onlyMethod('POST');
+        const headers = await limit(em, `oauth_register:${clientIp(req)}`, deps.limits.register, 3600);
+        const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+        if (type !== 'application/json')
+          throw new OAuthError(
+            'invalid_client_metadata',
+            'Send the client metadata as application/json',
+            415,
+          );
+        let body: unknown;
+        try {
+          body = JSON.parse(await readBody(req));
+        } catch {
+          throw new OAuthError('invalid_client_metadata', 'The body is not valid JSON');
+        }
+        sendOAuthJson(res, 201, await registerClient(em, body), headers);
+        return true;
+      }
+      case '/oauth/authorize': {
+        onlyMethod('GET');
+        const outcome = await startAuthorization(em, url.searchParams, publicUrl);
+        if (outcome.kind === 'page') {
+          sendPage(
+            res,
+            400,
+            'Cannot connect this app',
+            errorPage('Cannot connect this app', outcome.description),
+          );
+        } else if (outcome.kind === 'redirect') {
+          res.writeHead(302, { Location: outcome.location, 'Cache-Control': 'no-store' }).end();
+        } else {
+          res
+            .writeHead(302, {
+              Location: `/oauth/consent?request=${outcome.requestId}`,
+              'Cache-Control': 'no-store',
+            })
+            .end();
+        }
+        return true;
+      }
+      case '/oauth/consent':
+        await consent(req, res, em, url, publicUrl);
+        return true;
+      case '/oauth/token': {
+        onlyMethod('POST');
+        const form = await readForm(req);
+        const headers = await limit(
+          em,
+          `oauth_token:${form.get('client_id') ?? clientIp(req)}`,
+          deps.limits.token,
+          60,
+        );
+        const grant = form.get('grant_type');
+        const body =
+          grant === 'authorization_code'
+            ? await exchangeCode(em, form, publicUrl)
+            : grant === 'refresh_token'
+              ? await refresh(em, form, publicUrl)
+              : (() => {
+                  throw new OAuthError(
+                    grant ? 'unsupported_grant_type' : 'invalid_request',
+                    grant ? `Unsupported grant_type ${grant}` : 'grant_type is required',
+                  );
+                })();
+        sendOAuthJson(res, 200, body, headers);
+        return true;
+      }
+      case '/oauth/revoke': {
+        onlyMethod('POST');
+        const form = await readForm(req);
+        const headers = await limit(
+          em,
+          `oauth_token:${form.get('client_id') ?? clientIp(req)}`,
+          deps.limits.token,
+          60,
+        );
+        await revoke(em, form);
+        res.writeHead(200, { 'Cache-Control': 'no-store', 'Content-Length': 0, ...headers }).end();
+        return true;
+      }
+      default:
+        throw new OAuthError('not_found', `No route for ${path}`, 404);
+    }
+  } catch (err) {
+    if (!(err instanceof OAuthError)) throw err;
+    const headers = (err as OAuthError & { headers?: Record<string, string> }).headers ?? {};
+    if (err.status === 401 && err.error === 'invalid_client')
+      headers['WWW-Authenticate'] = 'Basic realm="oauth"';
+    sendOAuthError(res, err, headers);
+    return true;
+  }
+}
+
+function cookie(name: string, value: string, secure: boolean, maxAge: number, sameSite: 'Lax' | 'Strict') {
+  return `${name}=${encodeURIComponent(value)}; Path=/oauth; HttpOnly; SameSite=${sameSite}; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
+}
+
+/**
+ * Sign-in and consent. Logged-out forms carry a login CSRF token bound to a cookie; signed-in forms
+ * carry the session's own token; a cross-site Origin is refused outright.
+ */
+async function consent(
+  req: IncomingMessage,
+  res: ServerResponse,
+  em: EntityManager,
+  url: URL,
+  publicUrl: string,
+) {
+  const secure = publicUrl.startsWith('https://');
+  const jar = cookies(req);
+  const session = await findSession(em, jar.get(SESSION_COOKIE));
+  if (req.method === 'GET') {
+    const request = await pendingRequest(em, url.searchParams.get('request') ?? undefined);
+    if (!request) {
+      return sendPage(
+        res,
+        400,
+        'Request expired',
+        errorPage('This request has expired', 'Start connecting the app again from the app.'),
+      );
+    }
+    if (session) {
+      return sendPage(
+        res,
+        200,
+        'Approve access',
+        consentForm({
+          requestId: request.id,
+          csrf: session.csrf,
+          clientName: request.client_name,
+          storeName: session.storeName,
+          email: session.email,
+          scopes: request.scopes,
+        }),
+      );
+    }
+    const csrf = jar.get(LOGIN_CSRF_COOKIE) ?? randomToken('');
+    return sendPage(
+      res,
+      200,
+      'Sign in',
+      signInForm({ requestId: request.id, csrf, clientName: request.client_name }),
+      {
+        'Set-Cookie': cookie(LOGIN_CSRF_COOKIE, csrf, secure, 3600, 'Strict'),
+      },
+    );
+  }
+  if (req.method !== 'POST') {
+    res.writeHead(405, { Allow: 'GET, HEAD, POST' }).end();
+    return;
+  }
+  const origin = req.headers.origin;
+  if (origin && origin !== new URL(publicUrl).origin) {
+    return sendPage(
+      res,
+      403,
+      'Refused',
+      errorPage('Refused', 'This form must be sent from the Stockless consent page.'),
+    );
+  }
+  let form: URLSearchParams;
+  try {
+    form = await readForm(req);
+  } catch {
+    return sendPage(res, 400, 'Bad request', errorPage('Bad request', 'The form could not be read.'));
+  }
+  const request = await pendingRequest(em, form.get('request') ?? undefined);
+  if (!request) {
+    return sendPage(
+      res,
+      400,
+      'Request expired',
+      errorPage('This request has expired', 'Start connecting the app again from the app.'),
+    );
+  }
+  const action = form.get('action');
+  if (action === 'sign_in') {
+    if (!sameSecret(form.get('csrf') ?? undefined, jar.get(LOGIN_CSRF_COOKIE))) {
+      return sendPage(
+        res,
+        403,
+        'Refused',
+        errorPage('Refused', 'The sign-in form expired; reload the page and try again.'),
+      );
+    }
+    const user = await signIn(em, form.get('email') ?? '', form.get('password') ?? '');
+    if (!user) {
+      const csrf = jar.get(LOGIN_CSRF_COOKIE) ?? '';
+      return sendPage(
+        res,
+        401,
+        'Sign in',
+        signInForm({
+          requestId: request.id,
+          csrf,
+          clientName: request.client_name,
+          error: 'Wrong email or password.',
+          email: form.get('email') ?? '',
+        }),
+      );
+    }
+    const token = await createSession(em, user.id);
+    res.writeHead(303, {
+      Location: `/oauth/consent?request=${encodeURIComponent(request.id)}`,
+      'Set-Cookie': [
+        cookie(SESSION_COOKIE, token, secure, 8 * 3600, 'Lax'),
+        cookie(LOGIN_CSRF_COOKIE, '', secure, 0, 'Strict'),
+      ],
+      'Cache-Control': 'no-store',
+    });
+    res.end();
+    return;
+  }
+  if (!session || !sameSecret(form.get('csrf') ?? undefined, session.csrf)) {
+    return sendPage(
+      res,
+      403,
+      'Refused',
+      errorPage('Refused', 'Sign in again and approve from the consent page.'),
+    );
+  }
+  if (action !== 'approve' && action !== 'deny') {
+    return sendPage(res, 400, 'Bad request', errorPage('Bad request', 'Choose Approve or Deny.'));
+  }
+  const location =
+    action === 'approve'
+      ? await approve(em, request, session, publicUrl)
+      : await deny(em, request, publicUrl);
+  res.writeHead(303, { Location: location, 'Cache-Control': 'no-store' }).end();
+}

@@ -1,0 +1,115 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { rows, sql } from '../db/sql.ts';
+import { findClient } from './clients.ts';
+import type { OAuthError } from './errors.ts';
+import { randomToken } from './random.ts';
+import { parseScopes } from './scopes.ts';
+
+const REQUEST_TTL_MINUTES = 10;
+const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+export type AuthorizeOutcome =
+  /** Client or redirect URI cannot be trusted: show an error page, never redirect (RFC 6749 §4.1.2.1). */
+  | { kind: 'page'; error: string; description: string }
+  /** Tell the client, at its own redirect URI. */
+  | { kind: 'redirect'; location: string }
+  /** Valid: on to sign-in and consent. */
+  | { kind: 'consent'; requestId: string };
+
+/** `redirect_uri` with the authorization response added (`iss` per RFC 9207). */
+export function redirectWith(redirectUri: string, params: Record<string, string | undefined>): string {
+  const u = new URL(redirectUri);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) u.searchParams.set(k, v);
+  return u.toString();
+}
+
+/** The resource an app token is for: the REST API, and nothing else (RFC 8707). */
+export const apiResource = (publicUrl: string) => `${publicUrl}/api/v1`;
+
+export async function startAuthorization(
+  em: EntityManager,
+  q: URLSearchParams,
+  issuer: string,
+): Promise<AuthorizeOutcome> {
+  const client = await findClient(em, q.get('client_id') ?? undefined);
+  const redirectUri = q.get('redirect_uri') ?? '';
+  // One answer for an unknown client and a redirect URI it did not register: nothing to probe.
+  if (!client?.redirect_uris.includes(redirectUri)) {
+    return {
+      kind: 'page',
+      error: 'invalid_request',
+      description: 'Unknown client_id, or a redirect_uri that is not registered for it exactly',
+    };
+  }
+  const state = q.get('state') ?? undefined;
+  const fail = (error: string, description: string): AuthorizeOutcome => ({
+    kind: 'redirect',
+    location: redirectWith(redirectUri, { error, error_description: description, state, iss: issuer }),
+  });
+  for (const name of [
+    'response_type',
+    'client_id',
+    'redirect_uri',
+    'code_challenge',
+    'code_challenge_method',
+    'scope',
+    'state',
+    'resource',
+  ]) {
+    if (q.getAll(name).length > 1) return fail('invalid_request', `${name} is repeated`);
+  }
+  if (q.get('response_type') !== 'code') {
+    return fail('unsupported_response_type', 'response_type must be code');
+  }
+  const method = q.get('code_challenge_method');
+  const challenge = q.get('code_challenge');
+  if (!challenge || !method)
+    return fail('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256');
+  if (method !== 'S256')
+    return fail('invalid_request', 'code_challenge_method must be S256 (plain is not allowed)');
+  if (!CHALLENGE.test(challenge))
+    return fail('invalid_request', 'code_challenge must be 43 base64url characters');
+  const resource = q.get('resource');
+  if (!resource) return fail('invalid_target', 'resource is required: the API this token is for');
+  const expected = apiResource(issuer);
+  if (resource !== expected) return fail('invalid_target', `resource must be ${expected}`);
+  let scopes: string[];
+  try {
+    scopes = parseScopes(q.get('scope') ?? client.scope, client.scope.split(' '));
+  } catch (err) {
+    return fail('invalid_scope', (err as OAuthError).description);
+  }
+  const requestId = randomToken('');
+  await rows(
+    em,
+    sql`INSERT INTO oauth_requests (id, client_id, redirect_uri, scopes, state, code_challenge, resource, expires_at)
+      VALUES (${requestId}, ${client.id}, ${redirectUri}, ${scopes}::text[], ${state ?? null}, ${challenge}, ${resource},
+        now() + ${REQUEST_TTL_MINUTES} * interval '1 minute')`,
+  );
+  return { kind: 'consent', requestId };
+}
+
+export interface PendingRequest {
+  id: string;
+  client_id: number;
+  client_name: string;
+  redirect_uri: string;
+  scopes: string[];
+  state: string | null;
+  code_challenge: string;
+  resource: string;
+}
+
+export async function pendingRequest(
+  em: EntityManager,
+  id: string | undefined,
+): Promise<PendingRequest | undefined> {
+  if (!id || id.length > 100) return undefined;
+  const [r] = await rows<PendingRequest>(
+    em,
+    sql`SELECT r.id, r.client_id, c.client_name, r.redirect_uri, r.scopes, r.state, r.code_challenge, r.resource
+      FROM oauth_requests r JOIN oauth_clients c ON c.id = r.client_id
+      WHERE r.id = ${id} AND r.expires_at > now()`,
+  );
+  return r;
+}

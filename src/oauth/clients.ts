@@ -1,0 +1,135 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { APP_SCOPES } from '../auth/actor.ts';
+import { rows, sql } from '../db/sql.ts';
+import { OAuthError } from './errors.ts';
+import { randomToken } from './random.ts';
+import { parseScopes } from './scopes.ts';
+
+/**
+ * Exact-match redirect URIs: https (no fragment), or for native apps an `http` loopback IP literal
+ * (RFC 8252 §7.3; `localhost` is not accepted, as that RFC advises).
+ */
+export function redirectUriProblem(raw: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return `not an absolute URI: ${raw}`;
+  }
+  if (u.hash || raw.includes('#')) return `must not have a fragment: ${raw}`;
+  if (u.username || u.password) return `must not carry credentials: ${raw}`;
+  if (u.protocol === 'https:') return undefined;
+  if (u.protocol === 'http:' && (u.hostname === '127.0.0.1' || u.hostname === '[::1]')) return undefined;
+  return `must be https, or http on a loopback IP (127.0.0.1 or [::1]) for native apps: ${raw}`;
+}
+
+const httpsUri = z
+  .string()
+  .max(2000)
+  .refine((v) => v.startsWith('https://'), 'must be an https URI');
+
+const registration = z.object({
+  redirect_uris: z.array(z.string().max(2000)).min(1).max(10),
+  client_name: z.string().trim().min(1).max(100).optional(),
+  token_endpoint_auth_method: z.string().optional(),
+  grant_types: z.array(z.string()).optional(),
+  response_types: z.array(z.string()).optional(),
+  scope: z.string().max(500).optional(),
+  client_uri: httpsUri.optional(),
+  logo_uri: httpsUri.optional(),
+  policy_uri: httpsUri.optional(),
+  tos_uri: httpsUri.optional(),
+  contacts: z.array(z.string().max(200)).max(10).optional(),
+  software_id: z.string().max(200).optional(),
+  software_version: z.string().max(100).optional(),
+});
+
+export interface Client {
+  id: number;
+  client_id: string;
+  client_name: string;
+  redirect_uris: string[];
+  scope: string;
+}
+
+/** RFC 7591 dynamic registration of a public client (PKCE, no client secret). */
+export async function registerClient(em: EntityManager, body: unknown) {
+  const parsed = registration.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join('.') ?? '';
+    throw new OAuthError(
+      field.startsWith('redirect_uris') ? 'invalid_redirect_uri' : 'invalid_client_metadata',
+      `${field || 'body'}: ${issue?.message ?? 'invalid'}`,
+    );
+  }
+  const m = parsed.data;
+  for (const uri of m.redirect_uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new OAuthError('invalid_redirect_uri', problem);
+  }
+  if ((m.token_endpoint_auth_method ?? 'none') !== 'none') {
+    throw new OAuthError(
+      'invalid_client_metadata',
+      'Only public clients are registered: token_endpoint_auth_method must be "none" (use PKCE)',
+    );
+  }
+  const grantTypes = m.grant_types ?? ['authorization_code', 'refresh_token'];
+  if (grantTypes.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
+    throw new OAuthError(
+      'invalid_client_metadata',
+      'grant_types may hold authorization_code and refresh_token only',
+    );
+  }
+  const responseTypes = m.response_types ?? ['code'];
+  if (responseTypes.some((r) => r !== 'code')) {
+    throw new OAuthError('invalid_client_metadata', 'response_types may hold code only');
+  }
+  let scope: string;
+  try {
+    scope = parseScopes(m.scope ?? APP_SCOPES.join(' ')).join(' ');
+  } catch (err) {
+    throw new OAuthError('invalid_client_metadata', (err as Error).message);
+  }
+  const clientId = randomToken('slc_');
+  const name = m.client_name ?? 'Unnamed app';
+  const extra = {
+    client_uri: m.client_uri,
+    logo_uri: m.logo_uri,
+    policy_uri: m.policy_uri,
+    tos_uri: m.tos_uri,
+    contacts: m.contacts,
+    software_id: m.software_id,
+    software_version: m.software_version,
+  };
+  const [row] = await rows<{ issued_at: number }>(
+    em,
+    sql`INSERT INTO oauth_clients (client_id, client_name, redirect_uris, scope, metadata)
+      VALUES (${clientId}, ${name}, ${m.redirect_uris}::text[], ${scope}, ${JSON.stringify({ ...extra, grant_types: grantTypes, response_types: responseTypes })}::jsonb)
+      RETURNING extract(epoch FROM created_at)::bigint::integer AS issued_at`,
+  );
+  return {
+    client_id: clientId,
+    client_id_issued_at: row?.issued_at ?? Math.floor(Date.now() / 1000),
+    client_name: name,
+    redirect_uris: m.redirect_uris,
+    grant_types: grantTypes,
+    response_types: responseTypes,
+    token_endpoint_auth_method: 'none',
+    scope,
+    ...Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined)),
+  };
+}
+
+export async function findClient(
+  em: EntityManager,
+  clientId: string | undefined,
+): Promise<Client | undefined> {
+  if (!clientId || clientId.length > 100) return undefined;
+  const [c] = await rows<Client>(
+    em,
+    sql`SELECT id, client_id, client_name, redirect_uris, scope FROM oauth_clients WHERE client_id = ${clientId}`,
+  );
+  return c;
+}

@@ -1,0 +1,185 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { rows, sql } from '../db/sql.ts';
+import { apiResource } from './authorize.ts';
+import { findClient } from './clients.ts';
+import { OAuthError } from './errors.ts';
+import { pkceChallenge, randomToken, sha256Hex } from './random.ts';
+import { parseScopes } from './scopes.ts';
+
+export const ACCESS_TOKEN_SECONDS = 3600;
+const REFRESH_TOKEN_DAYS = 30;
+
+export const ACCESS_PREFIX = 'sl_at_';
+const REFRESH_PREFIX = 'sl_rt_';
+
+type Form = URLSearchParams;
+
+function required(form: Form, name: string): string {
+  const values = form.getAll(name);
+  if (values.length > 1) throw new OAuthError('invalid_request', `${name} is repeated`);
+  const v = values[0];
+  if (!v) throw new OAuthError('invalid_request', `${name} is required`);
+  return v;
+}
+
+function checkResource(form: Form, publicUrl: string, bound?: string): string {
+  const resource = required(form, 'resource');
+  if (resource !== apiResource(publicUrl) || (bound !== undefined && resource !== bound)) {
+    throw new OAuthError('invalid_target', `resource must be ${apiResource(publicUrl)}`);
+  }
+  return resource;
+}
+
+async function issue(
+  tx: EntityManager,
+  g: { grantId: number; codeHash: string; resource: string; scopes: string[] },
+) {
+  const access = randomToken(ACCESS_PREFIX);
+  const refresh = randomToken(REFRESH_PREFIX);
+  await rows(
+    tx,
+    sql`INSERT INTO oauth_tokens (token_hash, kind, grant_id, code_hash, resource, scopes, expires_at) VALUES
+      (${sha256Hex(access)}, 'access', ${g.grantId}, ${g.codeHash}, ${g.resource}, ${g.scopes}::text[],
+        now() + ${ACCESS_TOKEN_SECONDS} * interval '1 second'),
+      (${sha256Hex(refresh)}, 'refresh', ${g.grantId}, ${g.codeHash}, ${g.resource}, ${g.scopes}::text[],
+        now() + ${REFRESH_TOKEN_DAYS} * interval '1 day')`,
+  );
+  return {
+    access_token: access,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_SECONDS,
+    refresh_token: refresh,
+    // Informational: the grant is read on every call.
+    scope: g.scopes.join(' '),
+  };
+}
+
+async function revokeChain(tx: EntityManager, column: 'code_hash' | 'grant_id', value: string | number) {
+  await rows(
+    tx,
+    column === 'code_hash'
+      ? sql`UPDATE oauth_tokens SET revoked_at = now() WHERE code_hash = ${value} AND revoked_at IS NULL`
+      : sql`UPDATE oauth_tokens SET revoked_at = now() WHERE grant_id = ${value} AND revoked_at IS NULL`,
+  );
+}
+
+/** `authorization_code` grant: single-use code, exact redirect URI, PKCE S256, bound resource. */
+export async function exchangeCode(em: EntityManager, form: Form, publicUrl: string) {
+  const client = await findClient(em, required(form, 'client_id'));
+  if (!client) throw new OAuthError('invalid_client', 'Client authentication failed', 401);
+  const code = required(form, 'code');
+  const verifier = required(form, 'code_verifier');
+  const redirectUri = required(form, 'redirect_uri');
+  const codeHash = sha256Hex(code);
+  // A replayed code must leave its revocations behind even though the request fails: own transaction.
+  const replay = await em.transactional(async (tx) => {
+    const [used] = await rows<{ grant_id: number }>(
+      tx,
+      sql`SELECT grant_id FROM oauth_codes WHERE code_hash = ${codeHash} AND used_at IS NOT NULL`,
+    );
+    if (used) await revokeChain(tx, 'code_hash', codeHash);
+    return Boolean(used);
+  });
+  if (replay)
+    throw new OAuthError('invalid_grant', 'The authorization code was already used; its tokens are revoked');
+  return em.transactional(async (tx) => {
+    const [c] = await rows<{
+      grant_id: number;
+      client_id: number;
+      redirect_uri: string;
+      code_challenge: string;
+      resource: string;
+      scopes: string[];
+      expired: boolean;
+    }>(
+      tx,
+      sql`UPDATE oauth_codes SET used_at = now() WHERE code_hash = ${codeHash} AND used_at IS NULL
+        RETURNING grant_id, client_id, redirect_uri, code_challenge, resource, scopes, expires_at <= now() AS expired`,
+    );
+    const invalid =
+      'The authorization code is invalid, expired, or was issued to another client or redirect URI';
+    if (!c || c.expired || c.client_id !== client.id || c.redirect_uri !== redirectUri) {
+      throw new OAuthError('invalid_grant', invalid);
+    }
+    if (pkceChallenge(verifier) !== c.code_challenge) {
+      throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
+    }
+    checkResource(form, publicUrl, c.resource);
+    const [grant] = await rows<{ scopes: string[] }>(
+      tx,
+      sql`SELECT scopes FROM oauth_grants WHERE id = ${c.grant_id} AND revoked_at IS NULL`,
+    );
+    if (!grant) throw new OAuthError('invalid_grant', invalid);
+    return issue(tx, { grantId: c.grant_id, codeHash, resource: c.resource, scopes: grant.scopes });
+  });
+}
+
+/** `refresh_token` grant: rotates; a refresh token used twice revokes the whole grant's tokens. */
+export async function refresh(em: EntityManager, form: Form, publicUrl: string) {
+  const client = await findClient(em, required(form, 'client_id'));
+  if (!client) throw new OAuthError('invalid_client', 'Client authentication failed', 401);
+  const tokenHash = sha256Hex(required(form, 'refresh_token'));
+  const reused = await em.transactional(async (tx) => {
+    const [spent] = await rows<{ grant_id: number }>(
+      tx,
+      sql`SELECT t.grant_id FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
+        WHERE t.token_hash = ${tokenHash} AND t.kind = 'refresh' AND t.used_at IS NOT NULL AND g.client_id = ${client.id}`,
+    );
+    if (spent) await revokeChain(tx, 'grant_id', spent.grant_id);
+    return Boolean(spent);
+  });
+  if (reused)
+    throw new OAuthError('invalid_grant', 'The refresh token was already used; the grant is revoked');
+  return em.transactional(async (tx) => {
+    const [t] = await rows<{ grant_id: number; code_hash: string; resource: string; grant_scopes: string[] }>(
+      tx,
+      sql`UPDATE oauth_tokens t SET used_at = now() FROM oauth_grants g
+        WHERE t.token_hash = ${tokenHash} AND t.kind = 'refresh' AND t.used_at IS NULL AND t.revoked_at IS NULL
+          AND t.expires_at > now() AND g.id = t.grant_id AND g.client_id = ${client.id} AND g.revoked_at IS NULL
+        RETURNING t.grant_id, t.code_hash, t.resource, g.scopes AS grant_scopes`,
+    );
+    if (!t) throw new OAuthError('invalid_grant', 'The refresh token is invalid, expired or revoked');
+    checkResource(form, publicUrl, t.resource);
+    const asked = form.get('scope');
+    const scopes = asked ? parseScopes(asked, t.grant_scopes) : t.grant_scopes;
+    return issue(tx, { grantId: t.grant_id, codeHash: t.code_hash, resource: t.resource, scopes });
+  });
+}
+
+/**
+ * RFC 7009: always 200, whether or not the token existed. Revoking a refresh token ends the grant's
+ * tokens (the app must ask again); revoking an access token ends that token.
+ */
+export async function revoke(em: EntityManager, form: Form) {
+  const client = await findClient(em, required(form, 'client_id'));
+  if (!client) throw new OAuthError('invalid_client', 'Client authentication failed', 401);
+  const tokenHash = sha256Hex(required(form, 'token'));
+  await em.transactional(async (tx) => {
+    const [t] = await rows<{ id: number; kind: string; grant_id: number }>(
+      tx,
+      sql`SELECT t.id, t.kind, t.grant_id FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
+        WHERE t.token_hash = ${tokenHash} AND g.client_id = ${client.id}`,
+    );
+    if (!t) return;
+    if (t.kind === 'refresh') await revokeChain(tx, 'grant_id', t.grant_id);
+    else
+      await rows(
+        tx,
+        sql`UPDATE oauth_tokens SET revoked_at = now() WHERE id = ${t.id} AND revoked_at IS NULL`,
+      );
+  });
+}
+
+/** Uninstall: the grant ends and every token of it stops at once. */
+export async function uninstallApp(em: EntityManager, storeId: number, clientId: string) {
+  return em.transactional(async (tx) => {
+    const [g] = await rows<{ id: number }>(
+      tx,
+      sql`UPDATE oauth_grants g SET revoked_at = now(), updated_at = now() FROM oauth_clients c
+        WHERE c.id = g.client_id AND c.client_id = ${clientId} AND g.store_id = ${storeId} AND g.revoked_at IS NULL
+        RETURNING g.id`,
+    );
+    if (g) await revokeChain(tx, 'grant_id', g.id);
+    return { uninstalled: Boolean(g) };
+  });
+}
