@@ -1,4 +1,5 @@
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import type { AppScope, AppScopeRule } from '../src/auth/actor.ts';
 import { appRouter } from '../src/router.ts';
 import { proceduresMeta } from '../src/trpc/meta.ts';
 
@@ -48,6 +49,26 @@ function createdOperations(): Map<string, number> {
   return out;
 }
 
+/** operationId → the app scope its meta names (`null`: apps refused). */
+function appScopes(): Map<string, AppScopeRule> {
+  const out = new Map<string, AppScopeRule>();
+  for (const meta of proceduresMeta(appRouter).values()) {
+    if (meta.openapi?.operationId) out.set(meta.openapi.operationId, meta.appScope ?? null);
+  }
+  return out;
+}
+
+const APP_SCOPE_DESCRIPTIONS: Record<AppScope, string> = {
+  read_products: 'Read the catalogue and listings',
+  write_products: 'Includes read_products; add, remove and price listings',
+  read_inventory: 'Read the inventory feed',
+  write_inventory: 'Includes read_inventory',
+  read_orders: 'Read orders',
+  write_orders: 'Includes read_orders; does not include creating orders',
+  read_customers: 'Buyer names, emails and addresses in order answers; never implied by another scope',
+  write_external_orders: 'Post and cancel marketplace orders',
+};
+
 type Operation = {
   responses?: Record<string, { description?: string; content?: unknown; headers?: unknown }>;
 };
@@ -72,6 +93,22 @@ export function buildOpenApiDocument(baseUrl = 'http://localhost:3000'): OpenAPI
         scheme: 'bearer',
         description: 'A vendor API key (`sl_live_…` or `sl_test_…`), server-side use only.',
       },
+      PartnerApp: {
+        type: 'oauth2',
+        description:
+          'An access token (`sl_at_…`) an installed partner app obtained with the authorization code flow and ' +
+          'PKCE S256, for the resource `{base_url}/api/v1`. Public clients register at `/oauth/register`; ' +
+          'discovery at `/.well-known/oauth-authorization-server`. Scopes are read from the store\'s grant on ' +
+          'every call; `write_*` includes its `read_*`, `read_customers` is never implied.',
+        flows: {
+          authorizationCode: {
+            authorizationUrl: '/oauth/authorize',
+            tokenUrl: '/oauth/token',
+            refreshUrl: '/oauth/token',
+            scopes: APP_SCOPE_DESCRIPTIONS,
+          },
+        },
+      },
     },
   });
   doc.servers = [{ url: '{base_url}', variables: { base_url: { default: baseUrl } } }];
@@ -81,9 +118,17 @@ export function buildOpenApiDocument(baseUrl = 'http://localhost:3000'): OpenAPI
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
   schemas.Error = errorSchema as never;
   const created = createdOperations();
+  const scopes = appScopes();
   for (const item of Object.values(doc.paths ?? {})) {
     for (const op of Object.values(item as Record<string, Operation>)) {
-      const status = created.get((op as { operationId?: string }).operationId ?? '');
+      const operationId = (op as { operationId?: string }).operationId ?? '';
+      const appScope = scopes.get(operationId);
+      // API keys everywhere; app tokens where the operation has an app scope (`*`: any scope).
+      (op as { security?: unknown }).security =
+        appScope === null || appScope === undefined
+          ? [{ ApiKey: [] }]
+          : [{ ApiKey: [] }, { PartnerApp: appScope === '*' ? [] : [appScope] }];
+      const status = created.get(operationId);
       if (status && op.responses?.['200']) {
         op.responses[String(status)] = op.responses['200'];
         delete op.responses['200'];
@@ -114,8 +159,8 @@ function addInvoiceOperation(doc: OpenAPIObject) {
       description:
         'The tax invoice Stockless issued as merchant of record when the order shipped, as a PDF. Before the ' +
         'order ships there is none: 404 `INVOICE_NOT_ISSUED`. `invoice_number` and `invoice_issued_at` on the ' +
-        'order tell whether it exists. App scope: `read_orders`.',
-      security: [{ ApiKey: [] }],
+        'order tell whether it exists. App tokens need `read_orders` and `read_customers` (the invoice names the buyer).',
+      security: [{ ApiKey: [] }, { PartnerApp: ['read_orders', 'read_customers'] }],
       parameters: [
         {
           in: 'path',
