@@ -72,7 +72,17 @@ async function claim(
   );
 }
 
+/** One attempt; never throws, so one broken delivery cannot stop the others. */
 async function attempt(d: Claimed, s: WebhookSettings, key: Buffer): Promise<Attempted> {
+  try {
+    return await send(d, s, key);
+  } catch (err) {
+    const error = `internal error: ${(err as Error).message ?? String(err)}`.slice(0, 300);
+    return { delivery: d, outcome: 'failed', status: null, error, durationMs: 0 };
+  }
+}
+
+async function send(d: Claimed, s: WebhookSettings, key: Buffer): Promise<Attempted> {
   const started = performance.now();
   // Checked again at every delivery; the connection goes to the address checked here.
   const target = await resolveTarget(d.url, s.allowPrivate, s.timeoutMs);

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor.ts';
 import { rows, sql } from '../db/sql.ts';
 import { getOrder } from '../orders/read.ts';
+import { AppError } from '../trpc/errors.ts';
 import { COALESCED_EVENTS } from './events.ts';
 import { wakeDeliveries } from './wake.ts';
 
@@ -52,6 +53,17 @@ const ORDER_PAYLOAD_EVENTS = new Set([
   'order.cancelled',
   'invoice.issued',
 ]);
+
+/** `{ order }` as the store reads it; an order that cannot be read never blocks the dispatcher. */
+async function orderPayload(tx: EntityManager, e: SourceEvent): Promise<Record<string, unknown>> {
+  try {
+    return await getOrder(tx, storeActor(e.store_id), Number(e.entity_id));
+  } catch (err) {
+    if (err instanceof AppError && err.category === 'not_found')
+      return { order: null, order_id: Number(e.entity_id) };
+    throw err;
+  }
+}
 
 /**
  * Stores the events and one pending delivery per subscription that wants each, in the caller's
@@ -125,9 +137,7 @@ export async function fanOutToWebhooks(
       coalesced.set(key, list);
       continue;
     }
-    const data = ORDER_PAYLOAD_EVENTS.has(e.event)
-      ? await getOrder(tx, storeActor(e.store_id), Number(e.entity_id))
-      : e.data;
+    const data = ORDER_PAYLOAD_EVENTS.has(e.event) ? await orderPayload(tx, e) : e.data;
     immediate.push({
       storeId: e.store_id,
       event: e.event,
