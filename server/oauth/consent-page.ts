@@ -39,7 +39,8 @@ button{margin:1rem .5rem 0 0;padding:.6rem 1.2rem;font-size:1rem}ul{padding-left
     'X-Frame-Options': 'DENY',
     'Content-Security-Policy':
       "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-    'Referrer-Policy': 'no-referrer',
+    // Not no-referrer: under it Chromium sends `Origin: null` even for this page's own forms.
+    'Referrer-Policy': 'same-origin',
     ...headers,
   });
   res.end(html);
