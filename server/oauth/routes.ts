@@ -20,6 +20,9 @@ export interface OAuthDeps {
 }
 
 const SESSION_COOKIE = 'sl_session';
+/** Sign-in attempts a minute: per client address, and per account whatever the address. */
+const SIGN_IN_PER_IP = 20;
+const SIGN_IN_PER_ACCOUNT = 10;
 const LOGIN_CSRF_COOKIE = 'sl_login_csrf';
 
 function sameSecret(a: string | undefined, b: string | undefined): boolean {
@@ -291,6 +294,27 @@ async function consent(
         403,
         'Refused',
         errorPage('Refused', 'The sign-in form expired; reload the page and try again.'),
+      );
+    }
+    // Password guessing is limited per address and per account, on the shared limiter.
+    const email = (form.get('email') ?? '').trim().toLowerCase().slice(0, 200);
+    const ip = await hitLimit(em, `signin:ip:${clientIp(req)}`, SIGN_IN_PER_IP, 60);
+    const account = await hitLimit(em, `signin:email:${email}`, SIGN_IN_PER_ACCOUNT, 60);
+    if (!ip.allowed || !account.allowed) {
+      const wait = Math.max(ip.allowed ? 0 : ip.resetSeconds, account.allowed ? 0 : account.resetSeconds);
+      const csrf = jar.get(LOGIN_CSRF_COOKIE) ?? '';
+      return sendPage(
+        res,
+        429,
+        'Sign in',
+        signInForm({
+          requestId: request.id,
+          csrf,
+          clientName: request.client_name,
+          error: `Too many attempts; try again in ${wait} seconds.`,
+          email,
+        }),
+        { 'Retry-After': String(wait) },
       );
     }
     const user = await signIn(em, form.get('email') ?? '', form.get('password') ?? '');

@@ -36,7 +36,9 @@ async function resolveAppToken(em: EntityManager, token: string, publicUrl: stri
     resource: string;
   }>(
     em,
-    sql`SELECT t.id, g.store_id, g.client_id, g.scopes, t.resource
+    // What the token was issued for (a refresh may narrow it), within what the grant allows now.
+    sql`SELECT t.id, g.store_id, g.client_id,
+        ARRAY(SELECT unnest(g.scopes) INTERSECT SELECT unnest(t.scopes)) AS scopes, t.resource
       FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
       WHERE t.token_hash = ${hashToken(token)} AND t.kind = 'access' AND t.revoked_at IS NULL
         AND t.expires_at > now() AND g.revoked_at IS NULL`,

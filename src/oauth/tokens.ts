@@ -23,7 +23,10 @@ function required(form: Form, name: string): string {
 }
 
 function checkResource(form: Form, publicUrl: string, bound?: string): string {
-  const resource = required(form, 'resource');
+  const values = form.getAll('resource');
+  if (values.length > 1) throw new OAuthError('invalid_target', 'Send exactly one resource');
+  const resource = values[0];
+  if (!resource) throw new OAuthError('invalid_target', `resource is required: ${apiResource(publicUrl)}`);
   if (resource !== apiResource(publicUrl) || (bound !== undefined && resource !== bound)) {
     throw new OAuthError('invalid_target', `resource must be ${apiResource(publicUrl)}`);
   }
