@@ -43,8 +43,15 @@ describe('loadConfig', () => {
     expect(cfg.DATA_DIR).toBe('.data');
     expect(cfg.WEBHOOK_TIMEOUT).toBe(10_000);
     expect(cfg.WEBHOOK_COALESCE_WINDOW).toBe(30_000);
-    expect(cfg.WEBHOOK_RETRY_SCHEDULE).toBe('1m,5m,30m,2h,12h');
-    expect(cfg.WEBHOOK_ALLOW_PRIVATE).toBe('');
+    expect(cfg.WEBHOOK_RETRY_SCHEDULE).toEqual([60_000, 300_000, 1_800_000, 7_200_000, 43_200_000]);
+    expect(cfg.WEBHOOK_ALLOW_PRIVATE).toEqual([]);
+    expect(cfg.WEBHOOK_CONCURRENCY).toBe(20);
+    expect([
+      cfg.APP_RATE_LIMIT,
+      cfg.OAUTH_TOKEN_RATE_LIMIT,
+      cfg.OAUTH_REGISTER_RATE_LIMIT,
+      cfg.DISCOVERY_RATE_LIMIT,
+    ]).toEqual([120, 60, 20, 60]);
     expect(cfg.SECRET_KEY).toBeUndefined();
     expect(cfg.OPERATOR_TOKEN).toBeUndefined();
   });
@@ -52,6 +59,18 @@ describe('loadConfig', () => {
   it('reads an empty setting as unset, never as 0 or an empty string', () => {
     expect(loadConfig({ PORT: '', PUBLIC_URL: ' ', WEBHOOK_TIMEOUT: '' }).PORT).toBe(3000);
     expect(loadConfig({ PORT: '' }).publicUrl).toBe('http://localhost:3000');
+  });
+
+  it('parses the webhook lists and refuses malformed ones', () => {
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8, ::1/128' }).WEBHOOK_ALLOW_PRIVATE).toEqual([
+      '127.0.0.0/8',
+      '::1/128',
+    ]);
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '300ms,2s' }).WEBHOOK_RETRY_SCHEDULE).toEqual([300, 2000]);
+    expect(refusal({ WEBHOOK_ALLOW_PRIVATE: '127.0.0.1' })).toContain('WEBHOOK_ALLOW_PRIVATE');
+    expect(refusal({ WEBHOOK_ALLOW_PRIVATE: '10.0.0.0/33' })).toContain('WEBHOOK_ALLOW_PRIVATE');
+    expect(refusal({ WEBHOOK_RETRY_SCHEDULE: '1m,,5m' })).toContain('WEBHOOK_RETRY_SCHEDULE');
+    expect(refusal({ WEBHOOK_RETRY_SCHEDULE: '1m,0s' })).toContain('WEBHOOK_RETRY_SCHEDULE');
   });
 
   it('refuses a zero duration and a PUBLIC_URL that is not http(s)', () => {
@@ -311,7 +330,7 @@ describe('readiness pass', () => {
 describe('jobs', () => {
   it('schedules readiness_pass nightly', () => {
     const items = parseCrontab(crontab);
-    expect(items.map((i) => i.task)).toEqual(['readiness_pass', 'prune_rate_limits']);
+    expect(items.map((i) => i.task)).toEqual(['readiness_pass', 'prune_rate_limits', 'deliver_webhooks']);
     const item = items.find((i) => i.task === 'readiness_pass');
     const at = (hour: number, min: number, dow = 3, date = 15, month = 6) => ({
       min,
