@@ -9,6 +9,9 @@ import { deliverDue } from '../src/webhooks/deliver.ts';
 import { closeCoalescingWindow } from '../src/webhooks/fanout.ts';
 import type { WebhookSettings } from '../src/webhooks/settings.ts';
 
+/** The advisory lock key of the webhook delivery run. */
+const DELIVERY_LOCK = 74_117_001;
+
 /** Every Graphile task the service runs. Each forks its own unit of work. */
 export function createTaskList(orm: Orm, mail: MailSettings, webhooks: WebhookSettings): TaskList {
   return {
@@ -39,8 +42,19 @@ export function createTaskList(orm: Orm, mail: MailSettings, webhooks: WebhookSe
       await closeCoalescingWindow(orm.em.fork(), payload);
     },
     deliver_webhooks: async (_payload, helpers) => {
-      const n = await deliverDue(orm.em.fork(), webhooks);
-      if (n) helpers.logger.debug(`webhooks: ${n} attempts`);
+      // One delivery run at a time in the whole cluster: it already takes every due delivery as it
+      // comes, so other wake-ups return at once instead of holding worker slots on slow receivers.
+      // A session advisory lock ends with its connection, so a crashed worker never leaves it held.
+      await helpers.withPgClient(async (client) => {
+        const { rows: got } = await client.query('SELECT pg_try_advisory_lock($1) AS ok', [DELIVERY_LOCK]);
+        if (!got[0]?.ok) return;
+        try {
+          const n = await deliverDue(orm.em.fork(), webhooks);
+          if (n) helpers.logger.debug(`webhooks: ${n} attempts`);
+        } finally {
+          await client.query('SELECT pg_advisory_unlock($1)', [DELIVERY_LOCK]);
+        }
+      });
     },
     readiness_pass: async (_payload, helpers) => {
       const result = await runReadinessPass(orm.em.fork());

@@ -19,8 +19,7 @@ export interface DomainEvent {
 export async function enqueueDispatch(tx: EntityManager): Promise<void> {
   await rows(
     tx,
-    sql`SELECT graphile_worker.add_job('dispatch_events', '{}'::json, job_key => 'dispatch_events',
-      job_key_mode => 'preserve_run_at', max_attempts => 25)`,
+    sql`SELECT add_keyed_job('dispatch_events', '{}'::json, 'dispatch_events', 'preserve_run_at', max_attempts => 25)`,
   );
 }
 

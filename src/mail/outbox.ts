@@ -23,6 +23,6 @@ export async function queueMail(tx: EntityManager, mail: QueuedMail): Promise<vo
   await rows(
     tx,
     // 'replace': a pending sender scheduled later (a retry) is brought forward to now.
-    sql`SELECT graphile_worker.add_job('send_mail', '{}'::json, job_key => 'send_mail', job_key_mode => 'replace')`,
+    sql`SELECT add_keyed_job('send_mail', '{}'::json, 'send_mail', 'replace')`,
   );
 }

@@ -109,8 +109,7 @@ export async function sendQueuedMail(
 async function scheduleRetry(em: EntityManager): Promise<void> {
   await rows(
     em,
-    sql`SELECT graphile_worker.add_job('send_mail', '{}'::json, job_key => 'send_mail',
-        job_key_mode => 'preserve_run_at', run_at => next)
+    sql`SELECT add_keyed_job('send_mail', '{}'::json, 'send_mail', 'preserve_run_at', run_at => next)
       FROM (SELECT min(next_attempt_at) AS next FROM mail_outbox WHERE status = 'queued') m
       WHERE m.next IS NOT NULL`,
   );

@@ -6,6 +6,8 @@ import { Migration20261122040000_inventory_feed } from './Migration2026112204000
 import { Migration20261122050000_external_orders } from './Migration20261122050000_external_orders.ts';
 import { Migration20261122060000_webhooks } from './Migration20261122060000_webhooks.ts';
 import { Migration20261122070000_oauth } from './Migration20261122070000_oauth.ts';
+import { Migration20261122075000_keyed_jobs } from './Migration20261122075000_keyed_jobs.ts';
+import { Migration20261122080000_facet_cells } from './Migration20261122080000_facet_cells.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -17,4 +19,6 @@ export const migrationsList = [
   { name: 'Migration20261122050000_external_orders', class: Migration20261122050000_external_orders },
   { name: 'Migration20261122060000_webhooks', class: Migration20261122060000_webhooks },
   { name: 'Migration20261122070000_oauth', class: Migration20261122070000_oauth },
+  { name: 'Migration20261122075000_keyed_jobs', class: Migration20261122075000_keyed_jobs },
+  { name: 'Migration20261122080000_facet_cells', class: Migration20261122080000_facet_cells },
 ];

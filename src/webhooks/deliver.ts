@@ -34,18 +34,25 @@ interface Attempted {
 /** How long a claimed delivery stays with its worker: the deadline plus room to record the result. */
 const leaseMs = (s: WebhookSettings) => s.timeoutMs + 15_000;
 
-/** Takes up to `limit` due deliveries, at most a few per subscription, skipping `saturated` ones. */
+/**
+ * Takes up to `limit` due deliveries, topping each subscription up to its in-flight cap given what
+ * this run already holds of it (`outstanding`).
+ */
 async function claim(
   em: EntityManager,
   s: WebhookSettings,
   limit: number,
-  saturated: number[],
+  outstanding: Map<number, number>,
 ): Promise<Claimed[]> {
+  const saturated = [...outstanding].filter(([, n]) => n >= PER_SUBSCRIPTION_IN_FLIGHT).map(([id]) => id);
   return rows<Claimed>(
     em,
-    sql`WITH candidates AS (
+    sql`WITH held AS (
+        SELECT * FROM unnest(${[...outstanding.keys()]}::integer[], ${[...outstanding.values()]}::integer[])
+          AS h(subscription_id, n)
+      ), candidates AS (
         SELECT id FROM (
-          SELECT d.id, d.next_attempt_at,
+          SELECT d.id, d.next_attempt_at, d.subscription_id,
             row_number() OVER (PARTITION BY d.subscription_id ORDER BY d.next_attempt_at, d.id) AS nth
           FROM (
             SELECT d.id, d.subscription_id, d.next_attempt_at FROM webhook_deliveries d
@@ -56,7 +63,7 @@ async function claim(
             ORDER BY d.next_attempt_at, d.id LIMIT ${limit * 8}
           ) d
         ) ranked
-        WHERE nth <= ${PER_SUBSCRIPTION_IN_FLIGHT}
+        WHERE nth <= ${PER_SUBSCRIPTION_IN_FLIGHT} - COALESCE((SELECT n FROM held WHERE held.subscription_id = ranked.subscription_id), 0)
         ORDER BY next_attempt_at, id LIMIT ${limit}
       ), locked AS (
         SELECT d.id FROM webhook_deliveries d
@@ -210,14 +217,13 @@ async function scheduleNext(em: EntityManager): Promise<void> {
   await rows(
     em,
     // At least a second ahead: what is due now but held by another worker is that worker's to send.
-    sql`SELECT graphile_worker.add_job('deliver_webhooks', '{}'::json, run_at => GREATEST(at, now() + interval '1 second'),
-        job_key => 'deliver_webhooks:' || floor(extract(epoch FROM GREATEST(at, now() + interval '1 second')))::bigint, job_key_mode => 'preserve_run_at')
-      FROM (
+    sql`SELECT add_keyed_job('deliver_webhooks', '{}'::json, 'deliver_webhooks:' || floor(extract(epoch FROM due_at))::bigint,
+        'preserve_run_at', run_at => due_at)
+      FROM (SELECT GREATEST(at, now() + interval '1 second') AS due_at FROM (
         SELECT min(GREATEST(d.next_attempt_at, COALESCE(d.leased_until, d.next_attempt_at))) AS at
         FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.active
         WHERE d.status = 'pending'
-      ) due
-      WHERE at IS NOT NULL`,
+      ) due WHERE at IS NOT NULL) next`,
   );
 }
 
@@ -241,8 +247,6 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
   let lastEmptyClaim = 0;
   let total = 0;
 
-  const saturated = () =>
-    [...outstanding].filter(([, n]) => n >= PER_SUBSCRIPTION_IN_FLIGHT).map(([id]) => id);
   const startFlush = () => {
     if (flushing || results.length === 0) return;
     const batch = results;
@@ -258,7 +262,7 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
     if (queue.length > s.concurrency) return;
     const want = 4 * s.concurrency - queue.length - inFlight.size;
     if (want < half) return;
-    refilling = claim(em.fork(), s, want, saturated())
+    refilling = claim(em.fork(), s, want, outstanding)
       .then((claimed) => {
         for (const d of claimed) {
           outstanding.set(d.subscription_id, (outstanding.get(d.subscription_id) ?? 0) + 1);

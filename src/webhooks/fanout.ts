@@ -154,8 +154,8 @@ export async function fanOutToWebhooks(
       tx,
       // 'preserve_run_at': the window opens with the first change and is not pushed back by later
       // ones; array payloads are concatenated by Graphile while the job waits.
-      sql`SELECT graphile_worker.add_job('webhook_coalesce', c.payload::json, job_key => c.key,
-            run_at => now() + ${coalesceWindowMs} * interval '1 millisecond', job_key_mode => 'preserve_run_at')
+      sql`SELECT add_keyed_job('webhook_coalesce', c.payload::json, c.key, 'preserve_run_at',
+            run_at => now() + ${coalesceWindowMs} * interval '1 millisecond')
           FROM unnest(${keys}::text[], ${payloads}::text[]) AS c(key, payload)`,
     );
   }

@@ -8,7 +8,6 @@ import { rows, sql } from '../db/sql.ts';
 export async function wakeDeliveries(tx: EntityManager): Promise<void> {
   await rows(
     tx,
-    sql`SELECT graphile_worker.add_job('deliver_webhooks', '{}'::json, job_key => 'deliver_webhooks',
-      job_key_mode => 'replace', max_attempts => 25)`,
+    sql`SELECT add_keyed_job('deliver_webhooks', '{}'::json, 'deliver_webhooks', 'replace', max_attempts => 25)`,
   );
 }

@@ -56,7 +56,11 @@ export async function startReceiver(): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r: Received = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const r: Received = {
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       received.push(r);
       const b = behaviour(r, received.length);
       if (b === 'hang') {
@@ -86,7 +90,8 @@ export async function startReceiver(): Promise<Receiver> {
     async waitFor(n, timeoutMs = 20_000) {
       const until = Date.now() + timeoutMs;
       while (received.length < n) {
-        if (Date.now() > until) throw new Error(`receiver got ${received.length} of ${n} requests in ${timeoutMs} ms`);
+        if (Date.now() > until)
+          throw new Error(`receiver got ${received.length} of ${n} requests in ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 25));
       }
       return received;
