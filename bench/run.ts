@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -20,8 +20,16 @@ import { benchWholesale, seedOrders } from './orders.ts';
 /**
  * `npm run bench`: the catalogue read paths of the API against a raw node:http + pg server replaying
  * the same SQL, measured in the same run on the same database. Prints ratios, writes
- * bench/results.json. Settings: BENCH_PRODUCTS (200000), BENCH_SECONDS (8), BENCH_CONNECTIONS (10).
+ * bench/results.json. Settings: BENCH_PRODUCTS (200000), BENCH_SECONDS (8), BENCH_CONNECTIONS (10),
+ * BENCH_ONLY (one of catalogue, bulk, wholesale, inventory: runs that part alone and merges its
+ * figures into the existing bench/results.json).
  */
+const PARTS = ['catalogue', 'bulk', 'wholesale', 'inventory'] as const;
+const ONLY = process.env.BENCH_ONLY;
+if (ONLY !== undefined && !(PARTS as readonly string[]).includes(ONLY)) {
+  throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}`);
+}
+const runs = (part: (typeof PARTS)[number]) => ONLY === undefined || ONLY === part;
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 200_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const DATA_DIR = process.env.BENCH_DATA_DIR ?? '.data/bench';
@@ -70,22 +78,11 @@ async function main() {
       sql`SELECT id FROM stores WHERE slug = 'bench-store'`,
     );
     const benchStoreId = benchStoreRow?.id ?? 0;
-    await seedOrders(db.url, benchStoreId, 100_000);
-    const writeKey = (
-      await createApiKey(orm.em.fork(), { storeId: benchStoreId, scope: 'read_write', mode: 'test' })
-    ).key;
-    const bulkStore = await createStore(orm.em.fork(), {
-      name: 'Bench bulk',
-      slug: `bench-bulk-${Date.now()}`,
-    });
-    const bulkKey = (
-      await createApiKey(orm.em.fork(), { storeId: bulkStore.id, scope: 'read_write', mode: 'test' })
-    ).key;
+    const needsRaw = runs('catalogue') || runs('wholesale');
+    if (needsRaw) await seedOrders(db.url, benchStoreId, 100_000);
     const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', PORT: '0' });
     const urls = [...Object.values(THROUGHPUT), ...Object.values(COUNT_OF)];
-    const plan = await captureStatements(orm, config, key, urls);
-    const planFile = join(await mkdtemp(join(tmpdir(), 'stockless-bench-')), 'plan.json');
-    await writeFile(planFile, JSON.stringify(plan));
+    const plan = needsRaw ? await captureStatements(orm, config, key, urls) : {};
 
     const apiPort = 3301;
     const rawPort = 3302;
@@ -101,152 +98,189 @@ async function main() {
         stdio: 'ignore',
       }),
     );
-    children.push(
-      spawn(NODE, ['bench/raw-server.ts'], {
-        env: { ...process.env, DATABASE_URL: db.url, PORT: String(rawPort), BENCH_PLAN_FILE: planFile },
-        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      }),
-    );
+    if (needsRaw) {
+      const planFile = join(await mkdtemp(join(tmpdir(), 'stockless-bench-')), 'plan.json');
+      await writeFile(planFile, JSON.stringify(plan));
+      children.push(
+        spawn(NODE, ['bench/raw-server.ts'], {
+          env: { ...process.env, DATABASE_URL: db.url, PORT: String(rawPort), BENCH_PLAN_FILE: planFile },
+          stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+        }),
+      );
+      await waitFor(`http://127.0.0.1:${rawPort}/__ready`, 404);
+    }
     await waitFor(`http://127.0.0.1:${apiPort}/health`);
-    await waitFor(`http://127.0.0.1:${rawPort}/__ready`, 404);
 
     const headers = { authorization: `Bearer ${key}` };
     const results: Record<string, unknown> = {};
-    const table: string[][] = [];
-    for (const [name, url] of Object.entries(THROUGHPUT)) {
-      const api = await load(`http://127.0.0.1:${apiPort}${url}`, headers, CONNECTIONS);
-      const raw = await load(`http://127.0.0.1:${rawPort}${url}`, headers, CONNECTIONS);
-      const ratio = api.rps / raw.rps;
-      results[name] = { url, api, raw, throughput_ratio: round(ratio) };
-      table.push([
-        name,
-        fmt(api.rps),
-        fmt(raw.rps),
-        `${Math.round(ratio * 100)}%`,
-        `${api.p50}`,
-        `${raw.p50}`,
-      ]);
+    if (runs('catalogue')) await benchCatalogue();
+    if (runs('bulk')) await benchBulk();
+    if (runs('wholesale')) await benchOrders();
+    if (runs('inventory')) await benchInventory();
+
+    async function benchCatalogue() {
+      const table: string[][] = [];
+      for (const [name, url] of Object.entries(THROUGHPUT)) {
+        const api = await load(`http://127.0.0.1:${apiPort}${url}`, headers, CONNECTIONS);
+        const raw = await load(`http://127.0.0.1:${rawPort}${url}`, headers, CONNECTIONS);
+        const ratio = api.rps / raw.rps;
+        results[name] = { url, api, raw, throughput_ratio: round(ratio) };
+        table.push([
+          name,
+          fmt(api.rps),
+          fmt(raw.rps),
+          `${Math.round(ratio * 100)}%`,
+          `${api.p50}`,
+          `${raw.p50}`,
+        ]);
+      }
+      console.log(`\nThroughput at ${CONNECTIONS} connections, ${SECONDS}s each (${PRODUCTS} products)`);
+      printTable(['scenario', 'api req/s', 'raw req/s', 'api/raw', 'api p50 ms', 'raw p50 ms'], table);
+
+      // Latency with one connection, so queueing does not blur what a single request costs.
+      const latency: string[][] = [];
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      for (const name of Object.keys(COUNT_OF)) {
+        const url = THROUGHPUT[name as keyof typeof THROUGHPUT];
+        const api = await load(`http://127.0.0.1:${apiPort}${url}`, headers, 1);
+        const countSql = plan[COUNT_OF[name] as string]
+          ?.flat()
+          .find((s) => s.sql.startsWith('SELECT count(*)'));
+        if (!countSql) throw new Error(`no count statement captured for ${name}`);
+        const countP50 = await p50Of(() => client.query(countSql.sql, countSql.parameters));
+        const ratio = api.p50 / countP50;
+        results[`${name} latency`] = { api_p50_ms: api.p50, count_p50_ms: countP50, ratio: round(ratio) };
+        latency.push([name, `${api.p50}`, `${countP50}`, `${round(ratio)}x`, 'target ≤ 2x']);
+      }
+      for (const name of ['list limit=20 search', 'list limit=500 search'] as const) {
+        const api = await load(`http://127.0.0.1:${apiPort}${THROUGHPUT[name]}`, headers, 1);
+        results[`${name} latency`] = { api_p50_ms: api.p50 };
+        latency.push([name, `${api.p50}`, '', '', 'target p50 < 50 ms']);
+      }
+      await client.end();
+      console.log('\nLatency at 1 connection');
+      printTable(['scenario', 'api p50 ms', 'count(*) p50 ms', 'ratio', ''], latency);
     }
-    console.log(`\nThroughput at ${CONNECTIONS} connections, ${SECONDS}s each (${PRODUCTS} products)`);
-    printTable(['scenario', 'api req/s', 'raw req/s', 'api/raw', 'api p50 ms', 'raw p50 ms'], table);
 
-    // Latency with one connection, so queueing does not blur what a single request costs.
-    const latency: string[][] = [];
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    for (const name of Object.keys(COUNT_OF)) {
-      const url = THROUGHPUT[name as keyof typeof THROUGHPUT];
-      const api = await load(`http://127.0.0.1:${apiPort}${url}`, headers, 1);
-      const countSql = plan[COUNT_OF[name] as string]
-        ?.flat()
-        .find((s) => s.sql.startsWith('SELECT count(*)'));
-      if (!countSql) throw new Error(`no count statement captured for ${name}`);
-      const countP50 = await p50Of(() => client.query(countSql.sql, countSql.parameters));
-      const ratio = api.p50 / countP50;
-      results[`${name} latency`] = { api_p50_ms: api.p50, count_p50_ms: countP50, ratio: round(ratio) };
-      latency.push([name, `${api.p50}`, `${countP50}`, `${round(ratio)}x`, 'target ≤ 2x']);
-    }
-    for (const name of ['list limit=20 search', 'list limit=500 search'] as const) {
-      const api = await load(`http://127.0.0.1:${apiPort}${THROUGHPUT[name]}`, headers, 1);
-      results[`${name} latency`] = { api_p50_ms: api.p50 };
-      latency.push([name, `${api.p50}`, '', '', 'target p50 < 50 ms']);
-    }
-    await client.end();
-    console.log('\nLatency at 1 connection');
-    printTable(['scenario', 'api p50 ms', 'count(*) p50 ms', 'ratio', ''], latency);
-
-    const bulk = await benchBulkAdd({
-      databaseUrl: db.url,
-      apiUrl: `http://127.0.0.1:${apiPort}`,
-      storeId: bulkStore.id,
-      key: bulkKey,
-    });
-    results['bulk add filter mode'] = bulk;
-
-    const wholesale = await benchWholesale(
-      db.url,
-      { api: `http://127.0.0.1:${apiPort}`, raw: `http://127.0.0.1:${rawPort}` },
-      writeKey,
-    );
-    results['wholesale order placement'] = wholesale;
-
-    const invStore = await createStore(orm.em.fork(), {
-      name: 'Bench inventory',
-      slug: 'bench-inventory',
-    }).catch(async () => {
-      const [row] = await rows<{ id: number }>(
-        orm.em.fork(),
-        sql`SELECT id FROM stores WHERE slug = 'bench-inventory'`,
+    async function benchBulk() {
+      const bulkStore = await createStore(orm.em.fork(), {
+        name: 'Bench bulk',
+        slug: `bench-bulk-${Date.now()}`,
+      });
+      const bulkKey = (
+        await createApiKey(orm.em.fork(), { storeId: bulkStore.id, scope: 'read_write', mode: 'test' })
+      ).key;
+      const bulk = await benchBulkAdd({
+        databaseUrl: db.url,
+        apiUrl: `http://127.0.0.1:${apiPort}`,
+        storeId: bulkStore.id,
+        key: bulkKey,
+      });
+      results['bulk add filter mode'] = bulk;
+      console.log(`\nBulk add in filter mode (${bulk.matched} catalogue matches, median of 3)`);
+      printTable(
+        ['', 'ms', 'rows/s', 'speed vs raw', 'target'],
+        [
+          [
+            'api POST /my-products/bulk',
+            `${bulk.api_ms}`,
+            `${bulk.api_rows_per_s}`,
+            `${Math.round(bulk.speed_ratio * 100)}%`,
+            '≥ 50%',
+          ],
+          ['raw INSERT … SELECT', `${bulk.raw_ms}`, `${bulk.raw_rows_per_s}`, '', ''],
+        ],
       );
-      return { id: row?.id ?? 0 };
-    });
-    const feedSize = await inventoryStore(db.url, invStore.id);
-    const invKey = (await createApiKey(orm.em.fork(), { storeId: invStore.id, scope: 'read', mode: 'test' }))
-      .key;
-    const sync = await benchInventorySync(db.url, `http://127.0.0.1:${apiPort}`, invKey, invStore.id);
-    results['inventory full sync'] = { feed_size: feedSize, ...sync };
-    console.log(`\nInventory full sync (${sync.items} listed products, pages of 500)`);
-    printTable(
-      ['', 'ms', 'rows/s', 'vs raw', 'target'],
-      [
+    }
+
+    async function benchOrders() {
+      const writeKey = (
+        await createApiKey(orm.em.fork(), { storeId: benchStoreId, scope: 'read_write', mode: 'test' })
+      ).key;
+      const wholesale = await benchWholesale(
+        db.url,
+        { api: `http://127.0.0.1:${apiPort}`, raw: `http://127.0.0.1:${rawPort}` },
+        writeKey,
+      );
+      results['wholesale order placement'] = wholesale;
+      console.log('\nWholesale order placement (2 lines, 10 connections)');
+      printTable(
+        ['', 'orders/s', 'p50 ms', 'p99 ms', 'errors', 'vs raw', 'target'],
         [
-          'api GET /inventory (follow next_cursor)',
-          `${sync.api_ms}`,
-          `${sync.api_rows_per_s}`,
-          `${Math.round(sync.throughput_ratio * 100)}%`,
-          '≥ 60%',
+          [
+            'api POST /orders',
+            fmt(wholesale.api.rps),
+            `${wholesale.api.p50}`,
+            `${wholesale.api.p99}`,
+            `${wholesale.api.errors}`,
+            `${Math.round(wholesale.throughput_ratio * 100)}%`,
+            '≥ 50%',
+          ],
+          [
+            'raw SQL reservation',
+            fmt(wholesale.raw.rps),
+            `${wholesale.raw.p50}`,
+            `${wholesale.raw.p99}`,
+            `${wholesale.raw.errors}`,
+            '',
+            '',
+          ],
         ],
-        ['raw keyset scan, same SQL', `${sync.raw_ms}`, `${sync.raw_rows_per_s}`, '', ''],
+      );
+    }
+
+    async function benchInventory() {
+      const invStore = await createStore(orm.em.fork(), {
+        name: 'Bench inventory',
+        slug: 'bench-inventory',
+      }).catch(async () => {
+        const [row] = await rows<{ id: number }>(
+          orm.em.fork(),
+          sql`SELECT id FROM stores WHERE slug = 'bench-inventory'`,
+        );
+        return { id: row?.id ?? 0 };
+      });
+      const feedSize = await inventoryStore(db.url, invStore.id);
+      const invKey = (
+        await createApiKey(orm.em.fork(), { storeId: invStore.id, scope: 'read', mode: 'test' })
+      ).key;
+      const sync = await benchInventorySync(db.url, `http://127.0.0.1:${apiPort}`, invKey, invStore.id);
+      results['inventory full sync'] = { feed_size: feedSize, ...sync };
+      console.log(`\nInventory full sync (${sync.items} listed products, pages of 500)`);
+      printTable(
+        ['', 'ms', 'rows/s', 'vs raw', 'target'],
         [
-          'last full page vs first page',
-          `${sync.last_full_page_ms} / ${sync.first_page_ms}`,
-          '',
-          `${sync.last_vs_first}x`,
-          '≤ 1.3x',
+          [
+            'api GET /inventory (follow next_cursor)',
+            `${sync.api_ms}`,
+            `${sync.api_rows_per_s}`,
+            `${Math.round(sync.throughput_ratio * 100)}%`,
+            '≥ 60%',
+          ],
+          ['raw keyset scan, same statement', `${sync.raw_ms}`, `${sync.raw_rows_per_s}`, '', ''],
+          [
+            'last full page vs first page, p50 ms',
+            `${sync.last_full_page_p50_ms} / ${sync.first_page_p50_ms}`,
+            '',
+            `${sync.last_vs_first}x`,
+            '≤ 1.3x',
+          ],
         ],
-      ],
-    );
-    console.log('\nWholesale order placement (2 lines, 10 connections)');
-    printTable(
-      ['', 'orders/s', 'p50 ms', 'p99 ms', 'errors', 'vs raw', 'target'],
-      [
-        [
-          'api POST /orders',
-          fmt(wholesale.api.rps),
-          `${wholesale.api.p50}`,
-          `${wholesale.api.p99}`,
-          `${wholesale.api.errors}`,
-          `${Math.round(wholesale.throughput_ratio * 100)}%`,
-          '≥ 50%',
-        ],
-        [
-          'raw SQL reservation',
-          fmt(wholesale.raw.rps),
-          `${wholesale.raw.p50}`,
-          `${wholesale.raw.p99}`,
-          `${wholesale.raw.errors}`,
-          '',
-          '',
-        ],
-      ],
-    );
-    console.log(`\nBulk add in filter mode (${bulk.matched} catalogue matches, median of 3)`);
-    printTable(
-      ['', 'ms', 'rows/s', 'speed vs raw', 'target'],
-      [
-        [
-          'api POST /my-products/bulk',
-          `${bulk.api_ms}`,
-          `${bulk.api_rows_per_s}`,
-          `${Math.round(bulk.speed_ratio * 100)}%`,
-          '≥ 50%',
-        ],
-        ['raw INSERT … SELECT', `${bulk.raw_ms}`, `${bulk.raw_rows_per_s}`, '', ''],
-      ],
-    );
+      );
+    }
+
+    // One part alone updates its own figures and keeps the others of the last full run.
+    const earlier = ONLY
+      ? ((
+          JSON.parse(await readFile('bench/results.json', 'utf8').catch(() => '{}')) as {
+            results?: Record<string, unknown>;
+          }
+        ).results ?? {})
+      : {};
     await writeFile(
       'bench/results.json',
-      `${JSON.stringify({ at: new Date().toISOString(), products: PRODUCTS, seconds: SECONDS, connections: CONNECTIONS, results }, null, 2)}\n`,
+      `${JSON.stringify({ at: new Date().toISOString(), products: PRODUCTS, seconds: SECONDS, connections: CONNECTIONS, results: { ...earlier, ...results } }, null, 2)}\n`,
     );
     console.log('\nwritten bench/results.json');
   } finally {

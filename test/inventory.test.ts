@@ -10,11 +10,19 @@ import { type Orm, openOrm } from '../server/orm.ts';
 import type { Actor, AppScope } from '../src/auth/actor.ts';
 import { createApiKey } from '../src/auth/keys-service.ts';
 import { rows, sql } from '../src/db/sql.ts';
+import { inventoryOutput } from '../src/inventory/router.ts';
 import { setStock } from '../src/inventory/stock.ts';
 import { createCaller } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { AppError, shapeError } from '../src/trpc/errors.ts';
-import { startTestApp, TEST_MAIL, type TestApp, testContext } from './helpers/app.ts';
+import {
+  startTestApp,
+  TEST_MAIL,
+  TEST_SECRET_KEY,
+  TEST_WEBHOOKS,
+  type TestApp,
+  testContext,
+} from './helpers/app.ts';
 import { runCli } from './helpers/cli.ts';
 import { fixtures, type ProductSpec } from './helpers/fixtures.ts';
 
@@ -259,7 +267,7 @@ async function runFanout(productId: number, target: TestApp = app): Promise<stri
       error() {},
     },
   } as unknown as JobHelpers;
-  const task = createTaskList(target.orm, TEST_MAIL).inventory_fanout;
+  const task = createTaskList(target.orm, TEST_MAIL, TEST_WEBHOOKS).inventory_fanout;
   if (!task) throw new Error('no inventory_fanout task');
   await task({ product_id: productId }, helpers);
   return logged;
@@ -274,7 +282,7 @@ async function runPendingFanouts(target: TestApp = app): Promise<number> {
       sql`SELECT count(*)::integer AS n FROM graphile_worker.complete_jobs(ARRAY[${j.id}::bigint])`,
     );
     if (!done?.n) continue;
-    const task = createTaskList(target.orm, TEST_MAIL).inventory_fanout;
+    const task = createTaskList(target.orm, TEST_MAIL, TEST_WEBHOOKS).inventory_fanout;
     await task?.(j.payload, quiet);
   }
   return jobs.length;
@@ -385,9 +393,16 @@ describe('GET /api/v1/inventory: items and order', () => {
     await listFixture(other.id, theirs);
 
     const order = [stool, empty, enquiry, withdrawn, gone];
-    const { items, pages } = await walkFor(store.read, order);
+    const { items, pages, cursor } = await walkFor(store.read, order);
     expect(pages.at(-1)?.has_more).toBe(false);
     expect(idsOf(items)).toEqual(order);
+
+    // The router does not re-run the response schema on every page (`documentedOnly`): each page sent,
+    // and the empty one at the head, must already be exactly what the schema describes (parsing strips
+    // unknown fields and refuses wrong types, so a page equal to its parse has neither).
+    const head = await page(store.read, { updated_since: cursor });
+    expect(head.items).toEqual([]);
+    for (const p of [...pages, head]) expect(inventoryOutput.parse(p)).toStrictEqual(p);
 
     const [sv1, sv2, sv3] = await variantsOf(stool);
     expect(items[0]).toEqual({
@@ -662,10 +677,20 @@ describe('stock changes fan out to every listing store', () => {
       product_stock: 4,
     });
     const jobs = await fanoutJobs();
-    expect(jobs.map((j) => [j.key, j.payload])).toEqual([[`inventory_fanout:${p}`, { product_id: p }]]);
-    // A second change before the job ran coalesces into the same job.
+    expect(jobs.map((j) => [j.key, j.payload])).toEqual([
+      [`inventory_fanout:${p}`, [{ product_id: p, variant_ids: [pv?.id] }]],
+    ]);
+    // A second change before the job ran coalesces into the same job (Graphile concatenates the payloads).
     await internal().setStock({ productId: p, quantity: 6 });
-    expect((await fanoutJobs()).map((j) => j.key)).toEqual([`inventory_fanout:${p}`]);
+    expect((await fanoutJobs()).map((j) => [j.key, j.payload])).toEqual([
+      [
+        `inventory_fanout:${p}`,
+        [
+          { product_id: p, variant_ids: [pv?.id] },
+          { product_id: p, variant_ids: [pv?.id] },
+        ],
+      ],
+    ]);
     // Setting the same quantity again is no change: still one job.
     await internal().setStock({ productId: p, quantity: 6 });
     expect((await fanoutJobs()).length).toBe(1);
@@ -714,7 +739,7 @@ describe('stock changes fan out to every listing store', () => {
     const logged = await runFanout(lonely);
     expect(logged.join('\n')).toContain('reached 0 stores');
     expect(await eventsSince(since)).toEqual([]);
-    const task = createTaskList(app.orm, TEST_MAIL).inventory_fanout;
+    const task = createTaskList(app.orm, TEST_MAIL, TEST_WEBHOOKS).inventory_fanout;
     for (const payload of [{}, { product_id: String(lonely) }, null]) {
       await expect(task?.(payload, quiet), JSON.stringify(payload)).rejects.toThrow(/product_id/);
     }
@@ -761,8 +786,9 @@ describe('stock changes fan out to every listing store', () => {
       body: { customer: CUSTOMER, shipping: SHIPPING, items: [{ product_id: p, quantity: 3 }] },
     });
     expect(placed.status, JSON.stringify(placed.body)).toBe(201);
+    const [variant] = await variantsOf(p);
     expect((await fanoutJobs()).map((j) => [j.key, j.payload])).toEqual([
-      [`inventory_fanout:${p}`, { product_id: p }],
+      [`inventory_fanout:${p}`, [{ product_id: p, variant_ids: [variant?.id] }]],
     ]);
     expect(await runPendingFanouts()).toBe(1);
     const after = await walkFor(seller.read, [p], { from: cursor });
@@ -1221,6 +1247,7 @@ describe('bad input', () => {
   });
 
   it('answers 404 FEATURE_DISABLED while platform:set inventory_read is off, 200 once on again', async () => {
+    const atHead = (await walkFor(store.read, [])).cursor;
     try {
       const off = await cli(app.databaseUrl, 'platform:set', 'inventory_read', 'off');
       expect(off.code, `${off.stdout}\n${off.stderr}`).toBe(0);
@@ -1230,6 +1257,18 @@ describe('bad input', () => {
       expect(res.body.items).toBeUndefined();
       expect(res.headers.get('x-ratelimit-limit')).toBe('600');
       expect((await app.get(feedPath({ updated_since: cursor }), store.read)).status).toBe(404);
+      // Whatever it asks: an empty page at the head, a refused limit or cursor are 404 too.
+      for (const path of [
+        feedPath({ updated_since: atHead }),
+        feedPath({ limit: 'many' }),
+        feedPath({ limit: 100_000 }),
+        feedPath({ updated_since: 'garbage' }),
+        feedPath({ updated_since: otherCursor }),
+      ]) {
+        const refused = await app.get(path, store.read);
+        expect(refused.status, path).toBe(404);
+        expect(refused.body, path).toMatchObject({ code: 'FEATURE_DISABLED' });
+      }
 
       const on = await cli(app.databaseUrl, 'platform:set', 'inventory_read', 'on');
       expect(on.code, `${on.stdout}\n${on.stderr}`).toBe(0);
@@ -1282,6 +1321,7 @@ describe('rate limit: the store’s catalogue-read limit, kept in PostgreSQL', (
         DATABASE_URL: limited.databaseUrl,
         LOG_LEVEL: 'silent',
         INVENTORY_RATE_LIMIT: '3',
+        SECRET_KEY: TEST_SECRET_KEY,
       });
       const server = createApp({ orm: secondOrm, config, log: createLogger('silent') });
       second = server;

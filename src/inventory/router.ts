@@ -32,14 +32,30 @@ export const inventoryOutput = z.object({
   has_more: z.boolean(),
 });
 
+/**
+ * The page schema as the contract (OpenAPI document, types of the tRPC client), without tRPC parsing
+ * every page again on its way out (500 items and their variants: ~0.8 ms of a ~16 ms page on the
+ * bench machine). What holds the shape instead: the resolver's result is type-checked against this
+ * schema; `readInventory` takes each field from a typed column (PostgreSQL names the variant fields
+ * as the contract does); and test/inventory.test.ts parses real pages, listed and removed, sellable
+ * and not, and the empty page at the head, with `inventoryOutput` and requires each unchanged.
+ */
+function documentedOnly<T extends z.ZodType>(schema: T): T {
+  return Object.create(schema, { parse: { value: <V>(value: V): V => value } });
+}
+
 export const inventoryRouter = router({
   feed: partnerProcedure
     .use(async ({ ctx, next }) => {
-      // Switched off, the read does not exist: 404 before the parameters are even read.
-      if (!(await isFeatureEnabled(ctx.em, 'inventory_read'))) {
+      // Switched off, the read does not exist: 404 whatever the parameters, and nothing is read. The
+      // page statement reads the switch itself (see `feedPage`): a page with items was read with it
+      // on. An empty page or a refusal (bad parameter, bad cursor) asks the switch before answering.
+      const result = await next();
+      const empty = !result.ok || (result.data as { items: unknown[] }).items.length === 0;
+      if (empty && !(await isFeatureEnabled(ctx.em, 'inventory_read'))) {
         throw notFound('Inventory reads are switched off on this platform', 'FEATURE_DISABLED');
       }
-      return next();
+      return result;
     })
     .meta({
       appScope: 'read_inventory',
@@ -78,7 +94,7 @@ export const inventoryRouter = router({
         ).optional(),
       }),
     )
-    .output(inventoryOutput)
+    .output(documentedOnly(inventoryOutput))
     .query(async ({ ctx, input }) => {
       const max = ctx.settings.pageSizeMax;
       if (input.limit !== undefined && input.limit > max) {
