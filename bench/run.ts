@@ -16,15 +16,16 @@ import { captureStatements } from './capture.ts';
 import { benchInventorySync, inventoryStore } from './inventory.ts';
 import { fmt, load, p50Of, printTable, round, SECONDS, waitFor } from './lib.ts';
 import { benchWholesale, seedOrders } from './orders.ts';
+import { benchWebhooks } from './webhooks.ts';
 
 /**
  * `npm run bench`: the catalogue read paths of the API against a raw node:http + pg server replaying
  * the same SQL, measured in the same run on the same database. Prints ratios, writes
  * bench/results.json. Settings: BENCH_PRODUCTS (200000), BENCH_SECONDS (8), BENCH_CONNECTIONS (10),
- * BENCH_ONLY (one of catalogue, bulk, wholesale, inventory: runs that part alone and merges its
+ * BENCH_ONLY (one of catalogue, bulk, wholesale, inventory, webhooks: runs that part alone and merges its
  * figures into the existing bench/results.json).
  */
-const PARTS = ['catalogue', 'bulk', 'wholesale', 'inventory'] as const;
+const PARTS = ['catalogue', 'bulk', 'wholesale', 'inventory', 'webhooks'] as const;
 const ONLY = process.env.BENCH_ONLY;
 if (ONLY !== undefined && !(PARTS as readonly string[]).includes(ONLY)) {
   throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}`);
@@ -117,6 +118,33 @@ async function main() {
     if (runs('bulk')) await benchBulk();
     if (runs('wholesale')) await benchOrders();
     if (runs('inventory')) await benchInventory();
+    if (runs('webhooks')) await benchHooks();
+
+    async function benchHooks() {
+      const w = await benchWebhooks(orm, db.url);
+      results['webhook deliveries'] = w;
+      console.log(
+        `\nWebhook deliveries (${w.subscriptions} subscriptions, concurrency ${w.concurrency}, ${w.deliveries} deliveries)`,
+      );
+      printTable(
+        ['', 'deliveries/s', 'vs raw', 'target'],
+        [
+          [
+            'worker: dispatch, sign, pinned POST, attempt log',
+            fmt(w.api_per_second),
+            `${Math.round(w.ratio * 100)}%`,
+            '≥ 50%',
+          ],
+          ['raw undici POST loop, same concurrency', fmt(w.raw_per_second), '', ''],
+          [
+            'commit to receipt, p50 / p95 ms',
+            `${w.commit_to_receipt_ms.p50} / ${w.commit_to_receipt_ms.p95}`,
+            '',
+            'report',
+          ],
+        ],
+      );
+    }
 
     async function benchCatalogue() {
       const table: string[][] = [];

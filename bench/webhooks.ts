@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import type { Orm } from '../server/orm.ts';
+import { rows, sql } from '../src/db/sql.ts';
 import { recordEvents } from '../src/events/outbox.ts';
 import { createStore } from '../src/store/service.ts';
 import { createWebhook } from '../src/webhooks/service.ts';
@@ -91,6 +92,11 @@ export async function benchWebhooks(orm: Orm, databaseUrl: string): Promise<Webh
     concurrency: CONCURRENCY,
     secretKey: SECRET_KEY,
   };
+  // Subscriptions of earlier runs point at receivers that are gone: drop them and their deliveries.
+  await rows(
+    orm.em.fork(),
+    sql`DELETE FROM webhook_subscriptions WHERE store_id IN (SELECT id FROM stores WHERE slug LIKE 'bench-hooks-%')`,
+  );
   const store = await createStore(orm.em.fork(), { name: 'Bench hooks', slug: `bench-hooks-${Date.now()}` });
   for (let i = 0; i < SUBSCRIPTIONS; i++) {
     await createWebhook(

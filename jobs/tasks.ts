@@ -64,9 +64,9 @@ export function createTaskList(orm: Orm, mail: MailSettings, webhooks: WebhookSe
 }
 
 /**
- * Deliveries also get a look every minute, so one a crashed worker held is retaken once its lease
- * ends even if nothing else wakes the queue. The readiness pass nightly at 03:00 UTC (`?fill=6h` runs a missed pass once if the worker was down
- * then); expired rate-limit windows are dropped hourly.
+ * Deliveries also get a look every minute, so those a crashed worker was sending are retaken even if
+ * nothing else wakes the queue. The readiness pass runs nightly at 03:00 UTC (`?fill=6h` runs a missed
+ * pass once if the worker was down then); expired rate-limit windows are dropped hourly.
  */
 export const crontab = [
   '0 3 * * * readiness_pass ?fill=6h',

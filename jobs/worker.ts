@@ -33,7 +33,7 @@ export async function startWorker(opts: WorkerOptions): Promise<Runner> {
     noHandleSignals: true,
     pollInterval: 1000,
   });
-  // Deliveries a previous worker left mid-flight are picked up as soon as their lease ends.
+  // Deliveries a previous worker left mid-flight are taken again at once.
   await runner.addJob('deliver_webhooks', {}, { jobKey: 'deliver_webhooks', jobKeyMode: 'replace' });
   void runner.promise.finally(() => closeWebhookAgents());
   return runner;

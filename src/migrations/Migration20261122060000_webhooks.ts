@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * Webhooks: subscriptions (secrets encrypted), the events they were sent, one delivery per
- * (subscription, event) with its retry state and lease, and the attempt log. Also the storefront's
+ * (subscription, event) with its retry state, and the attempt log. Also the storefront's
  * published flag behind `site.published` / `site.unpublished`.
  */
 export class Migration20261122060000_webhooks extends Migration {
@@ -46,12 +46,10 @@ CREATE TABLE webhook_deliveries (
   attempts integer NOT NULL DEFAULT 0,
   round_attempts integer NOT NULL DEFAULT 0,
   next_attempt_at timestamptz NOT NULL DEFAULT now(),
-  -- Set while a worker is sending; a worker that dies leaves it to expire and the delivery is retaken.
-  leased_until timestamptz,
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now(),
   UNIQUE (subscription_id, event_id)
-) WITH (fillfactor = 70); -- room on the page, so taking and releasing a lease are HOT updates
+);
 CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at, id) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_event_idx ON webhook_deliveries (event_id);
 

@@ -11,7 +11,7 @@ export class Migration20261122075000_keyed_jobs extends Migration {
 
   override up(): void {
     this.addSql(`
-CREATE FUNCTION add_keyed_job(
+CREATE OR REPLACE FUNCTION add_keyed_job(
   identifier text,
   payload json,
   job_key text,

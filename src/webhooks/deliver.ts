@@ -31,18 +31,17 @@ interface Attempted {
   durationMs: number;
 }
 
-/** How long a claimed delivery stays with its worker: the deadline plus room to record the result. */
-const leaseMs = (s: WebhookSettings) => s.timeoutMs + 15_000;
-
 /**
  * Takes up to `limit` due deliveries, topping each subscription up to its in-flight cap given what
- * this run already holds of it (`outstanding`).
+ * this run already holds of it (`outstanding`) and skipping the ones it holds (`held`: claimed and
+ * not yet recorded). Only one run exists at a time (the task's advisory lock), so nothing needs to be
+ * written to claim: a run that dies leaves its deliveries pending, and the next run takes them.
  */
 async function claim(
   em: EntityManager,
-  s: WebhookSettings,
   limit: number,
   outstanding: Map<number, number>,
+  held: Set<string>,
 ): Promise<Claimed[]> {
   const saturated = [...outstanding].filter(([, n]) => n >= PER_SUBSCRIPTION_IN_FLIGHT).map(([id]) => id);
   return rows<Claimed>(
@@ -51,32 +50,42 @@ async function claim(
         SELECT * FROM unnest(${[...outstanding.keys()]}::integer[], ${[...outstanding.values()]}::integer[])
           AS h(subscription_id, n)
       ), candidates AS (
-        SELECT id FROM (
+        SELECT id, subscription_id, nth, next_attempt_at FROM (
           SELECT d.id, d.next_attempt_at, d.subscription_id,
             row_number() OVER (PARTITION BY d.subscription_id ORDER BY d.next_attempt_at, d.id) AS nth
           FROM (
             SELECT d.id, d.subscription_id, d.next_attempt_at FROM webhook_deliveries d
             JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.active
             WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-              AND (d.leased_until IS NULL OR d.leased_until < now())
               AND d.subscription_id <> ALL (${saturated}::integer[])
+              AND d.id <> ALL (${[...held]}::bigint[])
             ORDER BY d.next_attempt_at, d.id LIMIT ${limit * 8}
           ) d
         ) ranked
         WHERE nth <= ${PER_SUBSCRIPTION_IN_FLIGHT} - COALESCE((SELECT n FROM held WHERE held.subscription_id = ranked.subscription_id), 0)
         ORDER BY next_attempt_at, id LIMIT ${limit}
-      ), locked AS (
-        SELECT d.id FROM webhook_deliveries d
-        WHERE d.id IN (SELECT id FROM candidates) AND d.status = 'pending'
-          AND (d.leased_until IS NULL OR d.leased_until < now())
-        FOR UPDATE SKIP LOCKED
       )
-      UPDATE webhook_deliveries d SET leased_until = now() + ${leaseMs(s)} * interval '1 millisecond'
-      FROM webhook_subscriptions s, webhook_events e
-      WHERE d.id = ANY (ARRAY(SELECT id FROM locked)) AND s.id = d.subscription_id AND e.id = d.event_id
-      RETURNING d.id::text, d.subscription_id, s.store_id, d.attempts, d.round_attempts, s.url, s.secret_encrypted,
-        e.id::text AS event_id, e.event, e.event_key, e.body`,
+      SELECT d.id::text, d.subscription_id, s.store_id, d.attempts, d.round_attempts, s.url, s.secret_encrypted,
+        e.id::text AS event_id, e.event, e.event_key, e.body
+      FROM candidates c
+      JOIN webhook_deliveries d ON d.id = c.id
+      JOIN webhook_subscriptions s ON s.id = d.subscription_id
+      JOIN webhook_events e ON e.id = d.event_id
+      ORDER BY c.next_attempt_at, c.id`,
   );
+}
+
+const secrets = new Map<string, string>();
+
+/** Decrypted once per stored ciphertext (a rotation stores a new one); bounded, so it never grows. */
+function secretOf(key: Buffer, encrypted: string): string {
+  let plain = secrets.get(encrypted);
+  if (plain === undefined) {
+    if (secrets.size >= 1000) secrets.clear();
+    plain = decryptSecret(key, encrypted);
+    secrets.set(encrypted, plain);
+  }
+  return plain;
 }
 
 /** One attempt; never throws, so one broken delivery cannot stop the others. */
@@ -101,7 +110,7 @@ async function send(d: Claimed, s: WebhookSettings, key: Buffer): Promise<Attemp
   const headers = {
     'x-stockless-event': d.event,
     'x-stockless-delivery-id': `${d.subscription_id}:${d.event_key}:${number}`,
-    ...signatureHeaders(decryptSecret(key, d.secret_encrypted), d.body, `msg_${d.event_id}`),
+    ...signatureHeaders(secretOf(key, d.secret_encrypted), d.body, `msg_${d.event_id}`),
   };
   const r = await postWebhook(target, d.body, headers, s.timeoutMs);
   if (r.kind === 'error')
@@ -131,39 +140,43 @@ async function record(em: EntityManager, s: WebhookSettings, done: Attempted[]):
             : 'dead';
     return { a, round, status, waitMs: retry ? (s.retrySchedule[round - 1] ?? 0) : null };
   });
+  const succeeded = [
+    ...new Set(plan.filter((p) => p.status === 'succeeded').map((p) => p.a.delivery.subscription_id)),
+  ];
+  // One statement: the deliveries' next state, the log, and a success ending its subscription's streak.
+  const statement = sql`WITH input AS (
+      SELECT * FROM unnest(${plan.map((p) => p.a.delivery.id)}::bigint[], ${plan.map((p) => p.status)}::text[],
+        ${plan.map((p) => p.waitMs)}::integer[], ${plan.map((p) => p.a.outcome)}::text[],
+        ${plan.map((p) => p.a.status)}::integer[], ${plan.map((p) => p.a.error)}::text[],
+        ${plan.map((p) => p.a.durationMs)}::integer[])
+        AS i(delivery_id, status, wait_ms, outcome, response_status, error, duration_ms)
+    ), updated AS (
+      UPDATE webhook_deliveries d SET status = i.status, attempts = d.attempts + 1,
+        round_attempts = d.round_attempts + 1, updated_at = now(),
+        next_attempt_at = CASE WHEN i.wait_ms IS NULL THEN d.next_attempt_at
+          ELSE now() + i.wait_ms * interval '1 millisecond' END
+      FROM input i WHERE d.id = i.delivery_id
+      RETURNING d.id, d.subscription_id, d.attempts, d.next_attempt_at, i.status
+    ), streaks AS (
+      UPDATE webhook_subscriptions SET dead_letter_streak = 0
+      WHERE id = ANY (${succeeded}::integer[]) AND dead_letter_streak > 0
+    )
+    INSERT INTO webhook_attempts (delivery_id, subscription_id, attempt, outcome, response_status, error, duration_ms, next_attempt_at)
+    SELECT u.id, u.subscription_id, u.attempts, i.outcome, i.response_status, i.error, i.duration_ms,
+      CASE WHEN u.status = 'pending' THEN u.next_attempt_at END
+    FROM updated u JOIN input i ON i.delivery_id = u.id`;
+  const gone = [
+    ...new Set(plan.filter((p) => p.a.outcome === 'gone').map((p) => p.a.delivery.subscription_id)),
+  ];
+  const dead = plan.filter((x) => x.status === 'dead');
+  if (gone.length === 0 && dead.length === 0) {
+    await rows(em, statement);
+    return;
+  }
   await em.transactional(async (tx) => {
-    await rows(
-      tx,
-      sql`WITH input AS (
-          SELECT * FROM unnest(${plan.map((p) => p.a.delivery.id)}::bigint[], ${plan.map((p) => p.status)}::text[],
-            ${plan.map((p) => p.waitMs)}::integer[], ${plan.map((p) => p.a.outcome)}::text[],
-            ${plan.map((p) => p.a.status)}::integer[], ${plan.map((p) => p.a.error)}::text[],
-            ${plan.map((p) => p.a.durationMs)}::integer[])
-            AS i(delivery_id, status, wait_ms, outcome, response_status, error, duration_ms)
-        ), updated AS (
-          UPDATE webhook_deliveries d SET status = i.status, attempts = d.attempts + 1,
-            round_attempts = d.round_attempts + 1, leased_until = NULL, updated_at = now(),
-            next_attempt_at = CASE WHEN i.wait_ms IS NULL THEN d.next_attempt_at
-              ELSE now() + i.wait_ms * interval '1 millisecond' END
-          FROM input i WHERE d.id = i.delivery_id
-          RETURNING d.id, d.subscription_id, d.attempts, d.next_attempt_at, i.status
-        )
-        INSERT INTO webhook_attempts (delivery_id, subscription_id, attempt, outcome, response_status, error, duration_ms, next_attempt_at)
-        SELECT u.id, u.subscription_id, u.attempts, i.outcome, i.response_status, i.error, i.duration_ms,
-          CASE WHEN u.status = 'pending' THEN u.next_attempt_at END
-        FROM updated u JOIN input i ON i.delivery_id = u.id`,
-    );
-    const succeeded = plan.filter((p) => p.status === 'succeeded').map((p) => p.a.delivery.subscription_id);
-    if (succeeded.length) {
-      await rows(
-        tx,
-        sql`UPDATE webhook_subscriptions SET dead_letter_streak = 0
-          WHERE id = ANY (${[...new Set(succeeded)]}::integer[]) AND dead_letter_streak > 0`,
-      );
-    }
-    const gone = plan.filter((p) => p.a.outcome === 'gone').map((p) => p.a.delivery.subscription_id);
-    if (gone.length) await disable(tx, [...new Set(gone)], 'gone');
-    for (const p of plan.filter((x) => x.status === 'dead')) await deadLetter(tx, p.a);
+    await rows(tx, statement);
+    if (gone.length) await disable(tx, gone, 'gone');
+    for (const p of dead) await deadLetter(tx, p.a);
   });
 }
 
@@ -175,7 +188,7 @@ export async function disable(tx: EntityManager, ids: number[], reason: 'manual'
         UPDATE webhook_subscriptions SET active = false, disabled_reason = ${reason}, updated_at = now()
         WHERE id = ANY (${ids}::integer[]) AND active RETURNING id
       )
-      UPDATE webhook_deliveries SET status = 'discarded', leased_until = NULL, updated_at = now()
+      UPDATE webhook_deliveries SET status = 'discarded', updated_at = now()
       WHERE subscription_id IN (SELECT id FROM off) AND status = 'pending'`,
   );
 }
@@ -212,15 +225,15 @@ async function deadLetter(tx: EntityManager, a: Attempted) {
   });
 }
 
-/** When the next pending delivery falls due (or its lease runs out), so a job is waiting for it. */
+/** When the next pending delivery falls due, so a job is waiting for it. */
 async function scheduleNext(em: EntityManager): Promise<void> {
   await rows(
     em,
-    // At least a second ahead: what is due now but held by another worker is that worker's to send.
+    // At least a second ahead: what is due now is being taken by the run that is ending or by another.
     sql`SELECT add_keyed_job('deliver_webhooks', '{}'::json, 'deliver_webhooks:' || floor(extract(epoch FROM due_at))::bigint,
         'preserve_run_at', run_at => due_at)
       FROM (SELECT GREATEST(at, now() + interval '1 second') AS due_at FROM (
-        SELECT min(GREATEST(d.next_attempt_at, COALESCE(d.leased_until, d.next_attempt_at))) AS at
+        SELECT min(d.next_attempt_at) AS at
         FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.active
         WHERE d.status = 'pending'
       ) due WHERE at IS NOT NULL) next`,
@@ -239,6 +252,8 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
   const inFlight = new Set<Promise<void>>();
   // Claimed and not yet finished, per subscription.
   const outstanding = new Map<number, number>();
+  // Claimed and not yet recorded, by delivery id.
+  const held = new Set<string>();
   let results: Attempted[] = [];
   let flushing: Promise<void> | undefined;
   let refilling: Promise<void> | undefined;
@@ -252,9 +267,14 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
     const batch = results;
     results = [];
     lastFlush = Date.now();
-    flushing = record(em.fork(), s, batch).finally(() => {
-      flushing = undefined;
-    });
+    flushing = record(em.fork(), s, batch)
+      .then(() => {
+        // Recorded: no longer pending, so no claim can return them again.
+        for (const a of batch) held.delete(a.delivery.id);
+      })
+      .finally(() => {
+        flushing = undefined;
+      });
   };
   const startRefill = () => {
     if (refilling || (exhausted && Date.now() - lastEmptyClaim < 100)) return;
@@ -262,9 +282,10 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
     if (queue.length > s.concurrency) return;
     const want = 4 * s.concurrency - queue.length - inFlight.size;
     if (want < half) return;
-    refilling = claim(em.fork(), s, want, outstanding)
+    refilling = claim(em.fork(), want, outstanding, held)
       .then((claimed) => {
         for (const d of claimed) {
+          held.add(d.id);
           outstanding.set(d.subscription_id, (outstanding.get(d.subscription_id) ?? 0) + 1);
           queue.push(d);
         }
@@ -298,7 +319,7 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
     if (inFlight.size === 0 && queue.length === 0 && !refilling) {
       if (flushing) await flushing;
       if (results.length > 0) {
-        // Written results free their subscriptions' leases: look again before stopping.
+        // Written results are no longer held: look again before stopping.
         startFlush();
         await flushing;
         exhausted = false;

@@ -159,7 +159,7 @@ export async function resendDelivery(em: EntityManager, storeId: number, id: num
       tx,
       sql`WITH again AS (
           UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = now(),
-            leased_until = NULL, updated_at = now()
+            updated_at = now()
           WHERE id = ${deliveryId} AND subscription_id = ${id} AND status <> 'pending'
           RETURNING *
         ), current AS (

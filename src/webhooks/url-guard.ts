@@ -34,6 +34,18 @@ export function parseWebhookUrl(raw: string): URL | UrlProblem {
   return url;
 }
 
+const rangesCache = new WeakMap<readonly string[], [ipaddr.IPv4 | ipaddr.IPv6, number][]>();
+
+/** The allow list parsed once per list (it comes from config and never changes). */
+function parsedRanges(allow: readonly string[]) {
+  let ranges = rangesCache.get(allow);
+  if (!ranges) {
+    ranges = allow.map((cidr) => ipaddr.parseCIDR(cidr));
+    rangesCache.set(allow, ranges);
+  }
+  return ranges;
+}
+
 /**
  * Public unicast only, after unwrapping IPv4-mapped IPv6: loopback, private, link-local (cloud
  * metadata), CGNAT, ULA, multicast, unspecified, reserved and the IPv4-embedding IPv6 ranges (NAT64,
@@ -47,8 +59,7 @@ export function isAllowedAddress(address: string, allow: readonly string[]): boo
   } catch {
     return false;
   }
-  for (const cidr of allow) {
-    const range = ipaddr.parseCIDR(cidr);
+  for (const range of parsedRanges(allow)) {
     if (range[0].kind() === ip.kind() && ip.match(range)) return true;
   }
   return ip.range() === 'unicast';
