@@ -1,0 +1,187 @@
+import type { Operations } from './generated/openapi-types.ts';
+import { type OperationId, type RetryOptions, Transport } from './http.ts';
+import { InventorySync, type InventorySyncOptions, paginate } from './pagination.ts';
+
+type Query<K extends OperationId> = Operations[K]['query'];
+type Body<K extends OperationId> = Operations[K]['body'];
+type Result<K extends OperationId> = Promise<Operations[K]['response']>;
+/** Per-call options. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** Either credential acts as one store: a vendor API key or an app's OAuth access token. */
+export type Credential = { apiKey: string; accessToken?: never } | { accessToken: string; apiKey?: never };
+
+export type StocklessOptions = Credential & {
+  /** Where the API is, e.g. `http://localhost:3000` (a trailing `/api/v1` is accepted too). */
+  baseUrl: string;
+  /** A fetch implementation (default: the global `fetch`, looked up on every call). */
+  fetch?: typeof globalThis.fetch;
+  /** 429 handling: retries honouring `Retry-After`, GET only unless `writes: true`; `false` = never. */
+  retry?: RetryOptions | false;
+  /** Extra headers sent with every request. */
+  headers?: Record<string, string>;
+};
+
+/**
+ * The Stockless partner API. One method per contract operation, grouped by area; errors are
+ * thrown as `StocklessError`.
+ *
+ * ```ts
+ * const stockless = new Stockless({ baseUrl: 'http://localhost:3000', apiKey: process.env.STOCKLESS_API_KEY });
+ * for await (const product of stockless.products.iterate({ in_stock: true })) console.log(product.name);
+ * ```
+ */
+export class Stockless {
+  readonly #http: Transport;
+
+  constructor(options: StocklessOptions) {
+    const token = options.apiKey ?? options.accessToken;
+    if (!token || (options.apiKey && options.accessToken)) {
+      throw new TypeError('Stockless: give exactly one of apiKey or accessToken');
+    }
+    if (!options.baseUrl) throw new TypeError('Stockless: baseUrl is required');
+    this.#http = new Transport({
+      baseUrl: options.baseUrl,
+      token,
+      fetch: options.fetch,
+      retry: options.retry,
+      headers: options.headers,
+    });
+  }
+
+  /** The base URL requests go to. */
+  get baseUrl(): string {
+    return this.#http.baseUrl;
+  }
+
+  /** Catalogue: browse, facets, one product. */
+  readonly products = {
+    list: (query: Query<'listProducts'> = {}, o: CallOptions = {}): Result<'listProducts'> =>
+      this.#http.call('listProducts', { query, ...o }),
+    /** Every product matching the filters, page after page (`limit` sets the page size). */
+    iterate: (query: Query<'listProducts'> = {}, o: CallOptions = {}) =>
+      paginate(async (page) => {
+        const r = await this.products.list({ ...query, page }, o);
+        return { items: r.products, pagination: r.pagination };
+      }, query.page),
+    facets: (query: Query<'getProductFacets'> = {}, o: CallOptions = {}): Result<'getProductFacets'> =>
+      this.#http.call('getProductFacets', { query, ...o }),
+    get: (id: number, o: CallOptions = {}): Result<'getProduct'> =>
+      this.#http.call('getProduct', { path: { id }, ...o }),
+  };
+
+  /** The store the credential acts as. */
+  readonly store = {
+    me: (o: CallOptions = {}): Result<'getStore'> => this.#http.call('getStore', o),
+  };
+
+  /** The store's listings (`/my-products`); ids in paths are catalogue product ids. */
+  readonly listings = {
+    list: (query: Query<'listMyProducts'> = {}, o: CallOptions = {}): Result<'listMyProducts'> =>
+      this.#http.call('listMyProducts', { query, ...o }),
+    iterate: (query: Query<'listMyProducts'> = {}, o: CallOptions = {}) =>
+      paginate(async (page) => {
+        const r = await this.listings.list({ ...query, page }, o);
+        return { items: r.products, pagination: r.pagination };
+      }, query.page),
+    get: (productId: number, o: CallOptions = {}): Result<'getMyProduct'> =>
+      this.#http.call('getMyProduct', { path: { productId }, ...o }),
+    add: (body: Body<'addMyProduct'>, o: CallOptions = {}): Result<'addMyProduct'> =>
+      this.#http.call('addMyProduct', { body, ...o }),
+    bulkAdd: (body: Body<'bulkAddMyProducts'>, o: CallOptions = {}): Result<'bulkAddMyProducts'> =>
+      this.#http.call('bulkAddMyProducts', { body, ...o }),
+    bulkRemove: (body: Body<'bulkRemoveMyProducts'>, o: CallOptions = {}): Result<'bulkRemoveMyProducts'> =>
+      this.#http.call('bulkRemoveMyProducts', { body, ...o }),
+    remove: (productId: number, o: CallOptions = {}): Result<'removeMyProduct'> =>
+      this.#http.call('removeMyProduct', { path: { productId }, ...o }),
+    /** Sets the custom retail price; `{ custom_retail_price_cents: null }` restores the suggested one. */
+    setPricing: (
+      productId: number,
+      body: Body<'setMyProductPricing'>,
+      o: CallOptions = {},
+    ): Result<'setMyProductPricing'> =>
+      this.#http.call('setMyProductPricing', { path: { productId }, body, ...o }),
+    setPurchaseMode: (
+      productId: number,
+      body: Body<'setMyProductPurchaseMode'>,
+      o: CallOptions = {},
+    ): Result<'setMyProductPurchaseMode'> =>
+      this.#http.call('setMyProductPurchaseMode', { path: { productId }, body, ...o }),
+    setVendorFulfilled: (
+      productId: number,
+      body: Body<'setMyProductVendorFulfilled'>,
+      o: CallOptions = {},
+    ): Result<'setMyProductVendorFulfilled'> =>
+      this.#http.call('setMyProductVendorFulfilled', { path: { productId }, body, ...o }),
+  };
+
+  /** Orders on the store, wholesale orders, tax invoices. */
+  readonly orders = {
+    list: (query: Query<'listOrders'> = {}, o: CallOptions = {}): Result<'listOrders'> =>
+      this.#http.call('listOrders', { query, ...o }),
+    iterate: (query: Query<'listOrders'> = {}, o: CallOptions = {}) =>
+      paginate(async (page) => {
+        const r = await this.orders.list({ ...query, page }, o);
+        return { items: r.orders, pagination: r.pagination };
+      }, query.page),
+    get: (id: number, o: CallOptions = {}): Result<'getOrder'> =>
+      this.#http.call('getOrder', { path: { id }, ...o }),
+    /** Places a wholesale order (the store buys from Stockless). API keys only. */
+    create: (body: Body<'createWholesaleOrder'>, o: CallOptions = {}): Result<'createWholesaleOrder'> =>
+      this.#http.call('createWholesaleOrder', { body, ...o }),
+    /** The tax invoice PDF, as bytes (404 `INVOICE_NOT_ISSUED` before the order shipped). */
+    invoice: (id: number, o: CallOptions = {}): Promise<Uint8Array> =>
+      this.#http.call('getOrderInvoice', { path: { id }, ...o }),
+  };
+
+  /** The inventory change feed. */
+  readonly inventory = {
+    /** One page: pass an earlier `next_cursor` as `updated_since`. */
+    list: (query: Query<'listInventory'> = {}, o: CallOptions = {}): Result<'listInventory'> =>
+      this.#http.call('listInventory', { query, ...o }),
+    /** Follows `next_cursor` until caught up; resumable from a stored cursor (see `InventorySync`). */
+    sync: (options: InventorySyncOptions = {}): InventorySync =>
+      new InventorySync(
+        (cursor) =>
+          this.inventory.list({ updated_since: cursor, limit: options.limit }, { signal: options.signal }),
+        options.cursor,
+      ),
+  };
+
+  /** Marketplace orders posted by a partner app (the store's own goods). */
+  readonly externalOrders = {
+    /** Answers the same shape for created (201), already in (200) and held (202): see `result`. */
+    post: (body: Body<'postExternalOrder'>, o: CallOptions = {}): Result<'postExternalOrder'> =>
+      this.#http.call('postExternalOrder', { body, ...o }),
+    cancel: (
+      id: number,
+      body: Body<'cancelExternalOrder'> = {},
+      o: CallOptions = {},
+    ): Result<'cancelExternalOrder'> => this.#http.call('cancelExternalOrder', { path: { id }, body, ...o }),
+  };
+
+  /** Webhook subscriptions and their delivery log. */
+  readonly webhooks = {
+    list: (o: CallOptions = {}): Result<'listWebhooks'> => this.#http.call('listWebhooks', o),
+    /** Answers the signing secret once (`webhook.secret`). */
+    create: (body: Body<'createWebhook'>, o: CallOptions = {}): Result<'createWebhook'> =>
+      this.#http.call('createWebhook', { body, ...o }),
+    get: (id: number, o: CallOptions = {}): Result<'getWebhook'> =>
+      this.#http.call('getWebhook', { path: { id }, ...o }),
+    update: (id: number, body: Body<'updateWebhook'>, o: CallOptions = {}): Result<'updateWebhook'> =>
+      this.#http.call('updateWebhook', { path: { id }, body, ...o }),
+    delete: (id: number, o: CallOptions = {}): Result<'deleteWebhook'> =>
+      this.#http.call('deleteWebhook', { path: { id }, ...o }),
+    rotateSecret: (id: number, o: CallOptions = {}): Result<'rotateWebhookSecret'> =>
+      this.#http.call('rotateWebhookSecret', { path: { id }, ...o }),
+    deliveries: (id: number, o: CallOptions = {}): Result<'listWebhookDeliveries'> =>
+      this.#http.call('listWebhookDeliveries', { path: { id }, ...o }),
+    resend: (id: number, deliveryId: number, o: CallOptions = {}): Result<'resendWebhookDelivery'> =>
+      this.#http.call('resendWebhookDelivery', { path: { id, deliveryId }, ...o }),
+    /** Sends a `webhook.ping` to the subscription. */
+    test: (id: number, o: CallOptions = {}): Result<'testWebhook'> =>
+      this.#http.call('testWebhook', { path: { id }, ...o }),
+  };
+}

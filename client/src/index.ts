@@ -1,0 +1,25 @@
+export { type CallOptions, type Credential, Stockless, type StocklessOptions } from './client.ts';
+export {
+  type ErrorCategory,
+  type ErrorDetail,
+  StocklessError,
+  WebhookVerificationError,
+  type WebhookVerificationReason,
+} from './errors.ts';
+export * from './generated/openapi-types.ts';
+export type { RetryOptions } from './http.ts';
+export {
+  type InventoryPage,
+  InventorySync,
+  type InventorySyncOptions,
+  type Pagination,
+} from './pagination.ts';
+export type * from './types.ts';
+export {
+  computeSignature,
+  SIGNATURE_HEADER,
+  signWebhook,
+  type VerifyOptions,
+  verifyWebhook,
+  type WebhookEvent,
+} from './webhooks.ts';
