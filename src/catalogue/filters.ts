@@ -41,7 +41,7 @@ export function visibility(ctx: StoreCatalogueContext) {
   return sql`p.active AND (p.owner_store_id IS NULL OR p.owner_store_id = ${ctx.storeId})`;
 }
 
-interface Taxonomy {
+export interface Taxonomy {
   brands: number[];
   categories: number[];
   store_type: number[];
@@ -54,7 +54,7 @@ interface Taxonomy {
  * departments and makers) to id lists in one small query, so the product scan compares integers
  * against constants and can stay on the covering index.
  */
-async function resolveTaxonomy(
+export async function resolveTaxonomy(
   em: EntityManager,
   ctx: StoreCatalogueContext,
   f: CatalogueFilters,
@@ -105,11 +105,31 @@ async function searchCondition(
   };
 }
 
+/** Whether `scope=store` applies: the explicit parameter, else the store's setting (never for removal). */
+export function scopesToStore(ctx: StoreCatalogueContext, f: CatalogueFilters, forRemoval = false): boolean {
+  return (f.scope ?? (forRemoval ? 'all' : ctx.defaultScope)) === 'store';
+}
+
+/** Whether the filters need the taxonomy ids resolved. */
+export function needsTaxonomy(ctx: StoreCatalogueContext, f: CatalogueFilters, forRemoval = false): boolean {
+  return (
+    scopesToStore(ctx, f, forRemoval) ||
+    f.brand !== undefined ||
+    f.category !== undefined ||
+    f.store_type !== undefined
+  );
+}
+
+/** `ownership` is honoured (and reported) only for a store with own suppliers. */
+export function ownershipOf(ctx: StoreCatalogueContext, f: CatalogueFilters): CatalogueQuery['ownership'] {
+  return ctx.hasOwnSuppliers ? { applied: f.ownership ?? 'all', choices: ['own', 'btab', 'all'] } : undefined;
+}
+
 export async function buildCatalogueQuery(
   em: EntityManager,
   ctx: StoreCatalogueContext,
   f: CatalogueFilters,
-  opts: { forRemoval?: boolean } = {},
+  opts: { forRemoval?: boolean; taxonomy?: Taxonomy } = {},
 ): Promise<CatalogueQuery> {
   // Removal is about what the store holds (its live listings, products since withdrawn included),
   // and the store's default browsing scope (a read preference) does not narrow it; only an explicit
@@ -119,19 +139,19 @@ export async function buildCatalogueQuery(
     facets: {},
   };
 
-  const scopeStore = (f.scope ?? (opts.forRemoval ? 'all' : ctx.defaultScope)) === 'store';
-  const needsTaxonomy =
-    scopeStore || f.brand !== undefined || f.category !== undefined || f.store_type !== undefined;
-  const tax = needsTaxonomy ? await resolveTaxonomy(em, ctx, f) : undefined;
+  const scopeStore = scopesToStore(ctx, f, opts.forRemoval);
+  const tax = needsTaxonomy(ctx, f, opts.forRemoval)
+    ? (opts.taxonomy ?? (await resolveTaxonomy(em, ctx, f)))
+    : undefined;
   if (scopeStore && tax) {
     q.base.push(sql`(p.category_id IS NULL OR ${anyOf(sql`p.category_id`, tax.departments)}
       OR ${anyOf(sql`p.supplier_id`, tax.makers)} OR p.owner_store_id = ${ctx.storeId})`);
   }
-  if (ctx.hasOwnSuppliers) {
-    const applied = f.ownership ?? 'all';
-    if (applied === 'own') q.base.push(sql`p.owner_store_id = ${ctx.storeId}`);
-    if (applied === 'btab') q.base.push(sql`p.owner_store_id IS NULL`);
-    q.ownership = { applied, choices: ['own', 'btab', 'all'] };
+  const ownership = ownershipOf(ctx, f);
+  if (ownership) {
+    if (ownership.applied === 'own') q.base.push(sql`p.owner_store_id = ${ctx.storeId}`);
+    if (ownership.applied === 'btab') q.base.push(sql`p.owner_store_id IS NULL`);
+    q.ownership = ownership;
   }
   if (f.exclude_in_store) q.base.push(sql`l.id IS NULL`);
 

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
+import { foldFacetCells } from './cells.ts';
 import { CHANNELS, channelBit } from './channels.ts';
 
 /**
@@ -15,7 +16,7 @@ import { CHANNELS, channelBit } from './channels.ts';
  * A product scored 100% for a channel gets that channel's bit in `complete_channels`.
  */
 export async function runReadinessPass(em: EntityManager): Promise<{ products: number }> {
-  return em.transactional(async (tx) => {
+  const result = await em.transactional(async (tx) => {
     await rows(
       tx,
       sql`INSERT INTO product_completeness (product_id, channel, score, computed_at)
@@ -64,4 +65,7 @@ export async function runReadinessPass(em: EntityManager): Promise<{ products: n
     );
     return { products: updated[0]?.n ?? 0 };
   });
+  // Nightly housekeeping: whatever facet deltas writers left unfolded go into the cells.
+  await foldFacetCells(em);
+  return result;
 }

@@ -1,0 +1,353 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { type RawBuilder, rows, sql } from '../db/sql.ts';
+import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
+import { channelBit } from './channels.ts';
+import {
+  EFFECTIVE_PURCHASE_MODE,
+  EFFECTIVE_RETAIL,
+  ownershipOf,
+  scopesToStore,
+  type Taxonomy,
+} from './filters.ts';
+import type { CatalogueFilters, FacetName } from './schemas.ts';
+
+/**
+ * Facet counts from the precomputed cells (migration Migration20261122080000_facet_cells): counts of
+ * active products per combination of facet dimensions, at a few grains. A request is answered from
+ * cells when every filter it carries is a condition on cell dimensions; each facet then reads the
+ * smallest grain holding its own dimension and those of every other active filter (the drill-down
+ * rule), plus the deltas not folded yet and a per-store correction for the store's listings. All in
+ * one statement, so one snapshot: the counts are exact at that snapshot, like a scan's.
+ */
+
+/** Retail price bands; each value reads as `price_min_cents-price_max_cents` (min inclusive, max exclusive). */
+export const PRICE_BANDS = [0, 2500, 5000, 10000, 25000, 50000, 100000] as const;
+
+/** Cell dimensions, in the order of the migration's GROUPING() (first = most significant bit). */
+const DIMS = [
+  'owner',
+  'brand',
+  'category',
+  'supplier',
+  'pricing',
+  'mode',
+  'stock',
+  'ready',
+  'band',
+  'channels',
+] as const;
+type Dim = (typeof DIMS)[number];
+
+/** Column of each dimension, in facet_cells and facet_cell_deltas alike. */
+const COLUMN: Record<Dim, string> = {
+  owner: 'owner_store_id',
+  brand: 'brand_id',
+  category: 'category_id',
+  supplier: 'supplier_id',
+  pricing: 'pricing_type',
+  mode: 'purchase_mode',
+  stock: 'in_stock',
+  ready: 'ready_to_list',
+  band: 'price_band',
+  channels: 'complete_channels',
+};
+
+const BINARY: Dim[] = ['pricing', 'mode', 'stock', 'ready'];
+const SMALL: Dim[] = [...BINARY, 'band', 'channels'];
+
+/**
+ * The grains the migration maintains, smallest first (by their size on the seeded catalogue), so a
+ * facet reads the first one that holds every dimension it needs.
+ */
+export const GRAINS: Dim[][] = [
+  ['owner', 'category', ...BINARY],
+  ['owner', ...SMALL],
+  ['owner', 'supplier', ...BINARY],
+  ['owner', 'brand', ...BINARY],
+  ['owner', 'category', ...SMALL],
+  ['owner', 'category', 'supplier', ...BINARY],
+  ['owner', 'supplier', ...SMALL],
+  ['owner', 'brand', 'category', ...BINARY],
+  ['owner', 'brand', ...SMALL],
+  ['owner', 'brand', 'supplier', ...BINARY],
+];
+
+/** GROUPING() of a grain: the bit of each dimension rolled up. */
+export function grainMask(dims: readonly Dim[]): number {
+  return DIMS.reduce((mask, d, i) => (dims.includes(d) ? mask : mask | (1 << (DIMS.length - 1 - i))), 0);
+}
+
+/** A condition on cell columns and the dimensions it reads. */
+interface CellCond {
+  dims: Dim[];
+  where: RawBuilder<unknown>;
+}
+
+/** The dimension each facet lists (store_type is a function of the category). */
+const FACET_DIM: Record<FacetName, Dim> = {
+  brand: 'brand',
+  category: 'category',
+  store_type: 'category',
+  supplier_id: 'supplier',
+  pricing_type: 'pricing',
+  purchase_mode: 'mode',
+  in_stock: 'stock',
+  ready_to_list: 'ready',
+  complete_for: 'channels',
+  price_band: 'band',
+};
+
+/** The value listed per facet: the dimension's column (ids and masks are named afterwards). */
+const FACET_VALUE: Record<FacetName, RawBuilder<unknown>> = {
+  brand: sql`brand_id::text`,
+  category: sql`category_id::text`,
+  store_type: sql`category_id::text`,
+  supplier_id: sql`supplier_id::text`,
+  pricing_type: sql`pricing_type`,
+  purchase_mode: sql`purchase_mode`,
+  in_stock: sql`in_stock::text`,
+  ready_to_list: sql`ready_to_list::text`,
+  complete_for: sql`complete_channels::text`,
+  price_band: sql`price_band::text`,
+};
+
+const col = (d: Dim) => sql.ref(COLUMN[d]);
+const anyOfIds = (d: Dim, ids: number[]) => sql`${col(d)} = ANY(${ids}::integer[])`;
+
+export interface CellPlan {
+  /** Visibility, ownership and scope. */
+  base: CellCond[];
+  /** One condition per active facet filter. */
+  facets: Partial<Record<FacetName, CellCond>>;
+  /** `exclude_in_store`: the store's listed products leave every count. */
+  excludeListed: boolean;
+}
+
+/** A price bound is a cell condition only when it falls on a band edge. */
+function bandIndex(cents: number): number | undefined {
+  const i = (PRICE_BANDS as readonly number[]).indexOf(cents);
+  return i < 0 ? undefined : i;
+}
+
+/**
+ * The filters as conditions on cell dimensions, or undefined when some filter is not one (search,
+ * a raw category value, price bounds off the band edges).
+ */
+export function cellPlan(
+  ctx: StoreCatalogueContext,
+  f: CatalogueFilters,
+  tax: Taxonomy | undefined,
+): CellPlan | undefined {
+  if (f.search?.trim()) return undefined;
+  const owner = col('owner');
+  const plan: CellPlan = {
+    base: [{ dims: ['owner'], where: sql`(${owner} IS NULL OR ${owner} = ${ctx.storeId})` }],
+    facets: {},
+    excludeListed: f.exclude_in_store === true,
+  };
+  if (scopesToStore(ctx, f)) {
+    if (!tax) return undefined;
+    plan.base.push({
+      dims: ['owner', 'category', 'supplier'],
+      where: sql`(category_id IS NULL OR ${anyOfIds('category', tax.departments)}
+        OR ${anyOfIds('supplier', tax.makers)} OR ${owner} = ${ctx.storeId})`,
+    });
+  }
+  const ownership = ownershipOf(ctx, f);
+  if (ownership?.applied === 'own')
+    plan.base.push({ dims: ['owner'], where: sql`${owner} = ${ctx.storeId}` });
+  if (ownership?.applied === 'btab') plan.base.push({ dims: ['owner'], where: sql`${owner} IS NULL` });
+
+  const on = (d: Dim, where: RawBuilder<unknown>): CellCond => ({ dims: [d], where });
+  if (f.brand !== undefined) {
+    if (!tax) return undefined;
+    plan.facets.brand = on('brand', anyOfIds('brand', tax.brands));
+  }
+  if (f.category !== undefined) {
+    // A raw category value (no taxonomy match) is not a cell dimension.
+    if (!tax?.categories.length) return undefined;
+    plan.facets.category = on('category', anyOfIds('category', tax.categories));
+  }
+  if (f.store_type !== undefined) {
+    if (!tax) return undefined;
+    const inType = anyOfIds('category', tax.store_type);
+    plan.facets.store_type = on(
+      'category',
+      f.store_type === '_other' ? sql`(category_id IS NULL OR ${inType})` : inType,
+    );
+  }
+  if (f.supplier_id !== undefined)
+    plan.facets.supplier_id = on('supplier', sql`supplier_id = ${f.supplier_id}`);
+  if (f.pricing_type !== undefined)
+    plan.facets.pricing_type = on('pricing', sql`pricing_type = ${f.pricing_type}`);
+  if (f.purchase_mode !== undefined)
+    plan.facets.purchase_mode = on('mode', sql`purchase_mode = ${f.purchase_mode}`);
+  if (f.in_stock !== undefined) plan.facets.in_stock = on('stock', sql`in_stock = ${f.in_stock}`);
+  if (f.ready_to_list !== undefined)
+    plan.facets.ready_to_list = on('ready', sql`ready_to_list = ${f.ready_to_list}`);
+  if (f.complete_for !== undefined) {
+    const bit = channelBit(f.complete_for);
+    plan.facets.complete_for =
+      bit === undefined
+        ? { dims: [], where: sql`false` }
+        : on('channels', sql`(complete_channels & ${sql.lit(bit)}) <> 0`);
+  }
+  const price: RawBuilder<unknown>[] = [];
+  if (f.price_min_cents !== undefined) {
+    const i = bandIndex(f.price_min_cents);
+    if (i === undefined) return undefined;
+    price.push(sql`price_band >= ${sql.lit(i)}`);
+  }
+  if (f.price_max_cents !== undefined) {
+    const i = bandIndex(f.price_max_cents);
+    if (i === undefined) return undefined;
+    price.push(sql`price_band < ${sql.lit(i)}`);
+  }
+  if (price.length) plan.facets.price_band = on('band', sql.join(price, sql` AND `));
+  return plan;
+}
+
+/** The smallest grain holding every dimension in `needed`. */
+function grainFor(needed: Set<Dim>): number | undefined {
+  const grain = GRAINS.find((g) => [...needed].every((d) => g.includes(d)));
+  return grain && grainMask(grain);
+}
+
+/** Facets read with the same conditions from the same grain: one scan lists them all. */
+interface Scan {
+  grain: number;
+  where: RawBuilder<unknown>;
+  facets: (FacetName | 'total')[];
+}
+
+/**
+ * One scan per (grain, conditions): each facet applies every active filter but its own (drill-down),
+ * so facets whose own filter is inactive share the conditions of the total. Undefined when some
+ * facet needs dimensions no grain holds together.
+ */
+function scans(plan: CellPlan): Scan[] | undefined {
+  const out = new Map<string, Scan>();
+  const active = Object.entries(plan.facets) as [FacetName, CellCond][];
+  const add = (facet: FacetName | 'total', skip: FacetName | undefined, own?: Dim) => {
+    const conds = [...plan.base, ...active.filter(([name]) => name !== skip).map(([, c]) => c)];
+    const needed = new Set<Dim>(conds.flatMap((c) => c.dims));
+    if (own) needed.add(own);
+    const grain = grainFor(needed);
+    if (grain === undefined) return false;
+    const key = `${grain}:${skip ?? ''}`;
+    const scan = out.get(key) ?? {
+      grain,
+      where: sql.join(
+        conds.map((c) => c.where),
+        sql` AND `,
+      ),
+      facets: [],
+    };
+    scan.facets.push(facet);
+    out.set(key, scan);
+    return true;
+  };
+  for (const facet of Object.keys(FACET_DIM) as FacetName[]) {
+    if (!add(facet, facet in plan.facets ? facet : undefined, FACET_DIM[facet])) return undefined;
+  }
+  if (!add('total', undefined)) return undefined;
+  return [...out.values()];
+}
+
+const CELL_COLUMNS = sql.raw(DIMS.map((d) => COLUMN[d]).join(', '));
+
+/**
+ * The store's listings as cell changes: with `exclude_in_store` each listed active product leaves
+ * its cell; otherwise a listing whose custom price or selling mode puts its product in another price
+ * band or mode moves it there, for this store only.
+ */
+function correction(ctx: StoreCatalogueContext, excludeListed: boolean): RawBuilder<unknown> {
+  const live = sql`l.store_id = ${ctx.storeId} AND l.deleted_at IS NULL AND p.active`;
+  if (excludeListed) {
+    return sql`SELECT p.owner_store_id, p.brand_id, p.category_id, p.supplier_id, p.pricing_type,
+        p.purchase_mode, p.stock_quantity > 0, p.ready_to_list, facet_price_band(p.retail_price_cents),
+        p.complete_channels, -1
+      FROM listings l JOIN products p ON p.id = l.product_id
+      WHERE ${live}`;
+  }
+  const band = sql`facet_price_band(${EFFECTIVE_RETAIL})`;
+  return sql`SELECT p.owner_store_id, p.brand_id, p.category_id, p.supplier_id, p.pricing_type,
+      v.purchase_mode, p.stock_quantity > 0, p.ready_to_list, v.price_band, p.complete_channels, v.n
+    FROM listings l JOIN products p ON p.id = l.product_id
+    CROSS JOIN LATERAL (VALUES (-1, p.purchase_mode, facet_price_band(p.retail_price_cents)),
+      (1, ${EFFECTIVE_PURCHASE_MODE}, ${band})) v (n, purchase_mode, price_band)
+    WHERE ${live} AND (l.custom_retail_price_cents IS NOT NULL OR l.purchase_mode IS NOT NULL)
+      AND (${band} <> facet_price_band(p.retail_price_cents) OR ${EFFECTIVE_PURCHASE_MODE} <> p.purchase_mode)`;
+}
+
+export interface CellCount {
+  facet: FacetName | 'total';
+  value: string | null;
+  n: number;
+}
+
+/** The statement counting every facet from the cells, or undefined when some facet has no grain. */
+export function cellQuery(ctx: StoreCatalogueContext, plan: CellPlan): RawBuilder<CellCount> | undefined {
+  const parts = scans(plan);
+  if (!parts) return undefined;
+  const selects = parts.map((scan) => {
+    const values = scan.facets.map(
+      (facet) => sql`(${sql.lit(facet)}, ${facet === 'total' ? sql`''` : FACET_VALUE[facet]})`,
+    );
+    const grain = sql.lit(scan.grain);
+    return sql`SELECT v.facet, v.value, c.n
+      FROM (SELECT ${CELL_COLUMNS}, n FROM facet_cells WHERE grain = ${grain}
+        UNION ALL SELECT ${CELL_COLUMNS}, n FROM pending WHERE grain = ${grain}) c
+      CROSS JOIN LATERAL (VALUES ${sql.join(values, sql`, `)}) v (facet, value)
+      WHERE ${scan.where}`;
+  });
+  // The deltas not folded yet and the store's correction, rolled up once to each grain in use (a
+  // store with many custom-priced listings brings as many rows, which each scan would reread).
+  const used = [...new Set(parts.map((scan) => scan.grain))];
+  const sets = used.map((mask) => sql`(${sql.raw(grainColumns(mask).join(', '))})`);
+  return sql<CellCount>`WITH pending AS MATERIALIZED (
+      SELECT GROUPING(${CELL_COLUMNS}) AS grain, ${CELL_COLUMNS}, sum(n) AS n
+      FROM (SELECT ${CELL_COLUMNS}, n FROM facet_cell_deltas
+        UNION ALL ${correction(ctx, plan.excludeListed)}) d (${CELL_COLUMNS}, n)
+      GROUP BY GROUPING SETS (${sql.join(sets, sql`, `)})
+    )
+    SELECT facet, value, sum(n)::integer AS n
+    FROM (${sql.join(selects, sql`\nUNION ALL `)}) c
+    GROUP BY facet, value HAVING sum(n) <> 0`;
+}
+
+/** The columns a grain keeps. */
+export function grainColumns(mask: number): string[] {
+  return DIMS.filter((_, i) => (mask & (1 << (DIMS.length - 1 - i))) === 0).map((d) => COLUMN[d]);
+}
+
+/**
+ * Beyond this many listings to correct for (a store holding a good part of the catalogue), the
+ * correction's cost nears the scan's and the facets are scanned instead (docs/decisions.md).
+ */
+export const CORRECTION_MAX = 5000;
+
+/** Whether the store's correction is small enough for the cells to pay (reads at most CORRECTION_MAX + 1 index entries). */
+export async function correctionFits(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  excludeListed: boolean,
+): Promise<boolean> {
+  const custom = excludeListed
+    ? sql`true`
+    : sql`(custom_retail_price_cents IS NOT NULL OR purchase_mode IS NOT NULL)`;
+  const [row] = await rows<{ fits: boolean }>(
+    em,
+    sql`SELECT count(*) <= ${CORRECTION_MAX} AS fits FROM (
+      SELECT 1 FROM listings WHERE store_id = ${ctx.storeId} AND deleted_at IS NULL AND ${custom}
+      LIMIT ${CORRECTION_MAX + 1}) l`,
+  );
+  return row?.fits ?? false;
+}
+
+/** Folds the pending deltas into the cells now (waits for a fold in progress). */
+export async function foldFacetCells(em: EntityManager): Promise<void> {
+  await em.transactional(async (tx) => {
+    await rows(tx, sql`SELECT facet_cells_fold()`);
+  });
+}
