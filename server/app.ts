@@ -3,6 +3,7 @@ import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { appRouter } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { type Config, domainSettingsOf } from './config.ts';
+import { serveDocs } from './docs-route.ts';
 import { checkHealth } from './health.ts';
 import { INVOICE_PATH, serveInvoice } from './invoice-route.ts';
 import type { Logger } from './logger.ts';
@@ -80,6 +81,7 @@ export function createApp({ orm, config, log }: AppDeps): Server {
       });
     }
     if (path.startsWith('/api/v1/')) return rest(req, res, requestId);
+    if (await serveDocs(req, res, path)) return;
     return sendError(
       res,
       404,

@@ -135,6 +135,8 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 function operationsOf(doc: Doc): { method: string; path: string; security: unknown }[] {
   const out: { method: string; path: string; security: unknown }[] = [];
   for (const [path, item] of Object.entries<Record<string, { security?: unknown }>>(doc.paths ?? {})) {
+    // The OAuth and discovery endpoints are documented too; the table is about the partner API.
+    if (!path.startsWith('/api/v1/')) continue;
     for (const [m, op] of Object.entries(item)) {
       if (METHODS.includes(m)) out.push({ method: m.toUpperCase(), path, security: op.security });
     }

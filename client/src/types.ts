@@ -2,7 +2,6 @@
 import type {
   ErrorBody,
   GetMyProductResponse,
-  GetOrderResponse,
   GetProductResponse,
   GetStoreResponse,
   ListInventoryResponse,
@@ -24,7 +23,6 @@ export type ListingSummary = ListMyProductsResponse['products'][number];
 /** One listing read by product id (with variants). */
 export type Listing = GetMyProductResponse['product'];
 export type OrderSummary = ListOrdersResponse['orders'][number];
-export type Order = GetOrderResponse['order'];
 export type InventoryItem = ListInventoryResponse['items'][number];
 export type StoreProfile = GetStoreResponse['store'];
 export type ExternalOrderResult = PostExternalOrderResponse;

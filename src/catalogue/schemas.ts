@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boolParam, described, idParam, intParam, PG_INT_MAX, textParam } from '../trpc/params.ts';
+import { boolParam, described, intParam, PG_INT_MAX, textParam } from '../trpc/params.ts';
 
 export const SORT_KEYS = [
   'name',
@@ -15,15 +15,33 @@ export const SORT_KEYS = [
 ] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 
+/**
+ * `boolParam` with a description: its documentation override replaces the whole JSON schema, so the
+ * description goes into an override of the same kind (documentation only; validation is boolParam's).
+ */
+export function describedBool(description: string) {
+  return boolParam.meta({
+    override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+      for (const key of Object.keys(jsonSchema)) delete jsonSchema[key];
+      Object.assign(jsonSchema, { type: 'boolean', description });
+    },
+  });
+}
+
 export const catalogueFilters = {
   search: textParam(
     100,
     described('Full-text search on name, SKU and description; falls back to substring.'),
   ).optional(),
-  in_stock: boolParam
-    .meta(described('Only products in stock (`true`) or out of stock (`false`).'))
+  in_stock: describedBool('Only products in stock (`true`) or out of stock (`false`).').optional(),
+  pricing_type: z
+    .enum(['wholesale', 'commission'])
+    .meta(
+      described(
+        '`wholesale`: the store buys at the wholesale price and keeps the margin; `commission`: the store earns a commission per sale.',
+      ),
+    )
     .optional(),
-  pricing_type: z.enum(['wholesale', 'commission']).optional(),
   supplier_id: intParam(1, PG_INT_MAX, described('Only products of this supplier.')).optional(),
   brand: textParam(120, described('Brand name (case-insensitive) or slug.')).optional(),
   category: textParam(
@@ -34,8 +52,11 @@ export const catalogueFilters = {
     80,
     described('Taxonomy vertical slug, or `_other` for products outside every vertical.'),
   ).optional(),
-  exclude_in_store: boolParam.meta(described('`true` hides products already in the store.')).optional(),
-  purchase_mode: z.enum(['buy_now', 'enquiry']).optional(),
+  exclude_in_store: describedBool('`true` hides products already in the store.').optional(),
+  purchase_mode: z
+    .enum(['buy_now', 'enquiry'])
+    .meta(described('`buy_now`: card checkout; `enquiry`: quote-only products.'))
+    .optional(),
   price_min_cents: intParam(
     0,
     PG_INT_MAX,
@@ -46,15 +67,16 @@ export const catalogueFilters = {
     PG_INT_MAX,
     described('Retail price upper bound in cents, exclusive.'),
   ).optional(),
-  ready_to_list: boolParam
-    .meta(described('Only products the nightly readiness pass marked ready.'))
-    .optional(),
+  ready_to_list: describedBool('Only products the nightly readiness pass marked ready.').optional(),
   complete_for: z
     .string()
     .regex(/^[a-z][a-z0-9_]{0,31}$/)
-    .meta(
-      described('Channel (storefront, google, meta, freight): only products scored 100% complete for it.'),
-    )
+    .meta({
+      ...described(
+        'Channel (storefront, google, meta, freight): only products scored 100% complete for it; a channel not yet scored matches nothing.',
+      ),
+      example: 'google',
+    })
     .optional(),
   scope: z
     .enum(['store', 'all'])
@@ -79,46 +101,61 @@ export type CatalogueFilters = z.output<typeof facetsInput>;
 
 export const listInput = z.object({
   ...catalogueFilters,
-  page: intParam(1, Number.MAX_SAFE_INTEGER, { default: 1 }).default(1),
-  limit: intParam(1, 500, { default: 20 }).default(20),
-  sort_by: z.enum(SORT_KEYS).optional(),
-  order: z.enum(['asc', 'desc']).optional(),
+  page: intParam(1, Number.MAX_SAFE_INTEGER, { default: 1, description: 'Page number, 1-based.' }).default(1),
+  limit: intParam(1, 500, { default: 20, description: 'Products per page (at most 500).' }).default(20),
+  sort_by: z
+    .enum(SORT_KEYS)
+    .meta(described('Sort key; omitted: relevance when searching, else the platform default.'))
+    .optional(),
+  order: z.enum(['asc', 'desc']).meta(described('Sort direction.')).optional(),
 });
 export type ListInput = z.output<typeof listInput>;
 
 export const paginationSchema = z.object({
-  page: z.int(),
-  limit: z.int(),
-  total_count: z.int(),
-  total_pages: z.int(),
+  page: z.int().meta({ description: 'This page, 1-based.', example: 1 }),
+  limit: z.int().meta({ description: 'Items per page.', example: 20 }),
+  total_count: z.int().meta({ description: 'Items matching, over every page.', example: 134 }),
+  total_pages: z.int().meta({ example: 7 }),
 });
 
-export const ownershipSchema = z.object({
-  applied: z.enum(['own', 'btab', 'all']),
-  choices: z.array(z.enum(['own', 'btab', 'all'])),
-});
+export const ownershipSchema = z
+  .object({
+    applied: z.enum(['own', 'btab', 'all']).meta({ description: 'The ownership filter in force.' }),
+    choices: z.array(z.enum(['own', 'btab', 'all'])).meta({ example: ['own', 'btab', 'all'] }),
+  })
+  .meta({ description: 'Only for a store whose account has own suppliers.' });
 
 export const catalogueProductSchema = z.object({
-  id: z.int(),
-  name: z.string(),
-  description: z.string(),
-  sku: z.string(),
-  wholesale_price_cents: z.int(),
-  retail_price_cents: z.int(),
-  custom_retail_price_cents: z.int().nullable(),
-  image_url: z.string().nullable(),
-  in_stock: z.boolean(),
-  stock_quantity: z.int(),
-  metadata: z.object({ category: z.string().nullable(), weight_oz: z.number().nullable() }),
-  earn_per_sale_cents: z.int(),
-  minimum_price_cents: z.int(),
-  brand: z.string().nullable(),
-  supplier_id: z.int(),
+  id: z.int().meta({ description: 'The catalogue product id.', example: 1042 }),
+  name: z.string().meta({ example: 'Oak dining table 180 cm' }),
+  description: z.string().meta({ example: 'Solid European oak with a hard-wax oil finish. Seats six.' }),
+  sku: z.string().meta({ example: 'OAK-TBL-180' }),
+  wholesale_price_cents: z.int().meta({ description: 'What the store pays, in cents.', example: 42000 }),
+  retail_price_cents: z.int().meta({ description: 'Suggested retail price, in cents.', example: 69900 }),
+  custom_retail_price_cents: z
+    .int()
+    .nullable()
+    .meta({ description: "The store's own retail price, if it set one.", example: 64900 }),
+  image_url: z.string().nullable().meta({ example: 'https://cdn.stockless.example/p/1042/main.jpg' }),
+  in_stock: z.boolean().meta({ example: true }),
+  stock_quantity: z.int().meta({ example: 14 }),
+  metadata: z.object({
+    category: z.string().nullable().meta({ example: 'dining-tables' }),
+    weight_oz: z.number().nullable().meta({ example: 1120 }),
+  }),
+  earn_per_sale_cents: z
+    .int()
+    .meta({ description: 'What the store earns per sale at its effective price.', example: 22900 }),
+  minimum_price_cents: z
+    .int()
+    .meta({ description: 'The lowest retail price the store may set.', example: 52500 }),
+  brand: z.string().nullable().meta({ example: 'Nordhaus' }),
+  supplier_id: z.int().meta({ example: 17 }),
   pricing_type: z.enum(['wholesale', 'commission']),
   purchase_mode: z.enum(['buy_now', 'enquiry']),
-  in_store: z.boolean(),
-  created_at: z.iso.datetime(),
-  updated_at: z.iso.datetime(),
+  in_store: z.boolean().meta({ description: 'Already listed in the store.', example: false }),
+  created_at: z.iso.datetime().meta({ example: '2026-09-14T03:12:45.000Z' }),
+  updated_at: z.iso.datetime().meta({ example: '2026-11-02T09:30:00.000Z' }),
 });
 export type CatalogueProduct = z.output<typeof catalogueProductSchema>;
 
@@ -143,38 +180,86 @@ export const FACET_NAMES = [
 ] as const;
 export type FacetName = (typeof FACET_NAMES)[number];
 
-export const facetsOutput = z.object({
-  facets: z.object(
-    Object.fromEntries(FACET_NAMES.map((n) => [n, facetValues])) as Record<FacetName, typeof facetValues>,
-  ),
-  total_count: z.int(),
-  ownership: ownershipSchema.optional(),
-});
+export const facetsOutput = z
+  .object({
+    facets: z.object(
+      Object.fromEntries(FACET_NAMES.map((n) => [n, facetValues])) as Record<FacetName, typeof facetValues>,
+    ),
+    total_count: z.int().meta({ description: 'Products matching every active filter.' }),
+    ownership: ownershipSchema.optional(),
+  })
+  .meta({
+    example: {
+      facets: {
+        brand: [
+          { value: 'nordhaus', count: 12 },
+          { value: 'tasman-living', count: 7 },
+        ],
+        category: [{ value: 'dining-tables', count: 19 }],
+        store_type: [{ value: 'furniture', count: 19 }],
+        supplier_id: [{ value: '17', count: 19 }],
+        pricing_type: [{ value: 'wholesale', count: 19 }],
+        purchase_mode: [
+          { value: 'buy_now', count: 17 },
+          { value: 'enquiry', count: 2 },
+        ],
+        in_stock: [
+          { value: 'true', count: 15 },
+          { value: 'false', count: 4 },
+        ],
+        ready_to_list: [{ value: 'true', count: 11 }],
+        complete_for: [{ value: 'google', count: 9 }],
+        price_band: [
+          { value: '50000-100000', count: 13 },
+          { value: '100000-', count: 6 },
+        ],
+      },
+      total_count: 19,
+    },
+  });
 
 export const productDetailSchema = catalogueProductSchema.extend({
-  images: z.array(z.object({ url: z.string(), alt: z.string(), position: z.int() })),
-  options: z.array(z.object({ name: z.string(), values: z.array(z.string()) })),
+  images: z.array(
+    z.object({
+      url: z.string().meta({ example: 'https://cdn.stockless.example/p/1042/main.jpg' }),
+      alt: z.string().meta({ example: 'Oak dining table, side view' }),
+      position: z.int().meta({ example: 1 }),
+    }),
+  ),
+  options: z.array(
+    z.object({
+      name: z.string().meta({ example: 'Finish' }),
+      values: z.array(z.string()).meta({ example: ['Natural oil', 'Black stain'] }),
+    }),
+  ),
   variants: z.array(
     z.object({
-      id: z.int(),
-      sku: z.string(),
-      title: z.string(),
-      option_values: z.record(z.string(), z.string()),
-      wholesale_price_cents: z.int(),
-      retail_price_cents: z.int(),
-      in_stock: z.boolean(),
-      stock_quantity: z.int(),
+      id: z.int().meta({ description: 'The variant id.', example: 5531 }),
+      sku: z.string().meta({ example: 'OAK-TBL-180-NAT' }),
+      title: z.string().meta({ example: 'Natural oil' }),
+      option_values: z.record(z.string(), z.string()).meta({ example: { Finish: 'Natural oil' } }),
+      wholesale_price_cents: z.int().meta({ example: 42000 }),
+      retail_price_cents: z.int().meta({ example: 69900 }),
+      in_stock: z.boolean().meta({ example: true }),
+      stock_quantity: z.int().meta({ example: 9 }),
     }),
   ),
   assembled_dimensions: z
     .object({
-      width_cm: z.number().nullable(),
-      depth_cm: z.number().nullable(),
-      height_cm: z.number().nullable(),
+      width_cm: z.number().nullable().meta({ example: 180 }),
+      depth_cm: z.number().nullable().meta({ example: 90 }),
+      height_cm: z.number().nullable().meta({ example: 75 }),
     })
     .nullable(),
-  drawings: z.array(z.object({ url: z.string(), title: z.string() })),
+  drawings: z.array(
+    z.object({
+      url: z.string().meta({ example: 'https://cdn.stockless.example/p/1042/drawing.pdf' }),
+      title: z.string().meta({ example: 'Dimensions' }),
+    }),
+  ),
 });
 
-export const productIdInput = z.object({ id: idParam });
+export const productIdInput = z.object({
+  id: intParam(1, PG_INT_MAX, { description: 'The catalogue product id.', example: 1042 }),
+});
 export const productDetailOutput = z.object({ product: productDetailSchema });

@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { catalogueFilters, paginationSchema } from '../catalogue/schemas.ts';
 import { boolParam, described, idParam, intParam, PG_INT_MAX, textParam } from '../trpc/params.ts';
 
+const productId = (description: string) => intParam(1, PG_INT_MAX, { description, example: 1042 });
+
 export const listListingsInput = z.object({
-  page: intParam(1, Number.MAX_SAFE_INTEGER, { default: 1 }).default(1),
-  limit: intParam(1, 500, { default: 20 }).default(20),
+  page: intParam(1, Number.MAX_SAFE_INTEGER, { default: 1, description: 'Page number, 1-based.' }).default(1),
+  limit: intParam(1, 500, { default: 20, description: 'Listings per page (at most 500).' }).default(20),
   search: textParam(100, described("Searches the store's listings by product name and SKU.")).optional(),
   // Unrecognised values are ignored, as the spec says, rather than refused.
   missing: z
@@ -33,40 +35,46 @@ export const listListingsInput = z.object({
 export type ListListingsInput = z.output<typeof listListingsInput>;
 
 const variantStock = z.object({
-  id: z.int(),
-  sku: z.string(),
-  title: z.string(),
-  option_values: z.record(z.string(), z.string()),
-  available_for_sale: z.boolean(),
-  quantity_available: z.int(),
+  id: z.int().meta({ description: 'The variant id.', example: 5531 }),
+  sku: z.string().meta({ example: 'OAK-TBL-180-NAT' }),
+  title: z.string().meta({ example: 'Natural oil' }),
+  option_values: z.record(z.string(), z.string()).meta({ example: { Finish: 'Natural oil' } }),
+  available_for_sale: z.boolean().meta({ description: 'Buyers can order it now.', example: true }),
+  quantity_available: z.int().meta({ description: 'Units the store can sell.', example: 9 }),
 });
 
 const listingBase = z.object({
-  id: z.int().meta({ description: 'The listing id.' }),
-  product_id: z.int().meta({ description: 'The catalogue product id (used in every /my-products path).' }),
-  name: z.string(),
-  sku: z.string(),
-  image_url: z.string().nullable(),
-  wholesale_price_cents: z.int(),
-  retail_price_cents: z.int().meta({ description: 'Suggested retail price.' }),
-  custom_retail_price_cents: z.int().nullable(),
+  id: z.int().meta({ description: 'The listing id.', example: 311 }),
+  product_id: z
+    .int()
+    .meta({ description: 'The catalogue product id (used in every /my-products path).', example: 1042 }),
+  name: z.string().meta({ example: 'Oak dining table 180 cm' }),
+  sku: z.string().meta({ example: 'OAK-TBL-180' }),
+  image_url: z.string().nullable().meta({ example: 'https://cdn.stockless.example/p/1042/main.jpg' }),
+  wholesale_price_cents: z.int().meta({ example: 42000 }),
+  retail_price_cents: z.int().meta({ description: 'Suggested retail price.', example: 69900 }),
+  custom_retail_price_cents: z.int().nullable().meta({ example: 64900 }),
   effective_retail_price_cents: z
     .int()
-    .meta({ description: 'What buyers pay: the custom price, else the suggested.' }),
-  purchase_mode: z.enum(['buy_now', 'enquiry']),
-  vendor_fulfilled: z.boolean(),
-  own_goods: z.boolean(),
-  in_stock: z.boolean(),
-  stock_quantity: z.int(),
-  created_at: z.iso.datetime(),
-  updated_at: z.iso.datetime(),
+    .meta({ description: 'What buyers pay: the custom price, else the suggested.', example: 64900 }),
+  purchase_mode: z
+    .enum(['buy_now', 'enquiry'])
+    .meta({ description: '`buy_now`: card checkout; `enquiry`: quote only.' }),
+  vendor_fulfilled: z
+    .boolean()
+    .meta({ description: 'The vendor ships this listing themselves.', example: false }),
+  own_goods: z.boolean().meta({ description: "A product of the store's own supplier.", example: false }),
+  in_stock: z.boolean().meta({ example: true }),
+  stock_quantity: z.int().meta({ example: 14 }),
+  created_at: z.iso.datetime().meta({ example: '2026-10-20T01:15:00.000Z' }),
+  updated_at: z.iso.datetime().meta({ example: '2026-11-02T09:30:00.000Z' }),
 });
 
 export const listingListItem = listingBase.extend({
   options: z
     .array(z.string())
     .optional()
-    .meta({ description: 'With include=variants: option group titles.' }),
+    .meta({ description: 'With include=variants: option group titles.', example: ['Finish'] }),
   variants: z.array(variantStock).optional().meta({ description: 'With include=variants.' }),
 });
 export type ListingListItem = z.output<typeof listingListItem>;
@@ -77,48 +85,77 @@ export const listListingsOutput = z.object({
 });
 
 export const listingDetail = listingBase.extend({
-  options: z.array(z.object({ name: z.string(), values: z.array(z.string()) })),
-  variants: z.array(variantStock.extend({ price_cents: z.int() })),
+  options: z.array(
+    z.object({
+      name: z.string().meta({ example: 'Finish' }),
+      values: z.array(z.string()).meta({ example: ['Natural oil', 'Black stain'] }),
+    }),
+  ),
+  variants: z.array(
+    variantStock.extend({
+      price_cents: z.int().meta({ description: 'What buyers pay for this variant.', example: 64900 }),
+    }),
+  ),
 });
 export const listingDetailOutput = z.object({ product: listingDetail });
 
-export const productPathInput = z.object({ productId: idParam });
+export const productPathInput = z.object({
+  productId: productId('The catalogue product id of the listing.'),
+});
 
 const vendorProduct = z.object({
-  id: z.int(),
-  product_id: z.int(),
-  custom_retail_price_cents: z.int().nullable(),
+  id: z.int().meta({ description: 'The listing id.', example: 311 }),
+  product_id: z.int().meta({ description: 'The catalogue product id.', example: 1042 }),
+  custom_retail_price_cents: z.int().nullable().meta({ example: 64900 }),
   purchase_mode: z.enum(['buy_now', 'enquiry']),
-  vendor_fulfilled: z.boolean(),
+  vendor_fulfilled: z.boolean().meta({ example: false }),
 });
 export type VendorProduct = z.output<typeof vendorProduct>;
-export const vendorProductOutput = z.object({ message: z.string(), vendor_product: vendorProduct });
+export const vendorProductOutput = z.object({
+  message: z.string().meta({ example: 'Product added to your store' }),
+  vendor_product: vendorProduct,
+});
 
-const priceCents = intParam(0, PG_INT_MAX, described('Retail price in cents.'));
+const priceCents = intParam(0, PG_INT_MAX, { description: 'Retail price in cents.', example: 64900 });
 
 export const addListingInput = z.object({
-  product_id: idParam,
+  product_id: productId('The catalogue product to list.'),
   custom_retail_price_cents: priceCents.optional(),
 });
 
 export const pricingInput = z.object({
-  productId: idParam,
+  productId: productId('The catalogue product id of the listing.'),
   custom_retail_price_cents: priceCents
     .nullable()
-    .meta({ description: 'Cents; `null` restores the suggested price.' }),
+    .meta({ description: 'Cents; `null` restores the suggested price.', example: 64900 }),
 });
 
 export const purchaseModeInput = z.object({
-  productId: idParam,
-  purchase_mode: z.enum(['buy_now', 'enquiry']),
+  productId: productId('The catalogue product id of the listing.'),
+  purchase_mode: z.enum(['buy_now', 'enquiry']).meta({
+    description:
+      '`buy_now`: card checkout; `enquiry`: quote only (409 for a product the catalogue sells only on quote).',
+    example: 'enquiry',
+  }),
 });
 
 export const vendorFulfilledInput = z.object({
-  productId: idParam,
-  vendor_fulfilled: boolParam,
+  productId: productId('The catalogue product id of the listing.'),
+  vendor_fulfilled: boolParam.meta({
+    override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+      for (const key of Object.keys(jsonSchema)) delete jsonSchema[key];
+      Object.assign(jsonSchema, {
+        type: 'boolean',
+        description: '`true`: own goods, the vendor ships this listing themselves.',
+        example: true,
+      });
+    },
+  }),
 });
 
-export const messageOutput = z.object({ message: z.string() });
+export const messageOutput = z.object({
+  message: z.string().meta({ example: 'Product removed from your store' }),
+});
 
 export const bulkInput = z
   .object({
@@ -128,7 +165,7 @@ export const bulkInput = z
       .min(1)
       .max(500)
       .optional()
-      .meta({ description: 'With mode `ids`: 1 to 500 catalogue product ids.' }),
+      .meta({ description: 'With mode `ids`: 1 to 500 catalogue product ids.', example: [1042, 1043] }),
     // Strict: a misspelt filter must be a 400, never silently dropped into `{}` (which matches everything).
     filters: z
       .strictObject(catalogueFilters)
@@ -146,12 +183,22 @@ export const bulkInput = z
   });
 export type BulkInput = z.output<typeof bulkInput>;
 
-const skipped = z.array(
-  z.object({
-    product_id: z.int(),
-    reason: z.enum(['not_found', 'already_listed', 'not_in_store', 'duplicate']),
-  }),
-);
+const skipped = z
+  .array(
+    z.object({
+      product_id: z.int().meta({ example: 1043 }),
+      reason: z.enum(['not_found', 'already_listed', 'not_in_store', 'duplicate']),
+    }),
+  )
+  .meta({ description: 'With mode `ids`: the ids that were not acted on, and why.' });
 export type Skip = z.output<typeof skipped>[number];
-export const bulkAddOutput = z.object({ added: z.int(), restored: z.int(), skipped });
-export const bulkRemoveOutput = z.object({ removed: z.int(), skipped });
+export const bulkAddOutput = z
+  .object({
+    added: z.int().meta({ description: 'Newly listed.' }),
+    restored: z.int().meta({ description: 'Listed again after an earlier removal.' }),
+    skipped,
+  })
+  .meta({ example: { added: 1, restored: 0, skipped: [{ product_id: 1043, reason: 'already_listed' }] } });
+export const bulkRemoveOutput = z
+  .object({ removed: z.int().meta({ description: 'Listings removed (soft delete).' }), skipped })
+  .meta({ example: { removed: 1, skipped: [{ product_id: 1043, reason: 'not_in_store' }] } });

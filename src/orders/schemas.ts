@@ -39,98 +39,130 @@ const dateParam = z
   );
 
 export const listOrdersInput = z.object({
-  status: z.enum(ORDER_STATUSES).optional(),
+  status: z.enum(ORDER_STATUSES).meta(described('Only orders in this status.')).optional(),
   start_date: dateParam
-    .optional()
-    .meta(described('Lower bound on created_at, inclusive (a bare date starts at 00:00 UTC).')),
+    .meta({
+      ...described('Lower bound on created_at, inclusive (a bare date starts at 00:00 UTC).'),
+      example: '2026-11-01',
+    })
+    .optional(),
   end_date: dateParam
-    .optional()
-    .meta(described('Upper bound on created_at; a bare date includes that whole day (UTC).')),
+    .meta({
+      ...described('Upper bound on created_at; a bare date includes that whole day (UTC).'),
+      example: '2026-11-30',
+    })
+    .optional(),
   search: textParam(
     100,
     described('Order number, buyer name or buyer email (substring, case-insensitive).'),
   ).optional(),
-  attention: z.enum(['1']).optional().meta(described('`1`: only orders needing action.')),
-  channel: z.enum(ORDER_CHANNELS).optional(),
-  page: intParam(1, Number.MAX_SAFE_INTEGER, { default: 1 }).default(1),
-  limit: intParam(1, 500, { default: 20 }).default(20),
-  sort_by: z.enum(['created_at', 'updated_at', 'id']).default('created_at'),
-  order: z.enum(['asc', 'desc']).default('desc'),
+  attention: z.enum(['1']).meta(described('`1`: only orders needing action.')).optional(),
+  channel: z
+    .enum(ORDER_CHANNELS)
+    .meta(described('Only orders whose buyer came through this channel.'))
+    .optional(),
+  page: intParam(1, Number.MAX_SAFE_INTEGER, { default: 1, description: 'Page number, 1-based.' }).default(1),
+  limit: intParam(1, 500, { default: 20, description: 'Orders per page (at most 500).' }).default(20),
+  sort_by: z.enum(['created_at', 'updated_at', 'id']).meta(described('Sort key.')).default('created_at'),
+  order: z.enum(['asc', 'desc']).meta(described('Sort direction.')).default('desc'),
 });
 export type ListOrdersInput = z.output<typeof listOrdersInput>;
 
-const customer = z.object({ email: z.string(), name: z.string(), phone: z.string() });
+const customer = z.object({
+  email: z.string().meta({ example: 'sam.lee@example.com' }),
+  name: z.string().meta({ example: 'Sam Lee' }),
+  phone: z.string().meta({ example: '+61 400 000 000' }),
+});
 const shipping = z.object({
-  address: z.string(),
-  address2: z.string(),
-  city: z.string(),
-  state: z.string(),
-  zip: z.string(),
-  country: z.string(),
+  address: z.string().meta({ example: '12 Harbour Street' }),
+  address2: z.string().meta({ example: 'Unit 4' }),
+  city: z.string().meta({ example: 'Sydney' }),
+  state: z.string().meta({ example: 'NSW' }),
+  zip: z.string().meta({ example: '2000' }),
+  country: z.string().meta({ description: 'ISO 3166-1 alpha-2.', example: 'AU' }),
 });
 
 export const orderListItem = z.object({
-  id: z.int(),
-  order_number: z.string(),
-  status: z.enum(ORDER_STATUSES),
-  order_type: z.enum(ORDER_TYPES),
-  channel: z.enum(ORDER_CHANNELS),
-  total_cents: z.int(),
-  currency: z.string(),
+  id: z.int().meta({ description: 'The order id.', example: 9001 }),
+  order_number: z.string().meta({ example: 'SL-100231' }),
+  status: z.enum(ORDER_STATUSES).meta({ example: 'shipped' }),
+  order_type: z.enum(ORDER_TYPES).meta({
+    description:
+      '`storefront`: a buyer checkout; `wholesale_api`: placed by the store through POST /api/v1/orders; `marketplace`: posted by a marketplace app.',
+  }),
+  channel: z.enum(ORDER_CHANNELS).meta({ description: 'Where the buyer came from.', example: 'google' }),
+  total_cents: z.int().meta({ description: 'Total paid, GST included, in cents.', example: 129800 }),
+  currency: z.string().meta({ example: 'AUD' }),
   customer: customer.optional().meta(described('Left out without the read_customers app scope.')),
-  items_count: z.int(),
-  needs_attention: z.boolean(),
-  tracking_number: z.string().nullable(),
-  invoice_number: z.string().nullable(),
-  created_at: z.iso.datetime(),
-  updated_at: z.iso.datetime(),
+  items_count: z.int().meta({ example: 2 }),
+  needs_attention: z
+    .boolean()
+    .meta({ description: 'The order needs action from the store.', example: false }),
+  tracking_number: z
+    .string()
+    .nullable()
+    .meta({ description: 'Set once shipped.', example: 'TRK123456789AU' }),
+  invoice_number: z
+    .string()
+    .nullable()
+    .meta({ description: '`INV-YYYYMM-NNNNNN`, set once the invoice exists.', example: 'INV-202611-000123' }),
+  created_at: z.iso.datetime().meta({ example: '2026-11-01T22:04:11.000Z' }),
+  updated_at: z.iso.datetime().meta({ example: '2026-11-03T02:40:00.000Z' }),
 });
 export type OrderListItem = z.output<typeof orderListItem>;
 export const listOrdersOutput = z.object({ orders: z.array(orderListItem), pagination: paginationSchema });
 
-export const orderDetail = orderListItem.extend({
-  source: z.string().nullable(),
-  subtotal_cents: z.int(),
-  shipping_cents: z.int(),
-  gst_cents: z.int().meta(described('GST included in total_cents (one eleventh).')),
-  items: z.array(
-    z.object({
-      product_id: z.int(),
-      variant_id: z.int(),
-      sku: z.string(),
-      name: z.string(),
-      quantity: z.int(),
-      price_cents: z.int(),
-      shipped_quantity: z.int(),
-    }),
-  ),
-  shipping: shipping.optional().meta(described('Left out without the read_customers app scope.')),
-  invoice_issued_at: z.iso.datetime().nullable(),
-  cancel_reason: z.string().nullable(),
-});
+export const orderDetail = orderListItem
+  .extend({
+    source: z
+      .string()
+      .nullable()
+      .meta({ description: 'For a marketplace order: the marketplace app it came from.', example: null }),
+    subtotal_cents: z.int().meta({ example: 129800 }),
+    shipping_cents: z.int().meta({ example: 0 }),
+    gst_cents: z.int().meta({ ...described('GST included in total_cents (one eleventh).'), example: 11800 }),
+    items: z.array(
+      z.object({
+        product_id: z.int().meta({ example: 1042 }),
+        variant_id: z.int().meta({ example: 5531 }),
+        sku: z.string().meta({ example: 'OAK-TBL-180-NAT' }),
+        name: z.string().meta({ example: 'Oak dining table 180 cm' }),
+        quantity: z.int().meta({ example: 2 }),
+        price_cents: z.int().meta({ description: 'Unit price, in cents.', example: 64900 }),
+        shipped_quantity: z.int().meta({ example: 2 }),
+      }),
+    ),
+    shipping: shipping.optional().meta(described('Left out without the read_customers app scope.')),
+    invoice_issued_at: z.iso.datetime().nullable().meta({ example: '2026-11-03T02:40:00.000Z' }),
+    cancel_reason: z.string().nullable().meta({ example: null }),
+  })
+  .meta({ id: 'Order', description: 'An order of the store, as GET /api/v1/orders/{id} answers it.' });
 export type OrderDetail = z.output<typeof orderDetail>;
 export const orderOutput = z.object({ order: orderDetail });
-export const orderIdInput = z.object({ id: idParam });
+export const orderIdInput = z.object({
+  id: intParam(1, PG_INT_MAX, { description: 'The order id.', example: 9001 }),
+});
 
 const text = (max: number) => z.string().trim().min(1).max(max).refine(noNul, NUL_MESSAGE);
 const optionalText = (max: number) => z.string().trim().max(max).refine(noNul, NUL_MESSAGE).default('');
 
 export const customerInput = z.strictObject({
-  email: z.email().max(254),
-  name: text(200),
-  phone: optionalText(40),
+  email: z.email().max(254).meta({ example: 'sam.lee@example.com' }),
+  name: text(200).meta({ example: 'Sam Lee' }),
+  phone: optionalText(40).meta({ example: '+61 400 000 000' }),
 });
 export const shippingInput = z.strictObject({
-  address: text(200),
-  address2: optionalText(200),
-  city: text(100),
-  state: text(100),
-  zip: text(20),
+  address: text(200).meta({ example: '12 Harbour Street' }),
+  address2: optionalText(200).meta({ example: 'Unit 4' }),
+  city: text(100).meta({ example: 'Sydney' }),
+  state: text(100).meta({ example: 'NSW' }),
+  zip: text(20).meta({ example: '2000' }),
   country: z
     .string()
     .trim()
     .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
-    .transform((v) => v.toUpperCase()),
+    .transform((v) => v.toUpperCase())
+    .meta({ description: 'ISO 3166-1 alpha-2 country code.', example: 'AU' }),
 });
 
 export const wholesaleOrderInput = z.strictObject({
@@ -138,16 +170,15 @@ export const wholesaleOrderInput = z.strictObject({
   items: z
     .array(
       z.strictObject({
-        product_id: idParam,
+        product_id: intParam(1, PG_INT_MAX, { description: 'The catalogue product id.', example: 1042 }),
         variant_id: idParam
           .optional()
-          .meta(described('Required when the product has more than one variant.')),
-        quantity: intParam(1, 10_000),
-        price_cents: intParam(
-          0,
-          PG_INT_MAX,
-          described('If sent, must equal the current wholesale price.'),
-        ).optional(),
+          .meta({ ...described('Required when the product has more than one variant.'), example: 5531 }),
+        quantity: intParam(1, 10_000, { example: 2 }),
+        price_cents: intParam(0, PG_INT_MAX, {
+          description: 'If sent, must equal the current wholesale price (else 409 `PRICE_CHANGED`).',
+          example: 42000,
+        }).optional(),
       }),
     )
     .min(1)
@@ -155,21 +186,22 @@ export const wholesaleOrderInput = z.strictObject({
   shipping: shippingInput,
   payment: z
     .strictObject({
-      method: text(40),
-      transaction_id: text(200),
-      amount_cents: intParam(0, PG_INT_MAX),
+      method: text(40).meta({ example: 'card' }),
+      transaction_id: text(200).meta({ example: 'ch_3PqX9t2eZvKYlo2C0kV1b2c3' }),
+      amount_cents: intParam(0, PG_INT_MAX, { example: 84000 }),
     })
-    .optional(),
+    .optional()
+    .meta(described('How the store paid, when it records a payment with the order.')),
 });
 export type WholesaleOrderInput = z.output<typeof wholesaleOrderInput>;
 
 export const createdOrderOutput = z.object({
   order: z.object({
-    id: z.int(),
-    order_number: z.string(),
+    id: z.int().meta({ example: 9002 }),
+    order_number: z.string().meta({ example: 'SL-100232' }),
     status: z.enum(ORDER_STATUSES),
-    order_type: z.enum(ORDER_TYPES),
-    total_cents: z.int(),
-    created_at: z.iso.datetime(),
+    order_type: z.enum(ORDER_TYPES).meta({ example: 'wholesale_api' }),
+    total_cents: z.int().meta({ example: 84000 }),
+    created_at: z.iso.datetime().meta({ example: '2026-11-02T09:30:00.000Z' }),
   }),
 });

@@ -6,23 +6,43 @@ export { ORDER_STATUSES };
 
 export const storeProfileOutput = z.object({
   store: z.object({
-    id: z.int(),
-    name: z.string(),
-    slug: z.string(),
-    currency: z.string(),
-    created_at: z.iso.datetime(),
-    has_own_suppliers: z.boolean(),
-    stats: z.object({
-      orders_total: z.int(),
-      orders_by_status: z.object(
-        Object.fromEntries(ORDER_STATUSES.map((s) => [s, z.int()])) as Record<
-          (typeof ORDER_STATUSES)[number],
-          z.ZodInt
-        >,
-      ),
-      revenue_cents: z.int(),
-      last_order_at: z.iso.datetime().nullable(),
+    id: z.int().meta({ description: 'The store id.', example: 12 }),
+    name: z.string().meta({ example: 'Harbour Home' }),
+    slug: z.string().meta({ example: 'harbour-home' }),
+    currency: z.string().meta({ example: 'AUD' }),
+    created_at: z.iso.datetime().meta({ example: '2026-08-01T00:00:00.000Z' }),
+    has_own_suppliers: z.boolean().meta({
+      description: 'The account has own suppliers (the `ownership` filter applies).',
+      example: false,
     }),
+    stats: z
+      .object({
+        orders_total: z.int(),
+        orders_by_status: z.object(
+          Object.fromEntries(ORDER_STATUSES.map((s) => [s, z.int()])) as Record<
+            (typeof ORDER_STATUSES)[number],
+            z.ZodInt
+          >,
+        ),
+        revenue_cents: z.int().meta({ description: 'Total of every order not cancelled, in cents.' }),
+        last_order_at: z.iso.datetime().nullable(),
+      })
+      .meta({
+        description: "The store's orders.",
+        example: {
+          orders_total: 42,
+          orders_by_status: {
+            pending: 2,
+            processing: 3,
+            fulfilled: 1,
+            shipped: 4,
+            delivered: 30,
+            cancelled: 2,
+          },
+          revenue_cents: 2841500,
+          last_order_at: '2026-11-02T09:30:00.000Z',
+        },
+      }),
   }),
 });
 export type StoreProfile = z.output<typeof storeProfileOutput>;

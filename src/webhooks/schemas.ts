@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boolParam, idParam, NUL_MESSAGE, noNul } from '../trpc/params.ts';
+import { boolParam, intParam, NUL_MESSAGE, noNul, PG_INT_MAX } from '../trpc/params.ts';
 import { isWebhookEvent, WEBHOOK_EVENTS } from './events.ts';
 
 const url = z.string().min(1).max(2048).refine(noNul, NUL_MESSAGE).meta({
@@ -35,11 +35,13 @@ const events = z
 export const createWebhookInput = z.strictObject({ url, events });
 export type CreateWebhookInput = z.output<typeof createWebhookInput>;
 
-export const webhookPathInput = z.object({ id: idParam });
+const subscriptionId = intParam(1, PG_INT_MAX, { description: 'The subscription id.', example: 7 });
+
+export const webhookPathInput = z.object({ id: subscriptionId });
 
 export const updateWebhookInput = z
   .strictObject({
-    id: idParam,
+    id: subscriptionId,
     url: url.optional(),
     events: events.optional(),
     active: boolParam.optional().meta({ description: '`true` re-enables and clears the failure streak.' }),
@@ -49,20 +51,29 @@ export const updateWebhookInput = z
   });
 export type UpdateWebhookInput = z.output<typeof updateWebhookInput>;
 
-export const resendInput = z.object({ id: idParam, deliveryId: idParam });
+export const resendInput = z.object({
+  id: subscriptionId,
+  deliveryId: intParam(1, PG_INT_MAX, {
+    description: 'The delivery id (from the delivery log).',
+    example: 418,
+  }),
+});
 
 const webhook = z
   .object({
-    id: z.int(),
-    url: z.string(),
-    events: z.array(z.string()),
-    active: z.boolean(),
+    id: z.int().meta({ example: 7 }),
+    url: z.string().meta({ example: 'https://example.com/webhooks/stockless' }),
+    events: z.array(z.string()).meta({ example: ['order.created', 'order.shipped'] }),
+    active: z.boolean().meta({ example: true }),
     disabled_reason: z.enum(['manual', 'gone', 'dead_letters']).nullable().meta({
       description: 'Why it is inactive: set so, the endpoint answered 410, or 20 dead letters in a row.',
+      example: null,
     }),
-    failure_streak: z.int().meta({ description: 'Consecutive dead-lettered events (20 disables it).' }),
-    created_at: z.string(),
-    updated_at: z.string(),
+    failure_streak: z
+      .int()
+      .meta({ description: 'Consecutive dead-lettered events (20 disables it).', example: 0 }),
+    created_at: z.string().meta({ example: '2026-11-01T04:00:00.000Z' }),
+    updated_at: z.string().meta({ example: '2026-11-01T04:00:00.000Z' }),
   })
   .meta({ id: 'WebhookSubscription' });
 export type Webhook = z.output<typeof webhook>;
@@ -79,17 +90,25 @@ export const listWebhooksOutput = z.object({
   webhooks: z.array(webhook),
   valid_events: z.array(z.enum(WEBHOOK_EVENTS)),
 });
-export const messageOutput = z.object({ message: z.string() });
+export const messageOutput = z.object({
+  message: z.string().meta({ example: 'Webhook subscription 7 deleted' }),
+});
 
 const delivery = z
   .object({
-    id: z.int().meta({ description: 'The delivery of one event to this subscription (use it to resend).' }),
-    event: z.string(),
-    event_key: z.string(),
-    status: z.enum(['pending', 'succeeded', 'dead', 'discarded']),
-    attempts: z.int(),
-    next_attempt_at: z.string().nullable(),
-    created_at: z.string(),
+    id: z.int().meta({
+      description: 'The delivery of one event to this subscription (use it to resend).',
+      example: 418,
+    }),
+    event: z.string().meta({ example: 'order.shipped' }),
+    event_key: z.string().meta({ example: 'order.shipped:9001' }),
+    status: z.enum(['pending', 'succeeded', 'dead', 'discarded']).meta({
+      description:
+        '`dead`: every attempt failed (dead-lettered); `discarded`: dropped when the subscription was disabled.',
+    }),
+    attempts: z.int().meta({ example: 0 }),
+    next_attempt_at: z.string().nullable().meta({ example: '2026-11-03T02:40:01.000Z' }),
+    created_at: z.string().meta({ example: '2026-11-03T02:40:01.000Z' }),
   })
   .meta({ id: 'WebhookDelivery' });
 export const deliveryOutput = z.object({ delivery });
@@ -97,19 +116,22 @@ export type DeliverySummary = z.output<typeof delivery>;
 
 const attempt = z
   .object({
-    id: z.int(),
-    delivery_id: z.int(),
-    event: z.string(),
-    event_key: z.string(),
+    id: z.int().meta({ example: 1630 }),
+    delivery_id: z.int().meta({ example: 418 }),
+    event: z.string().meta({ example: 'order.shipped' }),
+    event_key: z.string().meta({ example: 'order.shipped:9001' }),
     attempt: z.int().meta({ description: 'The attempt number, as in `X-Stockless-Delivery-Id`.' }),
     outcome: z.enum(['succeeded', 'failed', 'gone', 'refused']).meta({
       description: '`refused`: the URL no longer passed the public-address check, nothing was sent.',
     }),
-    response_status: z.int().nullable(),
-    error: z.string().nullable(),
-    duration_ms: z.int(),
-    next_attempt_at: z.string().nullable().meta({ description: 'When the retry is due, if one is.' }),
-    created_at: z.string(),
+    response_status: z.int().nullable().meta({ example: 200 }),
+    error: z.string().nullable().meta({ example: null }),
+    duration_ms: z.int().meta({ example: 182 }),
+    next_attempt_at: z
+      .string()
+      .nullable()
+      .meta({ description: 'When the retry is due, if one is.', example: null }),
+    created_at: z.string().meta({ example: '2026-11-03T02:40:01.000Z' }),
   })
   .meta({ id: 'WebhookAttempt' });
 export const attemptsOutput = z.object({ deliveries: z.array(attempt) });

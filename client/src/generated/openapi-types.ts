@@ -8,6 +8,99 @@ export const CONTRACT_VERSION = '1.0.0';
 
 // Components
 
+/**
+ * An order of the store, as GET /api/v1/orders/{id} answers it.
+ */
+export interface Order {
+  /**
+   * The order id.
+   */
+  id: number;
+  order_number: string;
+  status: 'pending' | 'processing' | 'fulfilled' | 'shipped' | 'delivered' | 'cancelled';
+  /**
+   * `storefront`: a buyer checkout; `wholesale_api`: placed by the store through POST /api/v1/orders; `marketplace`: posted by a marketplace app.
+   */
+  order_type: 'storefront' | 'wholesale_api' | 'marketplace';
+  /**
+   * Where the buyer came from.
+   */
+  channel:
+    | 'facebook_instagram'
+    | 'google'
+    | 'vendor_link'
+    | 'email'
+    | 'other_referral'
+    | 'direct'
+    | 'unknown';
+  /**
+   * Total paid, GST included, in cents.
+   */
+  total_cents: number;
+  currency: string;
+  /**
+   * Left out without the read_customers app scope.
+   */
+  customer?: {
+    email: string;
+    name: string;
+    phone: string;
+  };
+  items_count: number;
+  /**
+   * The order needs action from the store.
+   */
+  needs_attention: boolean;
+  /**
+   * Set once shipped.
+   */
+  tracking_number: string | null;
+  /**
+   * `INV-YYYYMM-NNNNNN`, set once the invoice exists.
+   */
+  invoice_number: string | null;
+  created_at: string;
+  updated_at: string;
+  /**
+   * For a marketplace order: the marketplace app it came from.
+   */
+  source: string | null;
+  subtotal_cents: number;
+  shipping_cents: number;
+  /**
+   * GST included in total_cents (one eleventh).
+   */
+  gst_cents: number;
+  items: {
+    product_id: number;
+    variant_id: number;
+    sku: string;
+    name: string;
+    quantity: number;
+    /**
+     * Unit price, in cents.
+     */
+    price_cents: number;
+    shipped_quantity: number;
+  }[];
+  /**
+   * Left out without the read_customers app scope.
+   */
+  shipping?: {
+    address: string;
+    address2: string;
+    city: string;
+    state: string;
+    zip: string;
+    /**
+     * ISO 3166-1 alpha-2.
+     */
+    country: string;
+  };
+  invoice_issued_at: string | null;
+  cancel_reason: string | null;
+}
+
 export interface WebhookSubscription {
   id: number;
   url: string;
@@ -55,12 +148,18 @@ export interface WebhookDelivery {
   id: number;
   event: string;
   event_key: string;
+  /**
+   * `dead`: every attempt failed (dead-lettered); `discarded`: dropped when the subscription was disabled.
+   */
   status: 'pending' | 'succeeded' | 'dead' | 'discarded';
   attempts: number;
   next_attempt_at: string | null;
   created_at: string;
 }
 
+/**
+ * The error body of every `/api/v1` operation. Some codes add fields of their own (for example `minimum_price_cents` with `PRICE_BELOW_MINIMUM`, `lines` with `INSUFFICIENT_STOCK` and `PRICE_CHANGED`).
+ */
 export interface ErrorBody {
   /**
    * Error category.
@@ -96,6 +195,279 @@ export interface ErrorBody {
     path: string;
     message: string;
   }[];
+  /**
+   * On 429: seconds until the limit resets, as the Retry-After header.
+   */
+  retry_after?: number;
+  /**
+   * With PRICE_BELOW_MINIMUM: the lowest retail price allowed for the product.
+   */
+  minimum_price_cents?: number;
+  /**
+   * With PRODUCT_NOT_ORDERABLE and VARIANT_REQUIRED: the product of the failing line.
+   */
+  product_id?: number;
+  /**
+   * With VARIANT_REQUIRED: the variants to choose from.
+   */
+  variant_ids?: number[];
+  /**
+   * With PAYMENT_MISMATCH: the order total the payment must equal.
+   */
+  total_cents?: number;
+  /**
+   * With INSUFFICIENT_STOCK: the short lines (`requested`, `available`); with PRICE_CHANGED: the current wholesale `price_cents` of each changed line.
+   */
+  lines?: {
+    product_id: number;
+    variant_id: number;
+    requested?: number;
+    available?: number;
+    price_cents?: number;
+  }[];
+}
+
+/**
+ * RFC 6749 §5.2: the error form of every OAuth and discovery endpoint.
+ */
+export interface OAuthError {
+  /**
+   * An RFC 6749 / RFC 7591 / RFC 8707 error code: `invalid_request`, `invalid_client`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`, `invalid_target`, `invalid_redirect_uri`, `invalid_client_metadata`, `temporarily_unavailable`, `not_found`
+   */
+  error: string;
+  /**
+   * Human-readable explanation.
+   */
+  error_description: string;
+}
+
+/**
+ * RFC 7591 client metadata. Only public clients are registered (`token_endpoint_auth_method: none`, PKCE).
+ */
+export interface OAuthClientMetadata {
+  /**
+   * Exact-match redirect URIs: `https://` without a fragment, or for native apps `http://127.0.0.1` or `http://[::1]` with any port (RFC 8252; `localhost` is refused).
+   *
+   * @minItems 1
+   * @maxItems 10
+   */
+  redirect_uris: string[];
+  client_name?: string;
+  /**
+   * Public clients only.
+   */
+  token_endpoint_auth_method?: 'none';
+  grant_types?: ('authorization_code' | 'refresh_token')[];
+  response_types?: 'code'[];
+  /**
+   * Space-separated app scopes the app may ask for; default: all of them.
+   */
+  scope?: string;
+  /**
+   * https only.
+   */
+  client_uri?: string;
+  /**
+   * https only.
+   */
+  logo_uri?: string;
+  /**
+   * https only.
+   */
+  policy_uri?: string;
+  /**
+   * https only.
+   */
+  tos_uri?: string;
+  /**
+   * @maxItems 10
+   */
+  contacts?: string[];
+  software_id?: string;
+  software_version?: string;
+}
+
+/**
+ * The registered client (RFC 7591 §3.2.1). There is no client secret.
+ */
+export interface OAuthClient {
+  client_id: string;
+  /**
+   * Unix seconds.
+   */
+  client_id_issued_at: number;
+  client_name: string;
+  redirect_uris: string[];
+  grant_types: string[];
+  response_types: string[];
+  token_endpoint_auth_method: 'none';
+  scope: string;
+  client_uri?: string;
+  logo_uri?: string;
+  policy_uri?: string;
+  tos_uri?: string;
+  contacts?: string[];
+  software_id?: string;
+  software_version?: string;
+}
+
+/**
+ * Form fields of a token request (`application/x-www-form-urlencoded`).
+ */
+export type OAuthTokenRequest =
+  | {
+      grant_type: 'authorization_code';
+      client_id: string;
+      /**
+       * The code from the redirect: single use, valid 5 minutes. A replayed code revokes its tokens.
+       */
+      code: string;
+      /**
+       * The PKCE verifier whose S256 challenge was sent to authorize.
+       */
+      code_verifier: string;
+      /**
+       * Exactly as sent to authorize.
+       */
+      redirect_uri: string;
+      /**
+       * RFC 8707: `{base_url}/api/v1`, as sent to authorize.
+       */
+      resource: string;
+    }
+  | {
+      grant_type: 'refresh_token';
+      client_id: string;
+      /**
+       * Rotates: the answer carries a new refresh token. Presenting a spent one revokes every token of the grant.
+       */
+      refresh_token: string;
+      /**
+       * Optional: fewer scopes than the grant's for the new access token.
+       */
+      scope?: string;
+      /**
+       * RFC 8707: `{base_url}/api/v1`.
+       */
+      resource: string;
+    };
+
+export interface OAuthToken {
+  /**
+   * Valid one hour, only on `{base_url}/api/v1`.
+   */
+  access_token: string;
+  token_type: 'Bearer';
+  /**
+   * Seconds.
+   */
+  expires_in: number;
+  /**
+   * Valid 30 days; single use (rotates).
+   */
+  refresh_token: string;
+  /**
+   * Informational: the scopes of the store's grant are read on every call.
+   */
+  scope: string;
+}
+
+export interface OAuthRevocationRequest {
+  client_id: string;
+  /**
+   * An access or refresh token of this client. A refresh token ends the grant's tokens; an access token ends itself.
+   */
+  token: string;
+  /**
+   * Accepted and not needed: the token says what it is.
+   */
+  token_type_hint?: 'access_token' | 'refresh_token';
+}
+
+/**
+ * RFC 8414 authorization server metadata.
+ */
+export interface AuthorizationServerMetadata {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  registration_endpoint: string;
+  revocation_endpoint: string;
+  response_types_supported: string[];
+  response_modes_supported?: string[];
+  grant_types_supported: string[];
+  code_challenge_methods_supported: string[];
+  token_endpoint_auth_methods_supported: string[];
+  revocation_endpoint_auth_methods_supported?: string[];
+  scopes_supported: string[];
+  authorization_response_iss_parameter_supported?: boolean;
+  service_documentation?: string;
+}
+
+/**
+ * RFC 9728 protected resource metadata.
+ */
+export interface ProtectedResourceMetadata {
+  resource: string;
+  authorization_servers: string[];
+  scopes_supported: string[];
+  bearer_methods_supported: string[];
+  resource_name?: string;
+  resource_documentation?: string;
+}
+
+/**
+ * The order as GET /api/v1/orders/{id} shows it to an API key (buyer details included), rendered when the event is dispatched, normally well under a second after the change. In the rare case the order can no longer be read then, `order` is null and `order_id` names it.
+ */
+export interface OrderEventData {
+  order: Order | null;
+  /**
+   * Only when `order` is null.
+   */
+  order_id?: number;
+}
+
+/**
+ * Ids only, coalesced: many changes to one product within the window (30 seconds by default) arrive as one delivery when the window closes. Re-read the product and its stock from the API; never treat the delivery as the new state.
+ */
+export interface ProductEventData {
+  /**
+   * The catalogue product id.
+   */
+  product_id: number;
+  /**
+   * Present when every change in the window was to this one variant.
+   */
+  variant_id?: number;
+}
+
+export interface OrderHeldEventData {
+  marketplace: string;
+  external_order_id: string;
+  reason: 'unmapped_sku' | 'service_supplied' | 'insufficient_stock';
+  lines: {
+    sku: string;
+    reason: 'unmapped_sku' | 'service_supplied' | 'insufficient_stock';
+  }[];
+}
+
+export interface SiteEventData {
+  store_id: number;
+  /**
+   * `true` for site.published, `false` for site.unpublished.
+   */
+  published: boolean;
+  /**
+   * When the storefront was published; null once unpublished.
+   */
+  published_at: string | null;
+}
+
+export interface PingEventData {
+  /**
+   * The subscription pinged.
+   */
+  webhook_id: number;
 }
 
 // Operations
@@ -108,7 +480,13 @@ export interface ListProductsQuery {
    * Full-text search on name, SKU and description; falls back to substring.
    */
   search?: string;
+  /**
+   * Only products in stock (`true`) or out of stock (`false`).
+   */
   in_stock?: boolean;
+  /**
+   * `wholesale`: the store buys at the wholesale price and keeps the margin; `commission`: the store earns a commission per sale.
+   */
   pricing_type?: 'wholesale' | 'commission';
   /**
    * Only products of this supplier.
@@ -126,7 +504,13 @@ export interface ListProductsQuery {
    * Taxonomy vertical slug, or `_other` for products outside every vertical.
    */
   store_type?: string;
+  /**
+   * `true` hides products already in the store.
+   */
   exclude_in_store?: boolean;
+  /**
+   * `buy_now`: card checkout; `enquiry`: quote-only products.
+   */
   purchase_mode?: 'buy_now' | 'enquiry';
   /**
    * Retail price lower bound in cents, inclusive.
@@ -136,9 +520,12 @@ export interface ListProductsQuery {
    * Retail price upper bound in cents, exclusive.
    */
   price_max_cents?: number;
+  /**
+   * Only products the nightly readiness pass marked ready.
+   */
   ready_to_list?: boolean;
   /**
-   * Channel (storefront, google, meta, freight): only products scored 100% complete for it.
+   * Channel (storefront, google, meta, freight): only products scored 100% complete for it; a channel not yet scored matches nothing.
    */
   complete_for?: string;
   /**
@@ -149,8 +536,17 @@ export interface ListProductsQuery {
    * Own suppliers' products, the service's catalogue (`btab`), or all; only for stores with own suppliers.
    */
   ownership?: 'own' | 'btab' | 'all';
+  /**
+   * Page number, 1-based.
+   */
   page?: number;
+  /**
+   * Products per page (at most 500).
+   */
   limit?: number;
+  /**
+   * Sort key; omitted: relevance when searching, else the platform default.
+   */
   sort_by?:
     | 'name'
     | 'created_at'
@@ -162,6 +558,9 @@ export interface ListProductsQuery {
     | 'margin'
     | 'readiness'
     | 'recommended';
+  /**
+   * Sort direction.
+   */
   order?: 'asc' | 'desc';
 }
 
@@ -170,12 +569,24 @@ export interface ListProductsQuery {
  */
 export interface ListProductsResponse {
   products: {
+    /**
+     * The catalogue product id.
+     */
     id: number;
     name: string;
     description: string;
     sku: string;
+    /**
+     * What the store pays, in cents.
+     */
     wholesale_price_cents: number;
+    /**
+     * Suggested retail price, in cents.
+     */
     retail_price_cents: number;
+    /**
+     * The store's own retail price, if it set one.
+     */
     custom_retail_price_cents: number | null;
     image_url: string | null;
     in_stock: boolean;
@@ -184,23 +595,47 @@ export interface ListProductsResponse {
       category: string | null;
       weight_oz: number | null;
     };
+    /**
+     * What the store earns per sale at its effective price.
+     */
     earn_per_sale_cents: number;
+    /**
+     * The lowest retail price the store may set.
+     */
     minimum_price_cents: number;
     brand: string | null;
     supplier_id: number;
     pricing_type: 'wholesale' | 'commission';
     purchase_mode: 'buy_now' | 'enquiry';
+    /**
+     * Already listed in the store.
+     */
     in_store: boolean;
     created_at: string;
     updated_at: string;
   }[];
   pagination: {
+    /**
+     * This page, 1-based.
+     */
     page: number;
+    /**
+     * Items per page.
+     */
     limit: number;
+    /**
+     * Items matching, over every page.
+     */
     total_count: number;
     total_pages: number;
   };
+  /**
+   * Only for a store whose account has own suppliers.
+   */
   ownership?: {
+    /**
+     * The ownership filter in force.
+     */
     applied: 'own' | 'btab' | 'all';
     choices: ('own' | 'btab' | 'all')[];
   };
@@ -214,7 +649,13 @@ export interface GetProductFacetsQuery {
    * Full-text search on name, SKU and description; falls back to substring.
    */
   search?: string;
+  /**
+   * Only products in stock (`true`) or out of stock (`false`).
+   */
   in_stock?: boolean;
+  /**
+   * `wholesale`: the store buys at the wholesale price and keeps the margin; `commission`: the store earns a commission per sale.
+   */
   pricing_type?: 'wholesale' | 'commission';
   /**
    * Only products of this supplier.
@@ -232,7 +673,13 @@ export interface GetProductFacetsQuery {
    * Taxonomy vertical slug, or `_other` for products outside every vertical.
    */
   store_type?: string;
+  /**
+   * `true` hides products already in the store.
+   */
   exclude_in_store?: boolean;
+  /**
+   * `buy_now`: card checkout; `enquiry`: quote-only products.
+   */
   purchase_mode?: 'buy_now' | 'enquiry';
   /**
    * Retail price lower bound in cents, inclusive.
@@ -242,9 +689,12 @@ export interface GetProductFacetsQuery {
    * Retail price upper bound in cents, exclusive.
    */
   price_max_cents?: number;
+  /**
+   * Only products the nightly readiness pass marked ready.
+   */
   ready_to_list?: boolean;
   /**
-   * Channel (storefront, google, meta, freight): only products scored 100% complete for it.
+   * Channel (storefront, google, meta, freight): only products scored 100% complete for it; a channel not yet scored matches nothing.
    */
   complete_for?: string;
   /**
@@ -303,8 +753,17 @@ export interface GetProductFacetsResponse {
       count: number;
     }[];
   };
+  /**
+   * Products matching every active filter.
+   */
   total_count: number;
+  /**
+   * Only for a store whose account has own suppliers.
+   */
   ownership?: {
+    /**
+     * The ownership filter in force.
+     */
     applied: 'own' | 'btab' | 'all';
     choices: ('own' | 'btab' | 'all')[];
   };
@@ -314,6 +773,9 @@ export interface GetProductFacetsResponse {
  * Path parameters of getProduct.
  */
 export interface GetProductPathParams {
+  /**
+   * The catalogue product id.
+   */
   id: number;
 }
 
@@ -322,12 +784,24 @@ export interface GetProductPathParams {
  */
 export interface GetProductResponse {
   product: {
+    /**
+     * The catalogue product id.
+     */
     id: number;
     name: string;
     description: string;
     sku: string;
+    /**
+     * What the store pays, in cents.
+     */
     wholesale_price_cents: number;
+    /**
+     * Suggested retail price, in cents.
+     */
     retail_price_cents: number;
+    /**
+     * The store's own retail price, if it set one.
+     */
     custom_retail_price_cents: number | null;
     image_url: string | null;
     in_stock: boolean;
@@ -336,12 +810,21 @@ export interface GetProductResponse {
       category: string | null;
       weight_oz: number | null;
     };
+    /**
+     * What the store earns per sale at its effective price.
+     */
     earn_per_sale_cents: number;
+    /**
+     * The lowest retail price the store may set.
+     */
     minimum_price_cents: number;
     brand: string | null;
     supplier_id: number;
     pricing_type: 'wholesale' | 'commission';
     purchase_mode: 'buy_now' | 'enquiry';
+    /**
+     * Already listed in the store.
+     */
     in_store: boolean;
     created_at: string;
     updated_at: string;
@@ -355,6 +838,9 @@ export interface GetProductResponse {
       values: string[];
     }[];
     variants: {
+      /**
+       * The variant id.
+       */
       id: number;
       sku: string;
       title: string;
@@ -383,12 +869,21 @@ export interface GetProductResponse {
  */
 export interface GetStoreResponse {
   store: {
+    /**
+     * The store id.
+     */
     id: number;
     name: string;
     slug: string;
     currency: string;
     created_at: string;
+    /**
+     * The account has own suppliers (the `ownership` filter applies).
+     */
     has_own_suppliers: boolean;
+    /**
+     * The store's orders.
+     */
     stats: {
       orders_total: number;
       orders_by_status: {
@@ -399,6 +894,9 @@ export interface GetStoreResponse {
         delivered: number;
         cancelled: number;
       };
+      /**
+       * Total of every order not cancelled, in cents.
+       */
       revenue_cents: number;
       last_order_at: string | null;
     };
@@ -409,7 +907,13 @@ export interface GetStoreResponse {
  * Query of listMyProducts.
  */
 export interface ListMyProductsQuery {
+  /**
+   * Page number, 1-based.
+   */
   page?: number;
+  /**
+   * Listings per page (at most 500).
+   */
   limit?: number;
   /**
    * Searches the store's listings by product name and SKU.
@@ -455,8 +959,17 @@ export interface ListMyProductsResponse {
      * What buyers pay: the custom price, else the suggested.
      */
     effective_retail_price_cents: number;
+    /**
+     * `buy_now`: card checkout; `enquiry`: quote only.
+     */
     purchase_mode: 'buy_now' | 'enquiry';
+    /**
+     * The vendor ships this listing themselves.
+     */
     vendor_fulfilled: boolean;
+    /**
+     * A product of the store's own supplier.
+     */
     own_goods: boolean;
     in_stock: boolean;
     stock_quantity: number;
@@ -470,19 +983,37 @@ export interface ListMyProductsResponse {
      * With include=variants.
      */
     variants?: {
+      /**
+       * The variant id.
+       */
       id: number;
       sku: string;
       title: string;
       option_values: {
         [k: string]: string | undefined;
       };
+      /**
+       * Buyers can order it now.
+       */
       available_for_sale: boolean;
+      /**
+       * Units the store can sell.
+       */
       quantity_available: number;
     }[];
   }[];
   pagination: {
+    /**
+     * This page, 1-based.
+     */
     page: number;
+    /**
+     * Items per page.
+     */
     limit: number;
+    /**
+     * Items matching, over every page.
+     */
     total_count: number;
     total_pages: number;
   };
@@ -492,6 +1023,9 @@ export interface ListMyProductsResponse {
  * Request body of addMyProduct.
  */
 export interface AddMyProductBody {
+  /**
+   * The catalogue product to list.
+   */
   product_id: number;
   /**
    * Retail price in cents.
@@ -505,7 +1039,13 @@ export interface AddMyProductBody {
 export interface AddMyProductResponse {
   message: string;
   vendor_product: {
+    /**
+     * The listing id.
+     */
     id: number;
+    /**
+     * The catalogue product id.
+     */
     product_id: number;
     custom_retail_price_cents: number | null;
     purchase_mode: 'buy_now' | 'enquiry';
@@ -533,7 +1073,13 @@ export interface BulkAddMyProductsBody {
      * Full-text search on name, SKU and description; falls back to substring.
      */
     search?: string;
+    /**
+     * Only products in stock (`true`) or out of stock (`false`).
+     */
     in_stock?: boolean;
+    /**
+     * `wholesale`: the store buys at the wholesale price and keeps the margin; `commission`: the store earns a commission per sale.
+     */
     pricing_type?: 'wholesale' | 'commission';
     /**
      * Only products of this supplier.
@@ -551,7 +1097,13 @@ export interface BulkAddMyProductsBody {
      * Taxonomy vertical slug, or `_other` for products outside every vertical.
      */
     store_type?: string;
+    /**
+     * `true` hides products already in the store.
+     */
     exclude_in_store?: boolean;
+    /**
+     * `buy_now`: card checkout; `enquiry`: quote-only products.
+     */
     purchase_mode?: 'buy_now' | 'enquiry';
     /**
      * Retail price lower bound in cents, inclusive.
@@ -561,9 +1113,12 @@ export interface BulkAddMyProductsBody {
      * Retail price upper bound in cents, exclusive.
      */
     price_max_cents?: number;
+    /**
+     * Only products the nightly readiness pass marked ready.
+     */
     ready_to_list?: boolean;
     /**
-     * Channel (storefront, google, meta, freight): only products scored 100% complete for it.
+     * Channel (storefront, google, meta, freight): only products scored 100% complete for it; a channel not yet scored matches nothing.
      */
     complete_for?: string;
     /**
@@ -581,8 +1136,17 @@ export interface BulkAddMyProductsBody {
  * Response of bulkAddMyProducts (200).
  */
 export interface BulkAddMyProductsResponse {
+  /**
+   * Newly listed.
+   */
   added: number;
+  /**
+   * Listed again after an earlier removal.
+   */
   restored: number;
+  /**
+   * With mode `ids`: the ids that were not acted on, and why.
+   */
   skipped: {
     product_id: number;
     reason: 'not_found' | 'already_listed' | 'not_in_store' | 'duplicate';
@@ -609,7 +1173,13 @@ export interface BulkRemoveMyProductsBody {
      * Full-text search on name, SKU and description; falls back to substring.
      */
     search?: string;
+    /**
+     * Only products in stock (`true`) or out of stock (`false`).
+     */
     in_stock?: boolean;
+    /**
+     * `wholesale`: the store buys at the wholesale price and keeps the margin; `commission`: the store earns a commission per sale.
+     */
     pricing_type?: 'wholesale' | 'commission';
     /**
      * Only products of this supplier.
@@ -627,7 +1197,13 @@ export interface BulkRemoveMyProductsBody {
      * Taxonomy vertical slug, or `_other` for products outside every vertical.
      */
     store_type?: string;
+    /**
+     * `true` hides products already in the store.
+     */
     exclude_in_store?: boolean;
+    /**
+     * `buy_now`: card checkout; `enquiry`: quote-only products.
+     */
     purchase_mode?: 'buy_now' | 'enquiry';
     /**
      * Retail price lower bound in cents, inclusive.
@@ -637,9 +1213,12 @@ export interface BulkRemoveMyProductsBody {
      * Retail price upper bound in cents, exclusive.
      */
     price_max_cents?: number;
+    /**
+     * Only products the nightly readiness pass marked ready.
+     */
     ready_to_list?: boolean;
     /**
-     * Channel (storefront, google, meta, freight): only products scored 100% complete for it.
+     * Channel (storefront, google, meta, freight): only products scored 100% complete for it; a channel not yet scored matches nothing.
      */
     complete_for?: string;
     /**
@@ -657,7 +1236,13 @@ export interface BulkRemoveMyProductsBody {
  * Response of bulkRemoveMyProducts (200).
  */
 export interface BulkRemoveMyProductsResponse {
+  /**
+   * Listings removed (soft delete).
+   */
   removed: number;
+  /**
+   * With mode `ids`: the ids that were not acted on, and why.
+   */
   skipped: {
     product_id: number;
     reason: 'not_found' | 'already_listed' | 'not_in_store' | 'duplicate';
@@ -668,6 +1253,9 @@ export interface BulkRemoveMyProductsResponse {
  * Path parameters of getMyProduct.
  */
 export interface GetMyProductPathParams {
+  /**
+   * The catalogue product id of the listing.
+   */
   productId: number;
 }
 
@@ -697,8 +1285,17 @@ export interface GetMyProductResponse {
      * What buyers pay: the custom price, else the suggested.
      */
     effective_retail_price_cents: number;
+    /**
+     * `buy_now`: card checkout; `enquiry`: quote only.
+     */
     purchase_mode: 'buy_now' | 'enquiry';
+    /**
+     * The vendor ships this listing themselves.
+     */
     vendor_fulfilled: boolean;
+    /**
+     * A product of the store's own supplier.
+     */
     own_goods: boolean;
     in_stock: boolean;
     stock_quantity: number;
@@ -709,14 +1306,26 @@ export interface GetMyProductResponse {
       values: string[];
     }[];
     variants: {
+      /**
+       * The variant id.
+       */
       id: number;
       sku: string;
       title: string;
       option_values: {
         [k: string]: string | undefined;
       };
+      /**
+       * Buyers can order it now.
+       */
       available_for_sale: boolean;
+      /**
+       * Units the store can sell.
+       */
       quantity_available: number;
+      /**
+       * What buyers pay for this variant.
+       */
       price_cents: number;
     }[];
   };
@@ -726,6 +1335,9 @@ export interface GetMyProductResponse {
  * Path parameters of removeMyProduct.
  */
 export interface RemoveMyProductPathParams {
+  /**
+   * The catalogue product id of the listing.
+   */
   productId: number;
 }
 
@@ -740,6 +1352,9 @@ export interface RemoveMyProductResponse {
  * Path parameters of setMyProductPricing.
  */
 export interface SetMyProductPricingPathParams {
+  /**
+   * The catalogue product id of the listing.
+   */
   productId: number;
 }
 
@@ -759,7 +1374,13 @@ export interface SetMyProductPricingBody {
 export interface SetMyProductPricingResponse {
   message: string;
   vendor_product: {
+    /**
+     * The listing id.
+     */
     id: number;
+    /**
+     * The catalogue product id.
+     */
     product_id: number;
     custom_retail_price_cents: number | null;
     purchase_mode: 'buy_now' | 'enquiry';
@@ -771,6 +1392,9 @@ export interface SetMyProductPricingResponse {
  * Path parameters of setMyProductPurchaseMode.
  */
 export interface SetMyProductPurchaseModePathParams {
+  /**
+   * The catalogue product id of the listing.
+   */
   productId: number;
 }
 
@@ -778,6 +1402,9 @@ export interface SetMyProductPurchaseModePathParams {
  * Request body of setMyProductPurchaseMode.
  */
 export interface SetMyProductPurchaseModeBody {
+  /**
+   * `buy_now`: card checkout; `enquiry`: quote only (409 for a product the catalogue sells only on quote).
+   */
   purchase_mode: 'buy_now' | 'enquiry';
 }
 
@@ -787,7 +1414,13 @@ export interface SetMyProductPurchaseModeBody {
 export interface SetMyProductPurchaseModeResponse {
   message: string;
   vendor_product: {
+    /**
+     * The listing id.
+     */
     id: number;
+    /**
+     * The catalogue product id.
+     */
     product_id: number;
     custom_retail_price_cents: number | null;
     purchase_mode: 'buy_now' | 'enquiry';
@@ -799,6 +1432,9 @@ export interface SetMyProductPurchaseModeResponse {
  * Path parameters of setMyProductVendorFulfilled.
  */
 export interface SetMyProductVendorFulfilledPathParams {
+  /**
+   * The catalogue product id of the listing.
+   */
   productId: number;
 }
 
@@ -806,6 +1442,9 @@ export interface SetMyProductVendorFulfilledPathParams {
  * Request body of setMyProductVendorFulfilled.
  */
 export interface SetMyProductVendorFulfilledBody {
+  /**
+   * `true`: own goods, the vendor ships this listing themselves.
+   */
   vendor_fulfilled: boolean;
 }
 
@@ -815,7 +1454,13 @@ export interface SetMyProductVendorFulfilledBody {
 export interface SetMyProductVendorFulfilledResponse {
   message: string;
   vendor_product: {
+    /**
+     * The listing id.
+     */
     id: number;
+    /**
+     * The catalogue product id.
+     */
     product_id: number;
     custom_retail_price_cents: number | null;
     purchase_mode: 'buy_now' | 'enquiry';
@@ -827,14 +1472,29 @@ export interface SetMyProductVendorFulfilledResponse {
  * Query of listOrders.
  */
 export interface ListOrdersQuery {
+  /**
+   * Only orders in this status.
+   */
   status?: 'pending' | 'processing' | 'fulfilled' | 'shipped' | 'delivered' | 'cancelled';
+  /**
+   * Lower bound on created_at, inclusive (a bare date starts at 00:00 UTC).
+   */
   start_date?: string;
+  /**
+   * Upper bound on created_at; a bare date includes that whole day (UTC).
+   */
   end_date?: string;
   /**
    * Order number, buyer name or buyer email (substring, case-insensitive).
    */
   search?: string;
+  /**
+   * `1`: only orders needing action.
+   */
   attention?: '1';
+  /**
+   * Only orders whose buyer came through this channel.
+   */
   channel?:
     | 'facebook_instagram'
     | 'google'
@@ -843,9 +1503,21 @@ export interface ListOrdersQuery {
     | 'other_referral'
     | 'direct'
     | 'unknown';
+  /**
+   * Page number, 1-based.
+   */
   page?: number;
+  /**
+   * Orders per page (at most 500).
+   */
   limit?: number;
+  /**
+   * Sort key.
+   */
   sort_by?: 'created_at' | 'updated_at' | 'id';
+  /**
+   * Sort direction.
+   */
   order?: 'asc' | 'desc';
 }
 
@@ -854,10 +1526,19 @@ export interface ListOrdersQuery {
  */
 export interface ListOrdersResponse {
   orders: {
+    /**
+     * The order id.
+     */
     id: number;
     order_number: string;
     status: 'pending' | 'processing' | 'fulfilled' | 'shipped' | 'delivered' | 'cancelled';
+    /**
+     * `storefront`: a buyer checkout; `wholesale_api`: placed by the store through POST /api/v1/orders; `marketplace`: posted by a marketplace app.
+     */
     order_type: 'storefront' | 'wholesale_api' | 'marketplace';
+    /**
+     * Where the buyer came from.
+     */
     channel:
       | 'facebook_instagram'
       | 'google'
@@ -866,6 +1547,9 @@ export interface ListOrdersResponse {
       | 'other_referral'
       | 'direct'
       | 'unknown';
+    /**
+     * Total paid, GST included, in cents.
+     */
     total_cents: number;
     currency: string;
     /**
@@ -877,15 +1561,33 @@ export interface ListOrdersResponse {
       phone: string;
     };
     items_count: number;
+    /**
+     * The order needs action from the store.
+     */
     needs_attention: boolean;
+    /**
+     * Set once shipped.
+     */
     tracking_number: string | null;
+    /**
+     * `INV-YYYYMM-NNNNNN`, set once the invoice exists.
+     */
     invoice_number: string | null;
     created_at: string;
     updated_at: string;
   }[];
   pagination: {
+    /**
+     * This page, 1-based.
+     */
     page: number;
+    /**
+     * Items per page.
+     */
     limit: number;
+    /**
+     * Items matching, over every page.
+     */
     total_count: number;
     total_pages: number;
   };
@@ -905,6 +1607,9 @@ export interface CreateWholesaleOrderBody {
    * @maxItems 100
    */
   items: {
+    /**
+     * The catalogue product id.
+     */
     product_id: number;
     /**
      * Required when the product has more than one variant.
@@ -912,7 +1617,7 @@ export interface CreateWholesaleOrderBody {
     variant_id?: number;
     quantity: number;
     /**
-     * If sent, must equal the current wholesale price.
+     * If sent, must equal the current wholesale price (else 409 `PRICE_CHANGED`).
      */
     price_cents?: number;
   }[];
@@ -922,8 +1627,14 @@ export interface CreateWholesaleOrderBody {
     city: string;
     state: string;
     zip: string;
+    /**
+     * ISO 3166-1 alpha-2 country code.
+     */
     country: string;
   };
+  /**
+   * How the store paid, when it records a payment with the order.
+   */
   payment?: {
     method: string;
     transaction_id: string;
@@ -949,6 +1660,9 @@ export interface CreateWholesaleOrderResponse {
  * Path parameters of getOrder.
  */
 export interface GetOrderPathParams {
+  /**
+   * The order id.
+   */
   id: number;
 }
 
@@ -956,71 +1670,16 @@ export interface GetOrderPathParams {
  * Response of getOrder (200).
  */
 export interface GetOrderResponse {
-  order: {
-    id: number;
-    order_number: string;
-    status: 'pending' | 'processing' | 'fulfilled' | 'shipped' | 'delivered' | 'cancelled';
-    order_type: 'storefront' | 'wholesale_api' | 'marketplace';
-    channel:
-      | 'facebook_instagram'
-      | 'google'
-      | 'vendor_link'
-      | 'email'
-      | 'other_referral'
-      | 'direct'
-      | 'unknown';
-    total_cents: number;
-    currency: string;
-    /**
-     * Left out without the read_customers app scope.
-     */
-    customer?: {
-      email: string;
-      name: string;
-      phone: string;
-    };
-    items_count: number;
-    needs_attention: boolean;
-    tracking_number: string | null;
-    invoice_number: string | null;
-    created_at: string;
-    updated_at: string;
-    source: string | null;
-    subtotal_cents: number;
-    shipping_cents: number;
-    /**
-     * GST included in total_cents (one eleventh).
-     */
-    gst_cents: number;
-    items: {
-      product_id: number;
-      variant_id: number;
-      sku: string;
-      name: string;
-      quantity: number;
-      price_cents: number;
-      shipped_quantity: number;
-    }[];
-    /**
-     * Left out without the read_customers app scope.
-     */
-    shipping?: {
-      address: string;
-      address2: string;
-      city: string;
-      state: string;
-      zip: string;
-      country: string;
-    };
-    invoice_issued_at: string | null;
-    cancel_reason: string | null;
-  };
+  order: Order;
 }
 
 /**
  * Query of listInventory.
  */
 export interface ListInventoryQuery {
+  /**
+   * A `next_cursor` from an earlier page; absent: from the beginning. A cursor belongs to the store that got it.
+   */
   updated_since?: string;
   /**
    * At most the platform page size (500 by default); default the page size.
@@ -1069,6 +1728,9 @@ export interface PostExternalOrderBody {
    * Which marketplace the order came from, e.g. `etsy`.
    */
   marketplace: string;
+  /**
+   * The marketplace's order id; with `marketplace` the order's natural key in the store.
+   */
   external_order_id: string;
   placed_at: string;
   currency: 'AUD';
@@ -1083,6 +1745,9 @@ export interface PostExternalOrderBody {
     city: string;
     state: string;
     zip: string;
+    /**
+     * ISO 3166-1 alpha-2 country code.
+     */
     country: string;
   };
   /**
@@ -1090,6 +1755,9 @@ export interface PostExternalOrderBody {
    * @maxItems 100
    */
   items: {
+    /**
+     * A SKU the store mapped to one of its products.
+     */
     sku: string;
     quantity: number;
     /**
@@ -1104,69 +1772,20 @@ export interface PostExternalOrderBody {
 }
 
 /**
- * Response of postExternalOrder (201).
+ * Response of postExternalOrder (200).
  */
 export interface PostExternalOrderResponse {
+  /**
+   * `created` (201), `existing` (200: already in, the existing order), `held` (202: not created).
+   */
   result: 'created' | 'existing' | 'held';
-  order: {
-    id: number;
-    order_number: string;
-    status: 'pending' | 'processing' | 'fulfilled' | 'shipped' | 'delivered' | 'cancelled';
-    order_type: 'storefront' | 'wholesale_api' | 'marketplace';
-    channel:
-      | 'facebook_instagram'
-      | 'google'
-      | 'vendor_link'
-      | 'email'
-      | 'other_referral'
-      | 'direct'
-      | 'unknown';
-    total_cents: number;
-    currency: string;
-    /**
-     * Left out without the read_customers app scope.
-     */
-    customer?: {
-      email: string;
-      name: string;
-      phone: string;
-    };
-    items_count: number;
-    needs_attention: boolean;
-    tracking_number: string | null;
-    invoice_number: string | null;
-    created_at: string;
-    updated_at: string;
-    source: string | null;
-    subtotal_cents: number;
-    shipping_cents: number;
-    /**
-     * GST included in total_cents (one eleventh).
-     */
-    gst_cents: number;
-    items: {
-      product_id: number;
-      variant_id: number;
-      sku: string;
-      name: string;
-      quantity: number;
-      price_cents: number;
-      shipped_quantity: number;
-    }[];
-    /**
-     * Left out without the read_customers app scope.
-     */
-    shipping?: {
-      address: string;
-      address2: string;
-      city: string;
-      state: string;
-      zip: string;
-      country: string;
-    };
-    invoice_issued_at: string | null;
-    cancel_reason: string | null;
-  } | null;
+  /**
+   * The order; `null` when held.
+   */
+  order: Order | null;
+  /**
+   * Why the post is held, line by line; `null` unless held. Post it again once fixed.
+   */
   hold: {
     reason: 'unmapped_sku' | 'service_supplied' | 'insufficient_stock';
     lines: {
@@ -1180,6 +1799,9 @@ export interface PostExternalOrderResponse {
  * Path parameters of cancelExternalOrder.
  */
 export interface CancelExternalOrderPathParams {
+  /**
+   * The order id (of an order posted through POST /api/v1/orders/external).
+   */
   id: number;
 }
 
@@ -1187,6 +1809,9 @@ export interface CancelExternalOrderPathParams {
  * Request body of cancelExternalOrder.
  */
 export interface CancelExternalOrderBody {
+  /**
+   * Recorded with the cancellation.
+   */
   note?: string;
 }
 
@@ -1194,65 +1819,7 @@ export interface CancelExternalOrderBody {
  * Response of cancelExternalOrder (200).
  */
 export interface CancelExternalOrderResponse {
-  order: {
-    id: number;
-    order_number: string;
-    status: 'pending' | 'processing' | 'fulfilled' | 'shipped' | 'delivered' | 'cancelled';
-    order_type: 'storefront' | 'wholesale_api' | 'marketplace';
-    channel:
-      | 'facebook_instagram'
-      | 'google'
-      | 'vendor_link'
-      | 'email'
-      | 'other_referral'
-      | 'direct'
-      | 'unknown';
-    total_cents: number;
-    currency: string;
-    /**
-     * Left out without the read_customers app scope.
-     */
-    customer?: {
-      email: string;
-      name: string;
-      phone: string;
-    };
-    items_count: number;
-    needs_attention: boolean;
-    tracking_number: string | null;
-    invoice_number: string | null;
-    created_at: string;
-    updated_at: string;
-    source: string | null;
-    subtotal_cents: number;
-    shipping_cents: number;
-    /**
-     * GST included in total_cents (one eleventh).
-     */
-    gst_cents: number;
-    items: {
-      product_id: number;
-      variant_id: number;
-      sku: string;
-      name: string;
-      quantity: number;
-      price_cents: number;
-      shipped_quantity: number;
-    }[];
-    /**
-     * Left out without the read_customers app scope.
-     */
-    shipping?: {
-      address: string;
-      address2: string;
-      city: string;
-      state: string;
-      zip: string;
-      country: string;
-    };
-    invoice_issued_at: string | null;
-    cancel_reason: string | null;
-  };
+  order: Order;
 }
 
 /**
@@ -1326,6 +1893,9 @@ export interface CreateWebhookResponse {
  * Path parameters of getWebhook.
  */
 export interface GetWebhookPathParams {
+  /**
+   * The subscription id.
+   */
   id: number;
 }
 
@@ -1340,6 +1910,9 @@ export interface GetWebhookResponse {
  * Path parameters of updateWebhook.
  */
 export interface UpdateWebhookPathParams {
+  /**
+   * The subscription id.
+   */
   id: number;
 }
 
@@ -1375,6 +1948,9 @@ export interface UpdateWebhookResponse {
  * Path parameters of deleteWebhook.
  */
 export interface DeleteWebhookPathParams {
+  /**
+   * The subscription id.
+   */
   id: number;
 }
 
@@ -1389,6 +1965,9 @@ export interface DeleteWebhookResponse {
  * Path parameters of rotateWebhookSecret.
  */
 export interface RotateWebhookSecretPathParams {
+  /**
+   * The subscription id.
+   */
   id: number;
 }
 
@@ -1407,6 +1986,9 @@ export interface RotateWebhookSecretResponse {
  * Path parameters of listWebhookDeliveries.
  */
 export interface ListWebhookDeliveriesPathParams {
+  /**
+   * The subscription id.
+   */
   id: number;
 }
 
@@ -1421,7 +2003,13 @@ export interface ListWebhookDeliveriesResponse {
  * Path parameters of resendWebhookDelivery.
  */
 export interface ResendWebhookDeliveryPathParams {
+  /**
+   * The subscription id.
+   */
   id: number;
+  /**
+   * The delivery id (from the delivery log).
+   */
   deliveryId: number;
 }
 
@@ -1436,6 +2024,9 @@ export interface ResendWebhookDeliveryResponse {
  * Path parameters of testWebhook.
  */
 export interface TestWebhookPathParams {
+  /**
+   * The subscription id.
+   */
   id: number;
 }
 
@@ -1450,8 +2041,84 @@ export interface TestWebhookResponse {
  * Path parameters of getOrderInvoice.
  */
 export interface GetOrderInvoicePathParams {
+  /**
+   * The order id.
+   */
   id: number;
 }
+
+/**
+ * Request body of registerOAuthClient.
+ */
+export type RegisterOAuthClientBody = OAuthClientMetadata;
+
+/**
+ * Response of registerOAuthClient (201).
+ */
+export type RegisterOAuthClientResponse = OAuthClient;
+
+/**
+ * Query of authorizeOAuth.
+ */
+export interface AuthorizeOAuthQuery {
+  /**
+   * Always `code`.
+   */
+  response_type: 'code';
+  /**
+   * From registration.
+   */
+  client_id: string;
+  /**
+   * One of the registered redirect URIs, exactly.
+   */
+  redirect_uri: string;
+  /**
+   * Space-separated app scopes, among those registered; default: all registered.
+   */
+  scope?: string;
+  /**
+   * Opaque value returned unchanged on the redirect (CSRF protection for the app).
+   */
+  state?: string;
+  /**
+   * PKCE: base64url(SHA-256(code_verifier)) without padding, 43 characters.
+   */
+  code_challenge: string;
+  /**
+   * Only `S256` (`plain` is refused).
+   */
+  code_challenge_method: 'S256';
+  /**
+   * RFC 8707: the API the token is for, `{base_url}/api/v1`.
+   */
+  resource: string;
+}
+
+/**
+ * Response of requestOAuthToken (200).
+ */
+export type RequestOAuthTokenResponse = OAuthToken;
+
+/**
+ * Response of getAuthorizationServerMetadata (200).
+ */
+export type GetAuthorizationServerMetadataResponse = AuthorizationServerMetadata;
+
+/**
+ * Response of getProtectedResourceMetadata (200).
+ */
+export type GetProtectedResourceMetadataResponse = ProtectedResourceMetadata;
+
+/**
+ * Response of getApiProtectedResourceMetadata (200).
+ */
+export type GetApiProtectedResourceMetadataResponse = ProtectedResourceMetadata;
+
+/**
+ * Response of getMcpProtectedResourceMetadata (200).
+ */
+export type GetMcpProtectedResourceMetadataResponse = ProtectedResourceMetadata;
 
 /** Every operation of the contract: its types. */
 export interface Operations {
@@ -1716,6 +2383,78 @@ export interface Operations {
     bodyRequired: false;
     response: Uint8Array;
   };
+  registerOAuthClient: {
+    method: 'POST';
+    path: '/oauth/register';
+    pathParams: never;
+    query: never;
+    body: RegisterOAuthClientBody;
+    bodyRequired: true;
+    response: RegisterOAuthClientResponse;
+  };
+  authorizeOAuth: {
+    method: 'GET';
+    path: '/oauth/authorize';
+    pathParams: never;
+    query: AuthorizeOAuthQuery;
+    body: never;
+    bodyRequired: false;
+    response: void;
+  };
+  requestOAuthToken: {
+    method: 'POST';
+    path: '/oauth/token';
+    pathParams: never;
+    query: never;
+    body: never;
+    bodyRequired: true;
+    response: RequestOAuthTokenResponse;
+  };
+  revokeOAuthToken: {
+    method: 'POST';
+    path: '/oauth/revoke';
+    pathParams: never;
+    query: never;
+    body: never;
+    bodyRequired: true;
+    response: void;
+  };
+  getAuthorizationServerMetadata: {
+    method: 'GET';
+    path: '/.well-known/oauth-authorization-server';
+    pathParams: never;
+    query: never;
+    body: never;
+    bodyRequired: false;
+    response: GetAuthorizationServerMetadataResponse;
+  };
+  getProtectedResourceMetadata: {
+    method: 'GET';
+    path: '/.well-known/oauth-protected-resource';
+    pathParams: never;
+    query: never;
+    body: never;
+    bodyRequired: false;
+    response: GetProtectedResourceMetadataResponse;
+  };
+  getApiProtectedResourceMetadata: {
+    method: 'GET';
+    path: '/.well-known/oauth-protected-resource/api/v1';
+    pathParams: never;
+    query: never;
+    body: never;
+    bodyRequired: false;
+    response: GetApiProtectedResourceMetadataResponse;
+  };
+  getMcpProtectedResourceMetadata: {
+    method: 'GET';
+    path: '/.well-known/oauth-protected-resource/mcp';
+    pathParams: never;
+    query: never;
+    body: never;
+    bodyRequired: false;
+    response: GetMcpProtectedResourceMetadataResponse;
+  };
 }
 
 /** Every operation of the contract: method, path template and response kind. */
@@ -1765,7 +2504,287 @@ export const operations = {
   },
   testWebhook: { method: 'POST', path: '/api/v1/vendor/webhooks/{id}/test', response: 'json' },
   getOrderInvoice: { method: 'GET', path: '/api/v1/orders/{id}/invoice', response: 'bytes' },
+  registerOAuthClient: { method: 'POST', path: '/oauth/register', response: 'json' },
+  authorizeOAuth: { method: 'GET', path: '/oauth/authorize', response: 'json' },
+  requestOAuthToken: { method: 'POST', path: '/oauth/token', response: 'json' },
+  revokeOAuthToken: { method: 'POST', path: '/oauth/revoke', response: 'json' },
+  getAuthorizationServerMetadata: {
+    method: 'GET',
+    path: '/.well-known/oauth-authorization-server',
+    response: 'json',
+  },
+  getProtectedResourceMetadata: {
+    method: 'GET',
+    path: '/.well-known/oauth-protected-resource',
+    response: 'json',
+  },
+  getApiProtectedResourceMetadata: {
+    method: 'GET',
+    path: '/.well-known/oauth-protected-resource/api/v1',
+    response: 'json',
+  },
+  getMcpProtectedResourceMetadata: {
+    method: 'GET',
+    path: '/.well-known/oauth-protected-resource/mcp',
+    response: 'json',
+  },
 } as const;
 
-/** Webhook payloads by event name (the contract declares none yet). */
-export type WebhookPayloads = Record<never, never>;
+/**
+ * The body of a `order.created` delivery.
+ */
+export interface OrderCreatedEvent {
+  event: 'order.created';
+  /**
+   * `order.created:<order id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
+   */
+  event_key: string;
+  /**
+   * When the event happened.
+   */
+  created_at: string;
+  data: OrderEventData;
+}
+
+/**
+ * The body of a `order.updated` delivery.
+ */
+export interface OrderUpdatedEvent {
+  event: 'order.updated';
+  /**
+   * `order.updated:<order id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
+   */
+  event_key: string;
+  /**
+   * When the event happened.
+   */
+  created_at: string;
+  data: OrderEventData;
+}
+
+/**
+ * The body of a `order.fulfilled` delivery.
+ */
+export interface OrderFulfilledEvent {
+  event: 'order.fulfilled';
+  /**
+   * `order.fulfilled:<order id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
+   */
+  event_key: string;
+  /**
+   * When the event happened.
+   */
+  created_at: string;
+  data: OrderEventData;
+}
+
+/**
+ * The body of a `order.shipped` delivery.
+ */
+export interface OrderShippedEvent {
+  event: 'order.shipped';
+  /**
+   * `order.shipped:<order id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
+   */
+  event_key: string;
+  /**
+   * When the event happened.
+   */
+  created_at: string;
+  data: OrderEventData;
+}
+
+/**
+ * The body of a `order.completed` delivery.
+ */
+export interface OrderCompletedEvent {
+  event: 'order.completed';
+  /**
+   * `order.completed:<order id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
+   */
+  event_key: string;
+  /**
+   * When the event happened.
+   */
+  created_at: string;
+  data: OrderEventData;
+}
+
+/**
+ * The body of a `order.cancelled` delivery.
+ */
+export interface OrderCancelledEvent {
+  event: 'order.cancelled';
+  /**
+   * `order.cancelled:<order id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
+   */
+  event_key: string;
+  /**
+   * When the event happened.
+   */
+  created_at: string;
+  data: OrderEventData;
+}
+
+/**
+ * The body of a `order.held` delivery.
+ */
+export interface OrderHeldEvent {
+  event: 'order.held';
+  /**
+   * `order.held:<id of the held post>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
+   */
+  event_key: string;
+  /**
+   * When the event happened.
+   */
+  created_at: string;
+  data: OrderHeldEventData;
+}
+
+/**
+ * The body of a `invoice.issued` delivery.
+ */
+export interface InvoiceIssuedEvent {
+  event: 'invoice.issued';
+  /**
+   * `invoice.issued:<order id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
+   */
+  event_key: string;
+  /**
+   * When the event happened.
+   */
+  created_at: string;
+  data: OrderEventData;
+}
+
+/**
+ * The body of a `product.created` delivery.
+ */
+export interface ProductCreatedEvent {
+  event: 'product.created';
+  /**
+   * `<event>:<product_id>.<unix ms>`: one per coalescing window. Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
+   */
+  event_key: string;
+  /**
+   * When the event happened.
+   */
+  created_at: string;
+  data: ProductEventData;
+}
+
+/**
+ * The body of a `product.updated` delivery.
+ */
+export interface ProductUpdatedEvent {
+  event: 'product.updated';
+  /**
+   * `<event>:<product_id>.<unix ms>`: one per coalescing window. Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
+   */
+  event_key: string;
+  /**
+   * When the event happened.
+   */
+  created_at: string;
+  data: ProductEventData;
+}
+
+/**
+ * The body of a `product.deleted` delivery.
+ */
+export interface ProductDeletedEvent {
+  event: 'product.deleted';
+  /**
+   * `<event>:<product_id>.<unix ms>`: one per coalescing window. Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
+   */
+  event_key: string;
+  /**
+   * When the event happened.
+   */
+  created_at: string;
+  data: ProductEventData;
+}
+
+/**
+ * The body of a `inventory.updated` delivery.
+ */
+export interface InventoryUpdatedEvent {
+  event: 'inventory.updated';
+  /**
+   * `<event>:<product_id>.<unix ms>`: one per coalescing window. Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
+   */
+  event_key: string;
+  /**
+   * When the event happened.
+   */
+  created_at: string;
+  data: ProductEventData;
+}
+
+/**
+ * The body of a `site.published` delivery.
+ */
+export interface SitePublishedEvent {
+  event: 'site.published';
+  /**
+   * `site.published:<store id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
+   */
+  event_key: string;
+  /**
+   * When the event happened.
+   */
+  created_at: string;
+  data: SiteEventData;
+}
+
+/**
+ * The body of a `site.unpublished` delivery.
+ */
+export interface SiteUnpublishedEvent {
+  event: 'site.unpublished';
+  /**
+   * `site.unpublished:<store id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
+   */
+  event_key: string;
+  /**
+   * When the event happened.
+   */
+  created_at: string;
+  data: SiteEventData;
+}
+
+/**
+ * The body of a `webhook.ping` delivery.
+ */
+export interface WebhookPingEvent {
+  event: 'webhook.ping';
+  /**
+   * `webhook.ping:<subscription id>.<unix ms>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
+   */
+  event_key: string;
+  /**
+   * When the event happened.
+   */
+  created_at: string;
+  data: PingEventData;
+}
+
+/** Webhook payloads by event name. */
+export interface WebhookPayloads {
+  'order.created': OrderCreatedEvent;
+  'order.updated': OrderUpdatedEvent;
+  'order.fulfilled': OrderFulfilledEvent;
+  'order.shipped': OrderShippedEvent;
+  'order.completed': OrderCompletedEvent;
+  'order.cancelled': OrderCancelledEvent;
+  'order.held': OrderHeldEvent;
+  'invoice.issued': InvoiceIssuedEvent;
+  'product.created': ProductCreatedEvent;
+  'product.updated': ProductUpdatedEvent;
+  'product.deleted': ProductDeletedEvent;
+  'inventory.updated': InventoryUpdatedEvent;
+  'site.published': SitePublishedEvent;
+  'site.unpublished': SiteUnpublishedEvent;
+  'webhook.ping': WebhookPingEvent;
+}
