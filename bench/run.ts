@@ -81,7 +81,12 @@ async function main() {
     const benchStoreId = benchStoreRow?.id ?? 0;
     const needsRaw = runs('catalogue') || runs('wholesale');
     if (needsRaw) await seedOrders(db.url, benchStoreId, 100_000);
-    const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', PORT: '0', SECRET_KEY: 'b2'.repeat(32) });
+    const config = loadConfig({
+      DATABASE_URL: db.url,
+      LOG_LEVEL: 'silent',
+      PORT: '0',
+      SECRET_KEY: 'b2'.repeat(32),
+    });
     const urls = [...Object.values(THROUGHPUT), ...Object.values(COUNT_OF)];
     const plan = needsRaw ? await captureStatements(orm, config, key, urls) : {};
 
