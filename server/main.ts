@@ -47,6 +47,7 @@ function printKeys(readWrite: string, read: string) {
 if (runtime.url) {
   const base = config.PUBLIC_URL ?? runtime.url;
   console.log(`\nStockless is serving at ${base}`);
+  console.log(`  Docs:      ${base}/docs`);
   console.log(`  Contract:  ${base}/api/v1/openapi.json`);
   console.log(`  Health:    ${base}/health`);
   const creds = config.DATABASE_URL ? undefined : await readDemoCredentials(config.DATA_DIR);
