@@ -1,19 +1,13 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { createApp } from '../server/app.ts';
-import { loadConfig } from '../server/config.ts';
-import { ensureDatabase } from '../server/database.ts';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../server/logger.ts';
-import { type Orm, openOrm } from '../server/orm.ts';
 import { createSession } from '../src/oauth/consent.ts';
 import { createCaller } from '../src/router.ts';
 import { createStore } from '../src/store/service.ts';
-import { TEST_SECRET_KEY, testSettings } from './helpers/app.ts';
-import { withDatabase } from './helpers/global-setup.ts';
+import { testSettings } from './helpers/app.ts';
+import { launchChromium, NO_CHROMIUM, type PublicApp, startAppAtPublicUrl } from './helpers/browser.ts';
 
 /**
  * The sign-in and consent page in a real headless Chromium: the whole authorization in the browser,
@@ -22,70 +16,18 @@ import { withDatabase } from './helpers/global-setup.ts';
  * The page's forms are checked against PUBLIC_URL's origin, so the app must listen where PUBLIC_URL
  * says: this file starts it itself on a port picked first (startTestApp always binds port 0).
  */
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const OPERATOR = 'operator-token-for-consent-browser-0123456789';
 const EMAIL = 'owner@browser.test';
 const PASSWORD = 'correct horse battery staple';
 const SCOPES = 'read_products read_orders';
 
-let app: { url: string; orm: Orm; close(): Promise<void> };
+let app: PublicApp;
 let outside: { url: string; crossSite: string; hits: URL[]; close(): Promise<void> };
 let browser: Browser | undefined;
 let clientId: string;
 let redirectUri: string;
 let userId: number;
 const contexts: BrowserContext[] = [];
-
-async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (typeof address !== 'object' || !address) throw new Error('no port');
-  return address.port;
-}
-
-/** A fresh database and the real app listening on the port its PUBLIC_URL names. */
-async function startAppAtPublicUrl() {
-  const adminUrl = inject('pgAdminUrl');
-  const name = `t_${randomUUID().replaceAll('-', '')}`;
-  await ensureDatabase(adminUrl, name, inject('templateDb'));
-  const databaseUrl = withDatabase(adminUrl, name);
-  const orm = await openOrm(databaseUrl, 6);
-  // The port is free when probed; another process may take it before we listen, so retry.
-  for (let attempt = 0; ; attempt++) {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const config = loadConfig({
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_URL: url,
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: 'silent',
-      SECRET_KEY: TEST_SECRET_KEY,
-      OPERATOR_TOKEN: OPERATOR,
-    });
-    const server = createApp({ orm, config, log: createLogger('silent') });
-    try {
-      await new Promise<void>((resolve, reject) =>
-        server.once('error', reject).listen(port, '127.0.0.1', () => resolve()),
-      );
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 5) continue;
-      await orm.close(true);
-      throw err;
-    }
-    return {
-      url,
-      orm,
-      async close() {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-        await orm.close(true);
-      },
-    };
-  }
-}
 
 /**
  * Another origin: the app's loopback redirect URI (records every callback), a page that frames a
@@ -146,19 +88,15 @@ function internal() {
   }).internal;
 }
 
-const NO_CHROMIUM = `Chromium not found at ${CHROMIUM}. Install it (apt-get install chromium, as .ci/run does) or set CHROMIUM_PATH to a Chromium binary.`;
-
 // A missing browser fails every test here (not the hook, which would report them as skipped).
 beforeEach(() => {
   if (!browser) throw new Error(NO_CHROMIUM);
 });
 
 beforeAll(async () => {
-  app = await startAppAtPublicUrl();
+  app = await startAppAtPublicUrl({ OPERATOR_TOKEN: OPERATOR });
   outside = await startOutside();
-  if (existsSync(CHROMIUM)) {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  }
+  browser = await launchChromium();
 
   const em = app.orm.em.fork();
   const store = await createStore(em, { name: 'Browser Store', slug: `s-${randomUUID().slice(0, 8)}` });

@@ -1,88 +1,27 @@
-import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer as createNetServer } from 'node:net';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { createApp } from '../server/app.ts';
-import { loadConfig } from '../server/config.ts';
-import { ensureDatabase } from '../server/database.ts';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DOCS_CSP, REDOC_CDN_LOGO } from '../server/docs-route.ts';
-import { createLogger } from '../server/logger.ts';
-import { type Orm, openOrm } from '../server/orm.ts';
-import { TEST_SECRET_KEY } from './helpers/app.ts';
-import { withDatabase } from './helpers/global-setup.ts';
+import { launchChromium, NO_CHROMIUM, type PublicApp, startAppAtPublicUrl } from './helpers/browser.ts';
 
 /**
  * The API reference page in a real headless Chromium: Redoc, served from node_modules, renders the
  * live contract; nothing is fetched from anywhere but the app; the page's CSP holds (no violation);
  * the changelog link works.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const NO_CHROMIUM = `Chromium not found at ${CHROMIUM}. Install it (apt-get install chromium, as .ci/run does) or set CHROMIUM_PATH to a Chromium binary.`;
 
-let app: { url: string; orm: Orm; close(): Promise<void> };
+let app: PublicApp;
 let browser: Browser | undefined;
 const contexts: BrowserContext[] = [];
-
-async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (typeof address !== 'object' || !address) throw new Error('no port');
-  return address.port;
-}
-
-/** The real app on a port picked first, so that PUBLIC_URL (and the contract's server) names it. */
-async function startApp() {
-  const adminUrl = inject('pgAdminUrl');
-  const name = `t_${randomUUID().replaceAll('-', '')}`;
-  await ensureDatabase(adminUrl, name, inject('templateDb'));
-  const databaseUrl = withDatabase(adminUrl, name);
-  const orm = await openOrm(databaseUrl, 2);
-  for (let attempt = 0; ; attempt++) {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const config = loadConfig({
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_URL: url,
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: 'silent',
-      SECRET_KEY: TEST_SECRET_KEY,
-    });
-    const server = createApp({ orm, config, log: createLogger('silent') });
-    try {
-      await new Promise<void>((resolve, reject) =>
-        server.once('error', reject).listen(port, '127.0.0.1', () => resolve()),
-      );
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 5) continue;
-      await orm.close(true);
-      throw err;
-    }
-    return {
-      url,
-      orm,
-      async close() {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-        await orm.close(true);
-      },
-    };
-  }
-}
 
 beforeEach(() => {
   if (!browser) throw new Error(NO_CHROMIUM);
 });
 
 beforeAll(async () => {
-  app = await startApp();
-  if (existsSync(CHROMIUM)) {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  }
+  app = await startAppAtPublicUrl();
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -18,6 +18,17 @@ export const WEBHOOK_EVENTS = [
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
+/** Events whose `data` is `{ order }`: the order as the store reads it. */
+export const ORDER_PAYLOAD_EVENTS: readonly string[] = [
+  'order.created',
+  'order.updated',
+  'order.fulfilled',
+  'order.shipped',
+  'order.completed',
+  'order.cancelled',
+  'invoice.issued',
+];
+
 /** Ids-only events, coalesced per product within the window. */
 export const COALESCED_EVENTS: readonly string[] = [
   'product.created',

@@ -3,7 +3,7 @@ import type { Actor } from '../auth/actor.ts';
 import { rows, sql } from '../db/sql.ts';
 import { getOrder } from '../orders/read.ts';
 import { AppError } from '../trpc/errors.ts';
-import { COALESCED_EVENTS } from './events.ts';
+import { COALESCED_EVENTS, ORDER_PAYLOAD_EVENTS } from './events.ts';
 import { wakeDeliveries } from './wake.ts';
 
 export interface SourceEvent {
@@ -43,16 +43,6 @@ function storeActor(storeId: number): Actor {
     canReadCustomers: true,
   };
 }
-
-const ORDER_PAYLOAD_EVENTS = new Set([
-  'order.created',
-  'order.updated',
-  'order.fulfilled',
-  'order.shipped',
-  'order.completed',
-  'order.cancelled',
-  'invoice.issued',
-]);
 
 /** `{ order }` as the store reads it; an order that cannot be read never blocks the dispatcher. */
 async function orderPayload(tx: EntityManager, e: SourceEvent): Promise<Record<string, unknown>> {
@@ -137,7 +127,7 @@ export async function fanOutToWebhooks(
       coalesced.set(key, list);
       continue;
     }
-    const data = ORDER_PAYLOAD_EVENTS.has(e.event) ? await orderPayload(tx, e) : e.data;
+    const data = ORDER_PAYLOAD_EVENTS.includes(e.event) ? await orderPayload(tx, e) : e.data;
     immediate.push({
       storeId: e.store_id,
       event: e.event,

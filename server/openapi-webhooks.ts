@@ -1,0 +1,267 @@
+import {
+  COALESCED_EVENTS,
+  ORDER_PAYLOAD_EVENTS,
+  WEBHOOK_EVENTS,
+  type WebhookEvent,
+} from '../src/webhooks/events.ts';
+import { type Json, ref, sampleOf } from './openapi-shared.ts';
+
+// Webhook events: OpenAPI 3.1 top-level `webhooks`, one operation per event.
+
+const EVENT_DESCRIPTIONS: Record<WebhookEvent, string> = {
+  'order.created': 'A new order was placed on the store.',
+  'order.updated': 'An order changed without changing status (for example its tracking number).',
+  'order.fulfilled': 'An order moved to `fulfilled`.',
+  'order.shipped': 'An order moved to `shipped`; its tax invoice is issued and emailed to the buyer.',
+  'order.completed': 'An order completed: it moved to `delivered`.',
+  'order.cancelled': 'An order was cancelled.',
+  'order.held':
+    'A marketplace order post was held, not created (an unmapped SKU, a line Stockless supplies, or not enough ' +
+    'stock). It imports when posted again once resolved.',
+  'invoice.issued': "The buyer's tax invoice of an order was issued (`invoice_number` is set).",
+  'product.created': 'A product was listed in the store.',
+  'product.updated':
+    'A product in the store changed: details, price, variants, or the listing (repriced, retitled, shown or ' +
+    'hidden on a channel).',
+  'product.deleted': 'A product left the store: delisted, or withdrawn from the catalogue.',
+  'inventory.updated':
+    'Stock of a product in the store changed (an order reserved or released it, the supplier updated it, goods ' +
+    'were received).',
+  'site.published': 'The storefront was published.',
+  'site.unpublished': 'The storefront was unpublished.',
+  'webhook.ping':
+    'A test event sent by POST /api/v1/vendor/webhooks/{id}/test, to that subscription only, whatever events it ' +
+    'asked for.',
+};
+
+/** The order's status in each order event's example. */
+const ORDER_STATUS_AT: Record<string, string> = {
+  'order.created': 'pending',
+  'order.updated': 'processing',
+  'order.fulfilled': 'fulfilled',
+  'order.shipped': 'shipped',
+  'order.completed': 'delivered',
+  'order.cancelled': 'cancelled',
+  'invoice.issued': 'shipped',
+};
+
+const WEBHOOK_PARAMETERS: Record<string, Json> = {
+  WebhookDeliveryId: {
+    in: 'header',
+    name: 'X-Stockless-Delivery-Id',
+    required: true,
+    description: '`<subscription id>:<event_key>:<attempt>`: different on every attempt.',
+    schema: { type: 'string', example: '7:order.shipped:9001:1' },
+  },
+  WebhookSignature: {
+    in: 'header',
+    name: 'X-Stockless-Signature',
+    required: true,
+    description:
+      '`t=<unix seconds>,v1=<hex>`: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>` keyed with the ' +
+      'whole signing secret string (`whsec_…` included). Verify it over the raw body bytes, compare in ' +
+      'constant time, and reject a `t` older than your tolerance (300 seconds is usual).',
+    schema: {
+      type: 'string',
+      example: 't=1762137601,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd',
+    },
+  },
+  StandardWebhookId: {
+    in: 'header',
+    name: 'webhook-id',
+    required: true,
+    description:
+      'Standard Webhooks message id, `msg_<event id>`: the same on every attempt and resend of an event (a ' +
+      'deduplication key).',
+    schema: { type: 'string', example: 'msg_52817' },
+  },
+  StandardWebhookTimestamp: {
+    in: 'header',
+    name: 'webhook-timestamp',
+    required: true,
+    description: 'Standard Webhooks timestamp: unix seconds of this attempt.',
+    schema: { type: 'string', example: '1762137601' },
+  },
+  StandardWebhookSignature: {
+    in: 'header',
+    name: 'webhook-signature',
+    required: true,
+    description:
+      'Standard Webhooks signature `v1,<base64>`: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` ' +
+      'keyed with the base64-decoded part of the secret after `whsec_`, so Standard Webhooks libraries verify it.',
+    schema: { type: 'string', example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=' },
+  },
+};
+
+function eventKeyDescription(event: string): { description: string; example: string } {
+  if (COALESCED_EVENTS.includes(event))
+    return {
+      description: '`<event>:<product_id>.<unix ms>`: one per coalescing window.',
+      example: `${event}:1042.1762137630000`,
+    };
+  if (event === 'order.held')
+    return { description: '`order.held:<id of the held post>`', example: 'order.held:311' };
+  if (event.startsWith('site.')) return { description: `\`${event}:<store id>\``, example: `${event}:12` };
+  if (event === 'webhook.ping')
+    return {
+      description: '`webhook.ping:<subscription id>.<unix ms>`',
+      example: 'webhook.ping:7.1762137601000',
+    };
+  return { description: `\`${event}:<order id>\``, example: `${event}:9001` };
+}
+
+export function addWebhookEvents(doc: Json) {
+  const schemas = doc.components.schemas;
+  schemas.OrderEventData = {
+    type: 'object',
+    description:
+      'The order as GET /api/v1/orders/{id} shows it to an API key (buyer details included), rendered when the ' +
+      'event is dispatched, normally well under a second after the change. In the rare case the order can no ' +
+      'longer be read then, `order` is null and `order_id` names it.',
+    required: ['order'],
+    properties: {
+      order: { anyOf: [ref('schemas', 'Order'), { type: 'null' }] },
+      order_id: { type: 'integer', description: 'Only when `order` is null.', example: 9001 },
+    },
+  };
+  schemas.ProductEventData = {
+    type: 'object',
+    description:
+      'Ids only, coalesced: many changes to one product within the window (30 seconds by default) arrive as one ' +
+      'delivery when the window closes. Re-read the product and its stock from the API; never treat the ' +
+      'delivery as the new state.',
+    required: ['product_id'],
+    properties: {
+      product_id: { type: 'integer', description: 'The catalogue product id.', example: 1042 },
+      variant_id: {
+        type: 'integer',
+        description: 'Present when every change in the window was to this one variant.',
+        example: 5531,
+      },
+    },
+  };
+  schemas.OrderHeldEventData = {
+    type: 'object',
+    required: ['marketplace', 'external_order_id', 'reason', 'lines'],
+    properties: {
+      marketplace: { type: 'string', example: 'etsy' },
+      external_order_id: { type: 'string', example: '3141592653' },
+      reason: { type: 'string', enum: ['unmapped_sku', 'service_supplied', 'insufficient_stock'] },
+      lines: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['sku', 'reason'],
+          properties: {
+            sku: { type: 'string', example: 'HH-VASE-01' },
+            reason: { type: 'string', enum: ['unmapped_sku', 'service_supplied', 'insufficient_stock'] },
+          },
+        },
+      },
+    },
+  };
+  schemas.SiteEventData = {
+    type: 'object',
+    required: ['store_id', 'published', 'published_at'],
+    properties: {
+      store_id: { type: 'integer', example: 12 },
+      published: { type: 'boolean', description: '`true` for site.published, `false` for site.unpublished.' },
+      published_at: {
+        anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }],
+        description: 'When the storefront was published; null once unpublished.',
+        example: '2026-11-02T09:30:00.000Z',
+      },
+    },
+  };
+  schemas.PingEventData = {
+    type: 'object',
+    required: ['webhook_id'],
+    properties: { webhook_id: { type: 'integer', description: 'The subscription pinged.', example: 7 } },
+  };
+  doc.components.parameters = WEBHOOK_PARAMETERS;
+
+  const dataOf = (event: string) => {
+    if (ORDER_PAYLOAD_EVENTS.includes(event)) return 'OrderEventData';
+    if (COALESCED_EVENTS.includes(event)) return 'ProductEventData';
+    if (event === 'order.held') return 'OrderHeldEventData';
+    if (event.startsWith('site.')) return 'SiteEventData';
+    return 'PingEventData';
+  };
+
+  doc.webhooks = {};
+  for (const event of WEBHOOK_EVENTS) {
+    const key = eventKeyDescription(event);
+    const payload = {
+      type: 'object',
+      description: `The body of a \`${event}\` delivery.`,
+      required: ['event', 'event_key', 'created_at', 'data'],
+      properties: {
+        event: { type: 'string', const: event },
+        event_key: {
+          type: 'string',
+          description: `${key.description} Key your processing on it: deliveries can arrive out of order and, rarely, more than once.`,
+          example: key.example,
+        },
+        created_at: {
+          type: 'string',
+          format: 'date-time',
+          description: 'When the event happened.',
+          example: '2026-11-03T02:40:00.000Z',
+        },
+        data: ref('schemas', dataOf(event)),
+      },
+    };
+    const example = sampleOf(doc, payload) as Json;
+    if (event === 'site.unpublished') example.data = { store_id: 12, published: false, published_at: null };
+    if (ORDER_PAYLOAD_EVENTS.includes(event)) {
+      delete example.data.order_id;
+      const status = ORDER_STATUS_AT[event] ?? 'shipped';
+      Object.assign(example.data.order, { status });
+      if (status !== 'shipped' && status !== 'delivered') {
+        Object.assign(example.data.order, {
+          tracking_number: null,
+          invoice_number: null,
+          invoice_issued_at: null,
+        });
+        for (const item of example.data.order.items) item.shipped_quantity = 0;
+      }
+    }
+    doc.webhooks[event] = {
+      post: {
+        operationId: `${event.replace(/\.(\w)/g, (_, c: string) => c.toUpperCase()).replace(/_(\w)/g, (_, c: string) => c.toUpperCase())}Webhook`,
+        tags: ['Webhooks'],
+        summary: event,
+        description:
+          `${EVENT_DESCRIPTIONS[event] ?? ''} Sent as a signed POST to every active subscription whose \`events\` ` +
+          `name it (or \`*\`).${COALESCED_EVENTS.includes(event) ? ' Coalesced per product and ids-only.' : ''}`,
+        security: [],
+        parameters: [
+          {
+            in: 'header',
+            name: 'X-Stockless-Event',
+            required: true,
+            description: 'The event name, as `event` in the body.',
+            schema: { type: 'string', const: event, example: event },
+          },
+          ...Object.keys(WEBHOOK_PARAMETERS).map((p) => ref('parameters', p)),
+        ],
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: payload, example } },
+        },
+        responses: {
+          '200': {
+            description:
+              'Any 2xx within 10 seconds acknowledges the delivery; the body is ignored. Redirects are not followed.',
+          },
+          '410': { description: 'Gone: the subscription is disabled at once.' },
+          default: {
+            description:
+              'Any other answer, or none within 10 seconds: retried after 1m, 5m, 30m, 2h and 12h, then ' +
+              'dead-lettered (the store owner is emailed).',
+          },
+        },
+      },
+    };
+  }
+}
