@@ -31,9 +31,12 @@ interface Attempted {
   durationMs: number;
 }
 
+/** Claimed and not finished per subscription (queued or sending): enough to keep its slots busy. */
+const HELD_PER_SUBSCRIPTION = 4 * PER_SUBSCRIPTION_IN_FLIGHT;
+
 /**
- * Takes up to `limit` due deliveries, topping each subscription up to its in-flight cap given what
- * this run already holds of it (`outstanding`) and skipping the ones it holds (`held`: claimed and
+ * Takes up to `limit` due deliveries, topping each subscription up to what a run may hold of it
+ * given what it holds already (`outstanding`) and skipping the ones it holds (`held`: claimed and
  * not yet recorded). Only one run exists at a time (the task's advisory lock), so nothing needs to be
  * written to claim: a run that dies leaves its deliveries pending, and the next run takes them.
  */
@@ -43,7 +46,7 @@ async function claim(
   outstanding: Map<number, number>,
   held: Set<string>,
 ): Promise<Claimed[]> {
-  const saturated = [...outstanding].filter(([, n]) => n >= PER_SUBSCRIPTION_IN_FLIGHT).map(([id]) => id);
+  const saturated = [...outstanding].filter(([, n]) => n >= HELD_PER_SUBSCRIPTION).map(([id]) => id);
   return rows<Claimed>(
     em,
     sql`WITH held AS (
@@ -62,7 +65,7 @@ async function claim(
             ORDER BY d.next_attempt_at, d.id LIMIT ${limit * 8}
           ) d
         ) ranked
-        WHERE nth <= ${PER_SUBSCRIPTION_IN_FLIGHT} - COALESCE((SELECT n FROM held WHERE held.subscription_id = ranked.subscription_id), 0)
+        WHERE nth <= ${HELD_PER_SUBSCRIPTION} - COALESCE((SELECT n FROM held WHERE held.subscription_id = ranked.subscription_id), 0)
         ORDER BY next_attempt_at, id LIMIT ${limit}
       )
       SELECT d.id::text, d.subscription_id, s.store_id, d.attempts, d.round_attempts, s.url, s.secret_encrypted,
@@ -254,6 +257,8 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
   const outstanding = new Map<number, number>();
   // Claimed and not yet recorded, by delivery id.
   const held = new Set<string>();
+  // In flight per subscription: a receiver that hangs holds at most PER_SUBSCRIPTION_IN_FLIGHT slots.
+  const sending = new Map<number, number>();
   let results: Attempted[] = [];
   let flushing: Promise<void> | undefined;
   let refilling: Promise<void> | undefined;
@@ -278,9 +283,13 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
   };
   const startRefill = () => {
     if (refilling || (exhausted && Date.now() - lastEmptyClaim < 100)) return;
-    // Keep about two rounds of work claimed ahead, so a claim's round trip never leaves slots idle.
-    if (queue.length > s.concurrency) return;
-    const want = 4 * s.concurrency - queue.length - inFlight.size;
+    // Keep a few rounds of sendable work claimed ahead, so a claim's round trip never leaves slots
+    // idle; what waits for a busy subscription's slot does not count.
+    const ready = queue.filter(
+      (d) => (sending.get(d.subscription_id) ?? 0) < PER_SUBSCRIPTION_IN_FLIGHT,
+    ).length;
+    if (ready > s.concurrency) return;
+    const want = 8 * s.concurrency - ready;
     if (want < half) return;
     refilling = claim(em.fork(), want, outstanding, held)
       .then((claimed) => {
@@ -297,21 +306,38 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
       });
   };
   const pump = () => {
-    while (inFlight.size < s.concurrency && queue.length > 0) {
-      const d = queue.shift() as Claimed;
+    for (let i = 0; i < queue.length && inFlight.size < s.concurrency; ) {
+      const d = queue[i] as Claimed;
+      const sub = d.subscription_id;
+      if ((sending.get(sub) ?? 0) >= PER_SUBSCRIPTION_IN_FLIGHT) {
+        i++;
+        continue;
+      }
+      queue.splice(i, 1);
       total++;
+      sending.set(sub, (sending.get(sub) ?? 0) + 1);
       const p: Promise<void> = attempt(d, s, key)
         .then((r) => {
           results.push(r);
         })
         .finally(() => {
           inFlight.delete(p);
-          outstanding.set(d.subscription_id, (outstanding.get(d.subscription_id) ?? 1) - 1);
+          sending.set(sub, (sending.get(sub) ?? 1) - 1);
+          outstanding.set(sub, (outstanding.get(sub) ?? 1) - 1);
         });
       inFlight.add(p);
     }
   };
 
+  // One pending 100 ms timer at a time, shared by the waits of the loop.
+  let ticking: Promise<void> | undefined;
+  const tick = () =>
+    (ticking ??= new Promise<void>((resolve) =>
+      setTimeout(() => {
+        ticking = undefined;
+        resolve();
+      }, 100),
+    ));
   for (;;) {
     pump();
     startRefill();
@@ -327,11 +353,7 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
       }
       if (exhausted) break;
     }
-    await Promise.race(
-      [...inFlight, refilling, flushing, new Promise((r) => setTimeout(r, 100))].filter(
-        (p) => p !== undefined,
-      ),
-    );
+    await Promise.race([...inFlight, refilling, flushing, tick()].filter((p) => p !== undefined));
   }
   await scheduleNext(em.fork());
   return total;
