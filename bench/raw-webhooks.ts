@@ -3,12 +3,14 @@ import { Agent, request } from 'undici';
 
 /**
  * The baseline of the webhook bench: a bare undici POST loop, `CONCURRENCY` at a time over keep-alive
- * connections, sending `COUNT` bodies of the same size to the same receiver. Prints deliveries/s.
+ * connections, sending `COUNT` times the same request the engine sends (its envelope as BODY, its
+ * header set as HEADERS, signed once) to the same receiver. Prints deliveries/s.
  */
 const url = process.env.TARGET_URL ?? '';
 const count = Number(process.env.COUNT);
 const concurrency = Number(process.env.CONCURRENCY);
-const body = 'x'.repeat(Number(process.env.BODY_BYTES ?? 200));
+const body = process.env.BODY ?? '{}';
+const headers = JSON.parse(process.env.HEADERS ?? '{}') as Record<string, string>;
 const agent = new Agent({ connect: { ca: readFileSync(process.env.CA_FILE ?? '', 'utf8') } });
 
 let next = 0;
@@ -20,7 +22,7 @@ await Promise.all(
       const res = await request(url, {
         method: 'POST',
         dispatcher: agent,
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...headers },
         body,
       });
       await res.body.dump();

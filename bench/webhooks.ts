@@ -9,8 +9,10 @@ import type { Orm } from '../server/orm.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { recordEvents } from '../src/events/outbox.ts';
 import { createStore } from '../src/store/service.ts';
+import { newSigningSecret } from '../src/webhooks/secrets.ts';
 import { createWebhook } from '../src/webhooks/service.ts';
 import type { WebhookSettings } from '../src/webhooks/settings.ts';
+import { signatureHeaders } from '../src/webhooks/signing.ts';
 import { round } from './lib.ts';
 
 const SUBSCRIPTIONS = 10;
@@ -70,7 +72,26 @@ async function receiver() {
 }
 
 /** The bare undici POST loop (bench/raw-webhooks.ts) in its own process. */
+/** A request like the engine's: a `site.published` envelope and the full signed header set. */
+function sampleRequest(): { body: string; headers: Record<string, string> } {
+  const createdAt = new Date().toISOString();
+  const body = JSON.stringify({
+    event: 'site.published',
+    event_key: 'site.published:1',
+    created_at: createdAt,
+    data: { store_id: 1, published: true, seq: 0 },
+  });
+  const headers = {
+    'user-agent': 'Stockless-Webhooks/1.0',
+    'x-stockless-event': 'site.published',
+    'x-stockless-delivery-id': '1:site.published:1:1',
+    ...signatureHeaders(newSigningSecret(), body, 'msg_1'),
+  };
+  return { body, headers };
+}
+
 function rawLoop(hooks: { url: string; caFile: string }, total: number): Promise<{ per_second: number }> {
+  const sample = sampleRequest();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bench/raw-webhooks.ts'], {
       env: {
@@ -79,7 +100,8 @@ function rawLoop(hooks: { url: string; caFile: string }, total: number): Promise
         COUNT: String(total),
         CONCURRENCY: String(CONCURRENCY),
         CA_FILE: hooks.caFile,
-        BODY_BYTES: '180',
+        BODY: sample.body,
+        HEADERS: JSON.stringify(sample.headers),
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
