@@ -8,6 +8,7 @@ import { Migration20261122060000_webhooks } from './Migration20261122060000_webh
 import { Migration20261122070000_oauth } from './Migration20261122070000_oauth.ts';
 import { Migration20261122075000_keyed_jobs } from './Migration20261122075000_keyed_jobs.ts';
 import { Migration20261122080000_facet_cells } from './Migration20261122080000_facet_cells.ts';
+import { Migration20261122090000_lean_webhook_log } from './Migration20261122090000_lean_webhook_log.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -21,4 +22,5 @@ export const migrationsList = [
   { name: 'Migration20261122070000_oauth', class: Migration20261122070000_oauth },
   { name: 'Migration20261122075000_keyed_jobs', class: Migration20261122075000_keyed_jobs },
   { name: 'Migration20261122080000_facet_cells', class: Migration20261122080000_facet_cells },
+  { name: 'Migration20261122090000_lean_webhook_log', class: Migration20261122090000_lean_webhook_log },
 ];
