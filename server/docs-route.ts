@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
+import { marked } from 'marked';
 
 /**
  * The API reference at `/docs`: Redoc (the npm package's standalone bundle, served from
@@ -65,73 +66,9 @@ const DOCS_PAGE = `<!doctype html>
 </html>
 `;
 
-const escapeHtml = (s: string) =>
-  s.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  );
-
-/** Inline Markdown of the changelog: `code`, **bold** and [links](…) to this site or https. */
-function inline(text: string): string {
-  return escapeHtml(text)
-    .replace(/`([^`]+)`/g, '<code>$1</code>')
-    .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
-    .replace(/\[([^\]]+)\]\(((?:https:\/\/|\/)[^)\s]*)\)/g, '<a href="$2">$1</a>');
-}
-
-/**
- * The changelog as a page. It is Keep a Changelog Markdown: headings, paragraphs and bullet lists
- * whose items continue on indented lines; that subset is all this renders (everything is escaped).
- */
+/** The changelog (Keep a Changelog Markdown, our own file) as a page, rendered by marked. */
 export function renderChangelog(markdown: string): string {
-  const out: string[] = [];
-  let paragraph: string[] = [];
-  let item: string[] | undefined;
-  let inList = false;
-  const flushItem = () => {
-    if (item) out.push(`<li>${inline(item.join(' '))}</li>`);
-    item = undefined;
-  };
-  const flush = () => {
-    if (paragraph.length) out.push(`<p>${inline(paragraph.join(' '))}</p>`);
-    paragraph = [];
-    flushItem();
-    if (inList) out.push('</ul>');
-    inList = false;
-  };
-  for (const raw of markdown.split(/\r?\n/)) {
-    const line = raw.trimEnd();
-    const heading = /^(#{1,4})\s+(.*)$/.exec(line);
-    if (heading) {
-      flush();
-      const level = heading[1]?.length ?? 1;
-      const text = heading[2] ?? '';
-      const id = text
-        .toLowerCase()
-        .replace(/[^a-z0-9]+/g, '-')
-        .replace(/^-|-$/g, '');
-      out.push(`<h${level} id="${id}">${inline(text)}</h${level}>`);
-    } else if (/^[-*]\s+/.test(line)) {
-      if (paragraph.length) {
-        out.push(`<p>${inline(paragraph.join(' '))}</p>`);
-        paragraph = [];
-      }
-      flushItem();
-      if (!inList) out.push('<ul>');
-      inList = true;
-      item = [line.replace(/^[-*]\s+/, '')];
-    } else if (line.trim() === '') {
-      flush();
-    } else if (item && /^\s+/.test(line)) {
-      item.push(line.trim());
-    } else {
-      flushItem();
-      if (inList) out.push('</ul>');
-      inList = false;
-      paragraph.push(line.trim());
-    }
-  }
-  flush();
+  const body = marked.parse(markdown, { async: false });
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -148,7 +85,7 @@ export function renderChangelog(markdown: string): string {
 </head>
 <body>
 <nav><a href="/docs">API reference</a><a href="/docs/changelog.md">Markdown</a></nav>
-${out.join('\n')}
+${body}
 </body>
 </html>
 `;

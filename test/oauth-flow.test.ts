@@ -225,3 +225,13 @@ describe('OAuth 2.1 with oauth4webapi', () => {
     expect(await afterReuse.json()).toMatchObject({ error: 'invalid_grant' });
   });
 });
+
+describe('consent page input', () => {
+  it('ignores a cookie with a malformed escape instead of failing the request', async () => {
+    const res = await fetch(`${app.url}/oauth/consent?request=unknown`, {
+      headers: { cookie: 'sl_session=%E0%A4%A; sl_login_csrf=%' },
+    });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('This request has expired');
+  });
+});

@@ -48,7 +48,11 @@ export function cookies(req: IncomingMessage): Map<string, string> {
   const out = new Map<string, string>();
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const i = part.indexOf('=');
-    if (i > 0) out.set(part.slice(0, i).trim(), decodeURIComponent(part.slice(i + 1).trim()));
+    if (i <= 0) continue;
+    // A malformed escape is a cookie we did not set: ignore it rather than fail the request.
+    try {
+      out.set(part.slice(0, i).trim(), decodeURIComponent(part.slice(i + 1).trim()));
+    } catch {}
   }
   return out;
 }

@@ -1,12 +1,11 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { APP_SCOPES } from '../../src/auth/actor.ts';
+import { randomToken, sameSecret } from '../../src/auth/secret-tokens.ts';
 import { apiResource, pendingRequest, startAuthorization } from '../../src/oauth/authorize.ts';
 import { registerClient } from '../../src/oauth/clients.ts';
 import { approve, createSession, deny, findSession } from '../../src/oauth/consent.ts';
 import { OAuthError } from '../../src/oauth/errors.ts';
-import { randomToken } from '../../src/oauth/random.ts';
 import { exchangeCode, refresh, revoke } from '../../src/oauth/tokens.ts';
 import { signIn } from '../../src/oauth/users.ts';
 import { hitLimit, limitHeaders } from '../../src/ratelimit/limiter.ts';
@@ -24,11 +23,6 @@ const SESSION_COOKIE = 'sl_session';
 const SIGN_IN_PER_IP = 20;
 const SIGN_IN_PER_ACCOUNT = 10;
 const LOGIN_CSRF_COOKIE = 'sl_login_csrf';
-
-function sameSecret(a: string | undefined, b: string | undefined): boolean {
-  if (!a || !b || a.length !== b.length) return false;
-  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
-}
 
 /** The shared limiter, answering in the OAuth error form. */
 async function limit(em: EntityManager, key: string, max: number, windowSeconds: number) {

@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
 import { AppError } from '../trpc/errors.ts';
 import type { Actor, AppScope } from './actor.ts';
-import { API_KEY_PATTERN, hashToken } from './api-keys.ts';
+import { API_KEY_PATTERN } from './api-keys.ts';
+import { hashToken } from './secret-tokens.ts';
 
 const ACCESS_TOKEN_PATTERN = /^sl_at_[a-z2-7]{40}$/;
 const USAGE_WRITE_INTERVAL_MS = 60_000;

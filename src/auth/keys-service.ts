@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Store } from '../store/entities.ts';
 import { notFound } from '../trpc/errors.ts';
-import { displayPrefix, generateApiKey, hashToken } from './api-keys.ts';
+import { displayPrefix, generateApiKey } from './api-keys.ts';
 import { ApiKey } from './entities.ts';
+import { hashToken } from './secret-tokens.ts';
 
 export interface CreateKeyInput {
   storeId: number;

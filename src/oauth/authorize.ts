@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { randomToken } from '../auth/secret-tokens.ts';
 import { rows, sql } from '../db/sql.ts';
 import { findClient } from './clients.ts';
 import type { OAuthError } from './errors.ts';
-import { randomToken } from './random.ts';
 import { parseScopes } from './scopes.ts';
 
 const REQUEST_TTL_MINUTES = 10;

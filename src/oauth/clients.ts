@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { APP_SCOPES } from '../auth/actor.ts';
+import { randomToken } from '../auth/secret-tokens.ts';
 import { rows, sql } from '../db/sql.ts';
 import { OAuthError } from './errors.ts';
-import { randomToken } from './random.ts';
 import { parseScopes } from './scopes.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { hashToken, randomToken } from '../auth/secret-tokens.ts';
 import { rows, sql } from '../db/sql.ts';
 import { type PendingRequest, redirectWith } from './authorize.ts';
-import { randomToken, sha256Hex } from './random.ts';
 
 const SESSION_HOURS = 8;
 const CODE_TTL_SECONDS = 300;
@@ -19,7 +19,7 @@ export async function createSession(em: EntityManager, userId: number): Promise<
   await rows(
     em,
     sql`INSERT INTO oauth_sessions (token_hash, user_id, csrf_token, expires_at)
-      VALUES (${sha256Hex(token)}, ${userId}, ${randomToken('')}, now() + ${SESSION_HOURS} * interval '1 hour')`,
+      VALUES (${hashToken(token)}, ${userId}, ${randomToken('')}, now() + ${SESSION_HOURS} * interval '1 hour')`,
   );
   return token;
 }
@@ -33,7 +33,7 @@ export async function findSession(
     em,
     sql`SELECT u.id AS "userId", u.store_id AS "storeId", st.name AS "storeName", u.email, s.csrf_token AS csrf
       FROM oauth_sessions s JOIN dashboard_users u ON u.id = s.user_id JOIN stores st ON st.id = u.store_id
-      WHERE s.token_hash = ${sha256Hex(token)} AND s.expires_at > now()`,
+      WHERE s.token_hash = ${hashToken(token)} AND s.expires_at > now()`,
   );
   return s;
 }
@@ -54,7 +54,7 @@ export async function approve(em: EntityManager, request: PendingRequest, sessio
     await rows(
       tx,
       sql`INSERT INTO oauth_codes (code_hash, grant_id, client_id, redirect_uri, code_challenge, resource, scopes, expires_at)
-        VALUES (${sha256Hex(code)}, ${grant?.id}, ${request.client_id}, ${request.redirect_uri}, ${request.code_challenge},
+        VALUES (${hashToken(code)}, ${grant?.id}, ${request.client_id}, ${request.redirect_uri}, ${request.code_challenge},
           ${request.resource}, ${request.scopes}::text[], now() + ${CODE_TTL_SECONDS} * interval '1 second')`,
     );
     await rows(tx, sql`DELETE FROM oauth_requests WHERE id = ${request.id}`);

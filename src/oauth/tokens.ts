@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { hashToken, randomToken } from '../auth/secret-tokens.ts';
 import { rows, sql } from '../db/sql.ts';
 import { apiResource } from './authorize.ts';
 import { findClient } from './clients.ts';
 import { OAuthError } from './errors.ts';
-import { pkceChallenge, randomToken, sha256Hex } from './random.ts';
+import { pkceChallenge } from './random.ts';
 import { parseScopes } from './scopes.ts';
 
 export const ACCESS_TOKEN_SECONDS = 3600;
@@ -42,9 +43,9 @@ async function issue(
   await rows(
     tx,
     sql`INSERT INTO oauth_tokens (token_hash, kind, grant_id, code_hash, resource, scopes, expires_at) VALUES
-      (${sha256Hex(access)}, 'access', ${g.grantId}, ${g.codeHash}, ${g.resource}, ${g.scopes}::text[],
+      (${hashToken(access)}, 'access', ${g.grantId}, ${g.codeHash}, ${g.resource}, ${g.scopes}::text[],
         now() + ${ACCESS_TOKEN_SECONDS} * interval '1 second'),
-      (${sha256Hex(refresh)}, 'refresh', ${g.grantId}, ${g.codeHash}, ${g.resource}, ${g.scopes}::text[],
+      (${hashToken(refresh)}, 'refresh', ${g.grantId}, ${g.codeHash}, ${g.resource}, ${g.scopes}::text[],
         now() + ${REFRESH_TOKEN_DAYS} * interval '1 day')`,
   );
   return {
@@ -73,7 +74,7 @@ export async function exchangeCode(em: EntityManager, form: Form, publicUrl: str
   const code = required(form, 'code');
   const verifier = required(form, 'code_verifier');
   const redirectUri = required(form, 'redirect_uri');
-  const codeHash = sha256Hex(code);
+  const codeHash = hashToken(code);
   // A replayed code must leave its revocations behind even though the request fails: own transaction.
   const replay = await em.transactional(async (tx) => {
     const [used] = await rows<{ grant_id: number }>(
@@ -121,7 +122,7 @@ export async function exchangeCode(em: EntityManager, form: Form, publicUrl: str
 export async function refresh(em: EntityManager, form: Form, publicUrl: string) {
   const client = await findClient(em, required(form, 'client_id'));
   if (!client) throw new OAuthError('invalid_client', 'Client authentication failed', 401);
-  const tokenHash = sha256Hex(required(form, 'refresh_token'));
+  const tokenHash = hashToken(required(form, 'refresh_token'));
   const reused = await em.transactional(async (tx) => {
     const [spent] = await rows<{ grant_id: number }>(
       tx,
@@ -156,7 +157,7 @@ export async function refresh(em: EntityManager, form: Form, publicUrl: string) 
 export async function revoke(em: EntityManager, form: Form) {
   const client = await findClient(em, required(form, 'client_id'));
   if (!client) throw new OAuthError('invalid_client', 'Client authentication failed', 401);
-  const tokenHash = sha256Hex(required(form, 'token'));
+  const tokenHash = hashToken(required(form, 'token'));
   await em.transactional(async (tx) => {
     const [t] = await rows<{ id: number; kind: string; grant_id: number }>(
       tx,

@@ -1,6 +1,6 @@
-import { constantTimeEqual } from '@oslojs/crypto/subtle';
 import { authorize } from '../auth/authorize.ts';
 import { bearerToken, resolveCredential } from '../auth/credentials.ts';
+import { sameSecret } from '../auth/secret-tokens.ts';
 import { appLimitKey, enforceLimit } from '../ratelimit/limiter.ts';
 import { AppError } from './errors.ts';
 import { baseProcedure } from './init.ts';
@@ -32,16 +32,11 @@ export const partnerProcedure = baseProcedure.use(async ({ ctx, meta, type, next
   return next({ ctx: { ...ctx, actor } });
 });
 
-function sameSecret(a: string, b: string): boolean {
-  const enc = new TextEncoder();
-  return constantTimeEqual(enc.encode(a), enc.encode(b));
-}
-
 /** Internal dashboards and operators: the operator token from config (dashboard sessions come later). */
 export const internalProcedure = baseProcedure.use(async ({ ctx, next }) => {
   const expected = ctx.settings.operatorToken;
   const token = bearerToken(ctx.headers.authorization);
-  if (!expected || !token || !sameSecret(token, expected)) {
+  if (!sameSecret(token, expected)) {
     throw new AppError('unauthorized', 'INVALID_CREDENTIAL', 'Internal procedures need the operator token');
   }
   return next();
