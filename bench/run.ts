@@ -92,18 +92,21 @@ async function main() {
 
     const apiPort = 3301;
     const rawPort = 3302;
-    children.push(
-      spawn(NODE, ['server/main.ts', 'serve'], {
-        env: {
-          ...process.env,
-          DATABASE_URL: db.url,
-          PORT: String(apiPort),
-          LOG_LEVEL: 'info',
-          DB_POOL_SIZE: '10',
-        },
-        stdio: 'ignore',
-      }),
-    );
+    // The webhook part talks to a worker, not the API: an idle server beside it only takes memory.
+    const needsApi = needsRaw || runs('bulk') || runs('inventory');
+    if (needsApi)
+      children.push(
+        spawn(NODE, ['server/main.ts', 'serve'], {
+          env: {
+            ...process.env,
+            DATABASE_URL: db.url,
+            PORT: String(apiPort),
+            LOG_LEVEL: 'info',
+            DB_POOL_SIZE: '10',
+          },
+          stdio: 'ignore',
+        }),
+      );
     if (needsRaw) {
       const planFile = join(await mkdtemp(join(tmpdir(), 'stockless-bench-')), 'plan.json');
       await writeFile(planFile, JSON.stringify(plan));
@@ -115,7 +118,7 @@ async function main() {
       );
       await waitFor(`http://127.0.0.1:${rawPort}/__ready`, 404);
     }
-    await waitFor(`http://127.0.0.1:${apiPort}/health`);
+    if (needsApi) await waitFor(`http://127.0.0.1:${apiPort}/health`);
 
     const headers = { authorization: `Bearer ${key}` };
     const results: Record<string, unknown> = {};

@@ -350,6 +350,52 @@ describe('webhook delivery engine', () => {
     expect(concurrent.length).toBeLessThanOrEqual(5);
   });
 
+  it('a backlog larger than a subscription may hold arrives in full and once per attempt, while a hang holds its slots', async () => {
+    await mainWorker();
+    const store = await app.createStore('Backlog');
+    const slow = await subscribe(store, ['order.created'], '/backlog-slow');
+    const fast = await subscribe(store, ['order.created'], '/backlog-fast');
+    // The first five requests to `slow` hang until the deadline: its slots stay full meanwhile.
+    let hung = 0;
+    routes.set(slow.id, (attempt) => (attempt === 1 && hung++ < 5 ? 'hang' : 200));
+    const EVENTS = 60;
+    await app.em().transactional((tx) =>
+      createWebhookEvents(
+        tx,
+        [slow.id, fast.id].flatMap((sub) =>
+          Array.from({ length: EVENTS }, (_, i) => ({
+            storeId: store.id,
+            event: 'webhook.ping',
+            eventKey: `webhook.ping:${sub}.backlog${i}`,
+            createdAt: new Date().toISOString(),
+            data: { webhook_id: sub },
+            subscriptionId: sub,
+          })),
+        ),
+      ),
+    );
+    // The other subscription is not held up by the hang.
+    await waitUntil(
+      'the fast backlog delivered',
+      async () => {
+        const ds = await deliveries(fast.id);
+        return ds.length === EVENTS && ds.every((d) => d.status === 'succeeded');
+      },
+      TIMEOUT_MS - 500,
+    );
+    await waitUntil('the slow backlog delivered', async () => {
+      const ds = await deliveries(slow.id);
+      return ds.length === EVENTS && ds.every((d) => d.status === 'succeeded');
+    });
+    for (const sub of [slow.id, fast.id]) {
+      const sent = mine(sub).map((g) => `${g.key}#${g.attempt}`);
+      expect(new Set(sent).size, 'no attempt sent twice').toBe(sent.length);
+      expect(new Set(mine(sub).map((g) => g.key)).size).toBe(EVENTS);
+    }
+    expect(mine(fast.id)).toHaveLength(EVENTS);
+    expect(mine(slow.id)).toHaveLength(EVENTS + 5);
+  });
+
   it('a 3xx is not followed and counts as a failure; a connection reset and a 503 are retried too', async () => {
     await mainWorker();
     const store = await app.createStore('Redirected');
@@ -374,6 +420,30 @@ describe('webhook delivery engine', () => {
     ]);
     expect(entries[1]?.error).toEqual(expect.any(String));
     expect(entries.slice(0, 3).every((e) => e.next_attempt_at !== null)).toBe(true);
+  });
+
+  it('an answer counts once its status is in: a 2xx whose body is over 64 KiB or cut off succeeds; a 503 cut off is retried', async () => {
+    await mainWorker();
+    const store = await app.createStore('Long answers');
+    const huge = await subscribe(store, ['order.created'], '/huge');
+    const cut = await subscribe(store, ['order.created'], '/cut');
+    routes.set(huge.id, () => ({ status: 200, body: 'huge' }));
+    const behaviours: Behaviour[] = [
+      { status: 503, body: 'cut' },
+      { status: 202, body: 'cut' },
+    ];
+    routes.set(cut.id, (attempt) => behaviours[attempt - 1] ?? 200);
+    await ping(store, huge.id);
+    await ping(store, cut.id);
+    await deliveryIs(huge.id, 'succeeded');
+    await deliveryIs(cut.id, 'succeeded');
+    expect((await log(store, huge.id)).map((e) => [e.attempt, e.outcome, e.response_status])).toEqual([
+      [1, 'succeeded', 200],
+    ]);
+    expect((await log(store, cut.id)).map((e) => [e.attempt, e.outcome, e.response_status])).toEqual([
+      [1, 'failed', 503],
+      [2, 'succeeded', 202],
+    ]);
   });
 
   it('the twentieth dead letter in a row disables the subscription and mails the owner; re-enabling clears the streak', async () => {

@@ -34,48 +34,48 @@ interface Attempted {
 /** Claimed and not finished per subscription (queued or sending): enough to keep its slots busy. */
 const HELD_PER_SUBSCRIPTION = 4 * PER_SUBSCRIPTION_IN_FLIGHT;
 
+/** A place in the due order (`next_attempt_at`, `id`); the time as PostgreSQL printed it, to the microsecond. */
+interface Position {
+  at: string;
+  id: string;
+}
+
 /**
- * Takes up to `limit` due deliveries, topping each subscription up to what a run may hold of it
- * given what it holds already (`outstanding`) and skipping the ones it holds (`held`: claimed and
- * not yet recorded). Only one run exists at a time (the task's advisory lock), so nothing needs to be
- * written to claim: a run that dies leaves its deliveries pending, and the next run takes them.
+ * Due deliveries in due order, after `after` when given (a keyset read of the due index: what a run
+ * has already passed costs nothing to skip, however long the backlog), else from the start. Only one
+ * run exists at a time (the task's advisory lock), so nothing is written to claim: a run that dies
+ * leaves its deliveries pending, and the next run takes them. Subscriptions that hold all a run may
+ * hold of them (`saturated`) are left out.
  */
-async function claim(
+function claim(
   em: EntityManager,
   limit: number,
-  outstanding: Map<number, number>,
-  held: Set<string>,
-): Promise<Claimed[]> {
-  const saturated = [...outstanding].filter(([, n]) => n >= HELD_PER_SUBSCRIPTION).map(([id]) => id);
-  return rows<Claimed>(
-    em,
-    sql`WITH held AS (
-        SELECT * FROM unnest(${[...outstanding.keys()]}::integer[], ${[...outstanding.values()]}::integer[])
-          AS h(subscription_id, n)
-      ), candidates AS (
-        SELECT id, subscription_id, nth, next_attempt_at FROM (
-          SELECT d.id, d.next_attempt_at, d.subscription_id,
-            row_number() OVER (PARTITION BY d.subscription_id ORDER BY d.next_attempt_at, d.id) AS nth
-          FROM (
-            SELECT d.id, d.subscription_id, d.next_attempt_at FROM webhook_deliveries d
-            JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.active
-            WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-              AND d.subscription_id <> ALL (${saturated}::integer[])
-              AND d.id <> ALL (${[...held]}::bigint[])
-            ORDER BY d.next_attempt_at, d.id LIMIT ${limit * 8}
-          ) d
-        ) ranked
-        WHERE nth <= ${HELD_PER_SUBSCRIPTION} - COALESCE((SELECT n FROM held WHERE held.subscription_id = ranked.subscription_id), 0)
-        ORDER BY next_attempt_at, id LIMIT ${limit}
-      )
-      SELECT d.id::text, d.subscription_id, s.store_id, d.attempts, d.round_attempts, s.url, s.secret_encrypted,
-        e.id::text AS event_id, e.event, e.event_key, e.body
-      FROM candidates c
-      JOIN webhook_deliveries d ON d.id = c.id
-      JOIN webhook_subscriptions s ON s.id = d.subscription_id
-      JOIN webhook_events e ON e.id = d.event_id
-      ORDER BY c.next_attempt_at, c.id`,
-  );
+  after: Position | null,
+  saturated: number[],
+): Promise<Array<Claimed & { due_at: string }>> {
+  const past = after
+    ? sql`AND (d.next_attempt_at, d.id) > (${after.at}::timestamptz, ${after.id}::bigint)`
+    : sql``;
+  return em.transactional(async (tx) => {
+    // Only a walk of the due index in its order reads no more than the rows it returns. A backlog
+    // that appeared faster than the table's statistics were refreshed looks tiny to the planner,
+    // which would then fetch all of it and sort it; with sorts off the index walk is its only plan.
+    await rows(
+      tx,
+      sql`SELECT set_config('enable_sort', 'off', true), set_config('enable_incremental_sort', 'off', true)`,
+    );
+    return rows<Claimed & { due_at: string }>(
+      tx,
+      sql`SELECT d.id::text, d.next_attempt_at::text AS due_at, d.subscription_id, s.store_id, d.attempts,
+          d.round_attempts, s.url, s.secret_encrypted, e.id::text AS event_id, e.event, e.event_key, e.body
+        FROM webhook_deliveries d
+        JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.active
+        JOIN webhook_events e ON e.id = d.event_id
+        WHERE d.status = 'pending' AND d.next_attempt_at <= now() ${past}
+          AND d.subscription_id <> ALL (${saturated}::integer[])
+        ORDER BY d.next_attempt_at, d.id LIMIT ${limit}`,
+    );
+  });
 }
 
 const secrets = new Map<string, string>();
@@ -281,6 +281,11 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
         flushing = undefined;
       });
   };
+  // Where the last claim stopped; null: the next claim reads from the start of the due order.
+  let cursor: Position | null = null;
+  let lastRescan = 0;
+  // Rows passed over because their subscription held all it may: only a read from the start finds them.
+  let passedOver = false;
   const startRefill = () => {
     if (refilling || (exhausted && Date.now() - lastEmptyClaim < 100)) return;
     // Keep a few rounds of sendable work claimed ahead, so a claim's round trip never leaves slots
@@ -291,15 +296,41 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
     if (ready > s.concurrency) return;
     const want = 8 * s.concurrency - ready;
     if (want < half) return;
-    refilling = claim(em.fork(), want, outstanding, held)
+    // Rows passed over come back at least once a second, even while a backlog keeps the cursor busy.
+    if (passedOver && Date.now() - lastRescan >= 1000) cursor = null;
+    const rescan = cursor === null;
+    if (rescan) {
+      lastRescan = Date.now();
+      passedOver = false;
+    }
+    const saturated = [...outstanding].filter(([, n]) => n >= HELD_PER_SUBSCRIPTION).map(([id]) => id);
+    // From the start, what this run holds is read again and skipped; ask for that much more.
+    const limit = rescan ? want + held.size : want;
+    refilling = claim(em.fork(), limit, cursor, saturated)
       .then((claimed) => {
+        let fresh = 0;
         for (const d of claimed) {
+          if (held.has(d.id)) continue;
+          const n = outstanding.get(d.subscription_id) ?? 0;
+          if (n >= HELD_PER_SUBSCRIPTION) {
+            passedOver = true;
+            continue;
+          }
           held.add(d.id);
-          outstanding.set(d.subscription_id, (outstanding.get(d.subscription_id) ?? 0) + 1);
+          outstanding.set(d.subscription_id, n + 1);
           queue.push(d);
+          fresh++;
         }
-        exhausted = claimed.length === 0;
-        if (exhausted) lastEmptyClaim = Date.now();
+        const last = claimed.at(-1);
+        if (last) cursor = { at: last.due_at, id: last.id };
+        // The end of the due order. Rows that became due behind the cursor (a transaction that committed
+        // late, a resend) or were passed over are found by reading from the start, so the next claim
+        // does that; and only a read from the start that finds nothing new ends the run.
+        if (claimed.length < limit) {
+          exhausted = rescan && fresh === 0;
+          if (exhausted) lastEmptyClaim = Date.now();
+          if (!rescan) cursor = null;
+        }
       })
       .finally(() => {
         refilling = undefined;
@@ -345,10 +376,11 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
     if (inFlight.size === 0 && queue.length === 0 && !refilling) {
       if (flushing) await flushing;
       if (results.length > 0) {
-        // Written results are no longer held: look again before stopping.
+        // Written results are no longer held: look again, from the start, before stopping.
         startFlush();
         await flushing;
         exhausted = false;
+        cursor = null;
         continue;
       }
       if (exhausted) break;

@@ -1,5 +1,5 @@
 import type { LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { Target } from './url-guard.ts';
 
 export type SendResult =
@@ -38,11 +38,16 @@ function agentFor(target: Target, timeoutMs: number): Agent {
   return agent;
 }
 
+/** What a receiver may answer with before the rest is cut off; the body itself is never used. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
 /**
- * One POST within the deadline. undici's `request` follows no redirects, so a 3xx is an answer like
- * any other; the response body is read to its end (bounded by the deadline) and ignored.
+ * One POST within the deadline, the whole exchange included. Dispatched straight to the agent: the
+ * answer's status is all a delivery needs, so the body is counted and dropped as it arrives, with no
+ * stream or abort signal per request. undici follows no redirects, so a 3xx is an answer like any
+ * other; a receiver that talks for too long, or sends more than 64 KiB, is cut off.
  */
-export async function postWebhook(
+export function postWebhook(
   target: Target,
   body: string,
   headers: Record<string, string>,
@@ -50,25 +55,71 @@ export async function postWebhook(
 ): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  try {
-    const res = await request(target.url, {
-      method: 'POST',
-      dispatcher: agentFor(target, timeoutMs),
-      headers: { 'content-type': 'application/json', 'user-agent': 'Stockless-Webhooks/1.0', ...headers },
-      body,
-      signal: AbortSignal.timeout(timeoutMs),
+  return new Promise<SendResult>((resolve) => {
+    let status = 0;
+    let received = 0;
+    let settled = false;
+    let controller: Dispatcher.DispatchController | undefined;
+    const finish = (result: SendResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      resolve(result);
+    };
+    const timedOut = () => ({
+      kind: 'error' as const,
+      error: `no answer within ${timeoutMs} ms`,
+      durationMs: elapsed(),
     });
-    await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
-    return { kind: 'response', status: res.statusCode, durationMs: elapsed() };
-  } catch (err) {
-    const e = err as { name?: string; code?: string; message?: string };
-    const timedOut =
-      e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT';
-    const error = timedOut
-      ? `no answer within ${timeoutMs} ms`
-      : `${e.code ?? e.name ?? 'error'}: ${(e.message ?? '').slice(0, 200)}`;
-    return { kind: 'error', error, durationMs: elapsed() };
-  }
+    const answered = () => ({ kind: 'response' as const, status, durationMs: elapsed() });
+    // Once the status is in, the receiver has answered: what happens to the rest of its body
+    // (too slow, too long, cut off) does not change the outcome.
+    const deadline = setTimeout(() => {
+      finish(status ? answered() : timedOut());
+      controller?.abort(new Error('deadline'));
+    }, timeoutMs);
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c;
+        if (settled) c.abort(new Error('deadline'));
+      },
+      onResponseStart(_c, statusCode) {
+        status = statusCode;
+      },
+      onResponseData(c, chunk) {
+        received += chunk.length;
+        if (received > MAX_RESPONSE_BYTES) {
+          finish(answered());
+          c.abort(new Error('response too large'));
+        }
+      },
+      onResponseEnd() {
+        finish(answered());
+      },
+      onResponseError(_c, err) {
+        if (status) return finish(answered());
+        const e = err as { name?: string; code?: string; message?: string };
+        if (e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT')
+          return finish(timedOut());
+        const error = `${e.code ?? e.name ?? 'error'}: ${(e.message ?? '').slice(0, 200)}`;
+        finish({ kind: 'error', error, durationMs: elapsed() });
+      },
+    };
+    try {
+      agentFor(target, timeoutMs).dispatch(
+        {
+          origin: target.url.origin,
+          path: `${target.url.pathname}${target.url.search}`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'user-agent': 'Stockless-Webhooks/1.0', ...headers },
+          body,
+        },
+        handler,
+      );
+    } catch (err) {
+      handler.onResponseError?.(controller as Dispatcher.DispatchController, err as Error);
+    }
+  });
 }
 
 /** Closes the pooled connections (worker shutdown). */

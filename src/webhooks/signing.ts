@@ -1,5 +1,18 @@
 import { createHmac } from 'node:crypto';
 
+const standardKeys = new Map<string, Buffer>();
+
+/** The Standard Webhooks key (the secret's base64 part, decoded), remembered per secret (bounded). */
+function standardKeyOf(secret: string): Buffer {
+  let key = standardKeys.get(secret);
+  if (!key) {
+    if (standardKeys.size >= 1000) standardKeys.clear();
+    key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+    standardKeys.set(secret, key);
+  }
+  return key;
+}
+
 /**
  * Headers that sign one attempt: the contract's `X-Stockless-Signature` (`t=<unix>,v1=<hex>`, HMAC-SHA256
  * of `<t>.<body>` keyed with the whole secret string, as Stripe's libraries verify) and the Standard
@@ -13,7 +26,7 @@ export function signatureHeaders(
 ): Record<string, string> {
   const t = Math.floor(now.getTime() / 1000);
   const v1 = createHmac('sha256', secret).update(`${t}.${body}`).digest('hex');
-  const standardKey = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const standardKey = standardKeyOf(secret);
   const standard = createHmac('sha256', standardKey).update(`${messageId}.${t}.${body}`).digest('base64');
   return {
     'x-stockless-signature': `t=${t},v1=${v1}`,

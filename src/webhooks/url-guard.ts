@@ -1,4 +1,5 @@
 import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 export type UrlProblem =
@@ -15,8 +16,24 @@ export interface Target {
 
 const MAX_URL_LENGTH = 2048;
 
-/** Parses and checks the form of a webhook URL: https, a host, no credentials. */
+const REMEMBERED = 10_000;
+const parsedUrls = new Map<string, URL | UrlProblem>();
+
+/**
+ * Parses and checks the form of a webhook URL: https, a host, no credentials. The answer depends on
+ * the string alone, so a delivery run reuses it (bounded); nothing mutates the URL objects handed out.
+ */
 export function parseWebhookUrl(raw: string): URL | UrlProblem {
+  let parsed = parsedUrls.get(raw);
+  if (parsed === undefined) {
+    if (parsedUrls.size >= REMEMBERED) parsedUrls.clear();
+    parsed = parseUrl(raw);
+    parsedUrls.set(raw, parsed);
+  }
+  return parsed;
+}
+
+function parseUrl(raw: string): URL | UrlProblem {
   if (raw.length > MAX_URL_LENGTH) {
     return { code: 'INVALID_WEBHOOK_URL', message: `url must be at most ${MAX_URL_LENGTH} characters` };
   }
@@ -65,10 +82,32 @@ export function isAllowedAddress(address: string, allow: readonly string[]): boo
   return ip.range() === 'unicast';
 }
 
-/** The host as an IP literal, when it is one (the URL parser has already normalised IPv4 notations). */
-function ipLiteral(hostname: string): string | undefined {
+const verdicts = new WeakMap<readonly string[], Map<string, boolean>>();
+
+/** `isAllowedAddress`, remembered per allow list (a pure function of the two; bounded). */
+function allowed(address: string, allow: readonly string[]): boolean {
+  let known = verdicts.get(allow);
+  if (!known) {
+    known = new Map();
+    verdicts.set(allow, known);
+  }
+  let verdict = known.get(address);
+  if (verdict === undefined) {
+    if (known.size >= REMEMBERED) known.clear();
+    verdict = isAllowedAddress(address, allow);
+    known.set(address, verdict);
+  }
+  return verdict;
+}
+
+/**
+ * The host as an IP literal with its family, when it is one. The URL parser has already normalised
+ * every IPv4 notation (octal, hex, short forms) to dotted decimal, so node's check is enough.
+ */
+function ipLiteral(hostname: string): { address: string; family: number } | undefined {
   const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
-  return ipaddr.isValid(bare) ? bare : undefined;
+  const family = isIP(bare);
+  return family ? { address: bare, family } : undefined;
 }
 
 /**
@@ -85,23 +124,26 @@ export async function resolveTarget(
   const literal = ipLiteral(url.hostname);
   let addresses: { address: string; family: number }[];
   if (literal) {
-    addresses = [{ address: literal, family: ipaddr.parse(literal).kind() === 'ipv6' ? 6 : 4 }];
+    addresses = [literal];
   } else {
+    let timer: NodeJS.Timeout | undefined;
     try {
       addresses = await Promise.race([
         lookup(url.hostname, { all: true, verbatim: true }),
-        new Promise<never>((_, reject) =>
-          setTimeout(() => reject(new Error('DNS lookup timed out')), timeoutMs).unref(),
-        ),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('DNS lookup timed out')), timeoutMs);
+        }),
       ]);
     } catch {
       addresses = [];
+    } finally {
+      clearTimeout(timer);
     }
     if (addresses.length === 0) {
       return { code: 'WEBHOOK_HOST_UNRESOLVABLE', message: `the host ${url.hostname} does not resolve` };
     }
   }
-  const refused = addresses.find((a) => !isAllowedAddress(a.address, allow));
+  const refused = addresses.find((a) => !allowed(a.address, allow));
   if (refused) {
     return {
       code: 'WEBHOOK_URL_NOT_PUBLIC',

@@ -13,8 +13,16 @@ export interface Received {
   at: number;
 }
 
-/** What the receiver does with a request: answer with a status, hang, reset, or redirect. */
-export type Behaviour = number | 'hang' | 'reset' | { redirect: string };
+/**
+ * What the receiver does with a request: answer with a status, hang, reset, redirect, or answer with
+ * a status and then a body of 256 KiB (`huge`) or one cut off after its first bytes (`cut`).
+ */
+export type Behaviour =
+  | number
+  | 'hang'
+  | 'reset'
+  | { redirect: string }
+  | { status: number; body: 'huge' | 'cut' };
 
 export interface Receiver {
   url: string;
@@ -71,8 +79,14 @@ export async function startReceiver(): Promise<Receiver> {
         req.socket.destroy();
         return;
       }
-      if (typeof b === 'object') {
+      if (typeof b === 'object' && 'redirect' in b) {
         res.writeHead(302, { location: b.redirect }).end();
+        return;
+      }
+      if (typeof b === 'object') {
+        res.writeHead(b.status, { 'content-type': 'text/plain', 'content-length': String(256 * 1024) });
+        if (b.body === 'huge') res.end('x'.repeat(256 * 1024));
+        else res.write('x'.repeat(1024), () => req.socket.destroy());
         return;
       }
       res.writeHead(b, { 'content-type': 'text/plain' }).end('ok');
