@@ -252,7 +252,18 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
   const key = secretsKey(s.secretKey);
   const half = Math.ceil(s.concurrency / 2);
   const queue: Claimed[] = [];
-  const inFlight = new Set<Promise<void>>();
+  let inFlight = 0;
+  // The loop sleeps until something it waits for happens: an attempt ends, a claim or a write
+  // returns, or the 100 ms tick (for the time-based flush and the pause after an empty claim).
+  let wake: (() => void) | undefined;
+  // Something happened while the loop was busy looking: it looks again instead of sleeping.
+  let poked = false;
+  const poke = () => {
+    const w = wake;
+    wake = undefined;
+    if (w) w();
+    else poked = true;
+  };
   // Claimed and not yet finished, per subscription.
   const outstanding = new Map<number, number>();
   // Claimed and not yet recorded, by delivery id.
@@ -263,6 +274,8 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
   let flushing: Promise<void> | undefined;
   let refilling: Promise<void> | undefined;
   let exhausted = false;
+  // A claim or a write that failed: the run ends with it (the job is retried), after what is in flight.
+  let failure: unknown;
   let lastFlush = Date.now();
   let lastEmptyClaim = 0;
   let total = 0;
@@ -277,8 +290,12 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
         // Recorded: no longer pending, so no claim can return them again.
         for (const a of batch) held.delete(a.delivery.id);
       })
+      .catch((err: unknown) => {
+        failure ??= err;
+      })
       .finally(() => {
         flushing = undefined;
+        poke();
       });
   };
   // Where the last claim stopped; null: the next claim reads from the start of the due order.
@@ -332,12 +349,16 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
           if (!rescan) cursor = null;
         }
       })
+      .catch((err: unknown) => {
+        failure ??= err;
+      })
       .finally(() => {
         refilling = undefined;
+        poke();
       });
   };
   const pump = () => {
-    for (let i = 0; i < queue.length && inFlight.size < s.concurrency; ) {
+    for (let i = 0; i < queue.length && inFlight < s.concurrency; ) {
       const d = queue[i] as Claimed;
       const sub = d.subscription_id;
       if ((sending.get(sub) ?? 0) >= PER_SUBSCRIPTION_IN_FLIGHT) {
@@ -347,45 +368,60 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
       queue.splice(i, 1);
       total++;
       sending.set(sub, (sending.get(sub) ?? 0) + 1);
-      const p: Promise<void> = attempt(d, s, key)
-        .then((r) => {
-          results.push(r);
-        })
-        .finally(() => {
-          inFlight.delete(p);
-          sending.set(sub, (sending.get(sub) ?? 1) - 1);
-          outstanding.set(sub, (outstanding.get(sub) ?? 1) - 1);
-        });
-      inFlight.add(p);
+      inFlight++;
+      // attempt() never rejects.
+      void attempt(d, s, key).then((r) => {
+        results.push(r);
+        inFlight--;
+        sending.set(sub, (sending.get(sub) ?? 1) - 1);
+        outstanding.set(sub, (outstanding.get(sub) ?? 1) - 1);
+        poke();
+      });
     }
   };
 
-  // One pending 100 ms timer at a time, shared by the waits of the loop.
-  let ticking: Promise<void> | undefined;
-  const tick = () =>
-    (ticking ??= new Promise<void>((resolve) =>
-      setTimeout(() => {
-        ticking = undefined;
-        resolve();
-      }, 100),
-    ));
-  for (;;) {
+  /** One pass over the run's state: `done`, or `wait` for the next event. */
+  const step = async (): Promise<'wait' | 'done'> => {
     pump();
     startRefill();
     if (results.length >= 200 || (results.length > 0 && Date.now() - lastFlush >= 100)) startFlush();
-    if (inFlight.size === 0 && queue.length === 0 && !refilling) {
-      if (flushing) await flushing;
-      if (results.length > 0) {
-        // Written results are no longer held: look again, from the start, before stopping.
-        startFlush();
-        await flushing;
-        exhausted = false;
-        cursor = null;
-        continue;
-      }
-      if (exhausted) break;
+    if (inFlight > 0 || queue.length > 0 || refilling) return 'wait';
+    if (flushing) {
+      await flushing;
+      return 'wait';
     }
-    await Promise.race([...inFlight, refilling, flushing, tick()].filter((p) => p !== undefined));
+    if (results.length > 0) {
+      // Written results are no longer held: look again, from the start, before stopping.
+      startFlush();
+      await flushing;
+      exhausted = false;
+      cursor = null;
+      poked = true;
+      return 'wait';
+    }
+    return exhausted ? 'done' : 'wait';
+  };
+
+  const loop = async () => {
+    for (;;) {
+      poked = false;
+      if (failure) {
+        // Nothing new is started; the run ends once what is in flight has ended, so the lock is
+        // never released while this run still sends.
+        if (inFlight === 0) throw failure;
+      } else if ((await step()) === 'done') return;
+      if (poked) continue;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+  };
+
+  const ticker = setInterval(poke, 100);
+  try {
+    await loop();
+  } finally {
+    clearInterval(ticker);
   }
   await scheduleNext(em.fork());
   return total;
