@@ -394,6 +394,14 @@ describe('webhook delivery engine', () => {
     }
     expect(mine(fast.id)).toHaveLength(EVENTS);
     expect(mine(slow.id)).toHaveLength(EVENTS + 5);
+    // A subscription's events go out in their order, give or take what it holds at once (20): none
+    // of its newer events overtakes an older one that was left behind.
+    const firsts = mine(slow.id)
+      .filter((g) => g.attempt === 1)
+      .map((g) => Number(g.key.split('.backlog')[1]));
+    firsts.forEach((n, i) => {
+      expect(Math.max(...firsts.slice(0, i + 1)) - n).toBeLessThanOrEqual(20);
+    });
   });
 
   it('a 3xx is not followed and counts as a failure; a connection reset and a 503 are retried too', async () => {

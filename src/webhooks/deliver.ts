@@ -154,12 +154,15 @@ async function record(em: EntityManager, s: WebhookSettings, done: Attempted[]):
         ${plan.map((p) => p.a.durationMs)}::integer[])
         AS i(delivery_id, status, wait_ms, outcome, response_status, error, duration_ms)
     ), updated AS (
-      UPDATE webhook_deliveries d SET status = i.status, attempts = d.attempts + 1,
+      UPDATE webhook_deliveries d SET attempts = d.attempts + 1,
         round_attempts = d.round_attempts + 1, updated_at = now(),
-        next_attempt_at = CASE WHEN i.wait_ms IS NULL THEN d.next_attempt_at
+        -- Only a pending delivery moves on: one discarded while its attempt was out (its subscription
+        -- switched off) stays discarded, and the attempt is still logged.
+        status = CASE WHEN d.status = 'pending' THEN i.status ELSE d.status END,
+        next_attempt_at = CASE WHEN i.wait_ms IS NULL OR d.status <> 'pending' THEN d.next_attempt_at
           ELSE now() + i.wait_ms * interval '1 millisecond' END
       FROM input i WHERE d.id = i.delivery_id
-      RETURNING d.id, d.subscription_id, d.attempts, d.next_attempt_at, i.status
+      RETURNING d.id, d.subscription_id, d.attempts, d.next_attempt_at, d.status
     ), streaks AS (
       UPDATE webhook_subscriptions SET dead_letter_streak = 0
       WHERE id = ANY (${succeeded}::integer[]) AND dead_letter_streak > 0
@@ -300,11 +303,14 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
   };
   // Where the last claim stopped; null: the next claim reads from the start of the due order.
   let cursor: Position | null = null;
-  let lastRescan = 0;
-  // Rows passed over because their subscription held all it may: only a read from the start finds them.
-  let passedOver = false;
+  // Subscriptions that may have due rows behind the cursor: left out when a read passed them over
+  // (they held all they may) or ran while they were left out. Reads after the cursor leave them out
+  // too, so none of their newer rows overtakes an older one, and a read from the start is made as
+  // soon as one of them has room again.
+  let behind = new Set<number>();
   const startRefill = () => {
-    if (refilling || (exhausted && Date.now() - lastEmptyClaim < 100)) return;
+    // After a read from the start found nothing new, the next read waits a little.
+    if (refilling || Date.now() - lastEmptyClaim < 100) return;
     // Keep a few rounds of sendable work claimed ahead, so a claim's round trip never leaves slots
     // idle; what waits for a busy subscription's slot does not count.
     const ready = queue.filter(
@@ -313,24 +319,25 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
     if (ready > s.concurrency) return;
     const want = 8 * s.concurrency - ready;
     if (want < half) return;
-    // Rows passed over come back at least once a second, even while a backlog keeps the cursor busy.
-    if (passedOver && Date.now() - lastRescan >= 1000) cursor = null;
+    const roomFor = (sub: number) => (outstanding.get(sub) ?? 0) < HELD_PER_SUBSCRIPTION;
+    if ([...behind].some(roomFor)) cursor = null;
     const rescan = cursor === null;
-    if (rescan) {
-      lastRescan = Date.now();
-      passedOver = false;
-    }
-    const saturated = [...outstanding].filter(([, n]) => n >= HELD_PER_SUBSCRIPTION).map(([id]) => id);
+    const saturated = [...outstanding.keys()].filter((sub) => !roomFor(sub));
+    const leftOut = rescan ? saturated : [...new Set([...saturated, ...behind])];
+    // A write that commits while this read runs can still show its rows as pending to the read (its
+    // snapshot came first) after they left `held`: what was held when the read began is skipped too.
+    const heldAtStart = new Set(held);
     // From the start, what this run holds is read again and skipped; ask for that much more.
     const limit = rescan ? want + held.size : want;
-    refilling = claim(em.fork(), limit, cursor, saturated)
+    refilling = claim(em.fork(), limit, cursor, leftOut)
       .then((claimed) => {
         let fresh = 0;
+        const passed = new Set<number>();
         for (const d of claimed) {
-          if (held.has(d.id)) continue;
+          if (heldAtStart.has(d.id) || held.has(d.id)) continue;
           const n = outstanding.get(d.subscription_id) ?? 0;
           if (n >= HELD_PER_SUBSCRIPTION) {
-            passedOver = true;
+            passed.add(d.subscription_id);
             continue;
           }
           held.add(d.id);
@@ -340,12 +347,17 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
         }
         const last = claimed.at(-1);
         if (last) cursor = { at: last.due_at, id: last.id };
-        // The end of the due order. Rows that became due behind the cursor (a transaction that committed
-        // late, a resend) or were passed over are found by reading from the start, so the next claim
-        // does that; and only a read from the start that finds nothing new ends the run.
+        if (rescan) behind = new Set([...saturated, ...passed]);
+        else for (const sub of [...passed, ...(last ? saturated : [])]) behind.add(sub);
+        // The end of the due order. Rows that became due behind the cursor (a transaction that
+        // committed late, a resend) are found by reading from the start, so the next read does that;
+        // and only a read from the start that left nothing out and found nothing new ends the run.
+        exhausted = false;
         if (claimed.length < limit) {
-          exhausted = rescan && fresh === 0;
-          if (exhausted) lastEmptyClaim = Date.now();
+          if (rescan && fresh === 0) {
+            lastEmptyClaim = Date.now();
+            exhausted = behind.size === 0;
+          }
           if (!rescan) cursor = null;
         }
       })
@@ -396,6 +408,7 @@ export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise
       await flushing;
       exhausted = false;
       cursor = null;
+      lastEmptyClaim = 0;
       poked = true;
       return 'wait';
     }
