@@ -663,6 +663,9 @@ describe('webhook URLs must be public (no exemptions)', () => {
     'https://[::1]/',
     'https://[::ffff:127.0.0.1]/',
     'https://[::ffff:7f00:1]/',
+    // IPv4-compatible IPv6 (deprecated), of a loopback and of a public IPv4 address.
+    'https://[::127.0.0.1]/',
+    'https://[::808:808]/',
     'https://0.0.0.0/',
     'https://[::]/',
     'https://10.0.0.1/',
@@ -950,6 +953,8 @@ describe('url-guard properties', () => {
     expect(isAllowedAddress('93.184.215.14', [])).toBe(true);
     expect(isAllowedAddress('::ffff:93.184.215.14', [])).toBe(true);
     expect(isAllowedAddress('2606:4700::1111', [])).toBe(true);
+    expect(isAllowedAddress('::7f00:1', [])).toBe(false);
+    expect(isAllowedAddress('4000::1', [])).toBe(false);
     expect(isAllowedAddress('127.0.0.1', ['127.0.0.0/8'])).toBe(true);
     expect(isAllowedAddress('not an ip', [])).toBe(false);
   });

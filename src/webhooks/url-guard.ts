@@ -51,6 +51,8 @@ function parseUrl(raw: string): URL | UrlProblem {
   return url;
 }
 
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
 const rangesCache = new WeakMap<readonly string[], [ipaddr.IPv4 | ipaddr.IPv6, number][]>();
 
 /** The allow list parsed once per list (it comes from config and never changes). */
@@ -79,6 +81,10 @@ export function isAllowedAddress(address: string, allow: readonly string[]): boo
   for (const range of parsedRanges(allow)) {
     if (range[0].kind() === ip.kind() && ip.match(range)) return true;
   }
+  // Every public IPv6 address is in 2000::/3. ipaddr.js counts what it has no name for as unicast,
+  // which would let through the deprecated IPv4-compatible form (`::127.0.0.1`) and other
+  // unassigned space.
+  if (ip.kind() === 'ipv6' && !ip.match(GLOBAL_UNICAST_V6)) return false;
   return ip.range() === 'unicast';
 }
 
