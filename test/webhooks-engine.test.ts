@@ -496,6 +496,32 @@ describe('webhook delivery engine', () => {
     await deliveryIs(hook.id, 'succeeded', ds.at(-1)?.id);
   });
 
+  it('a subscription switched off while its last attempt is out: the attempt is logged, the delivery stays discarded, no dead-letter mail', async () => {
+    await mainWorker();
+    const store = await app.createStore('Switched off');
+    const hook = await subscribe(store, ['order.created'], '/switched-off');
+    // Every try fails; the last one hangs until the deadline.
+    routes.set(hook.id, (attempt) => (attempt === ATTEMPTS ? 'hang' : 503));
+    await ping(store, hook.id);
+    await received(hook.id, 'webhook.ping', ATTEMPTS);
+    const off = await call('PUT', `${HOOKS}/${hook.id}`, store.readWrite, { active: false });
+    expect(off.status).toBe(200);
+    await waitUntil('the last attempt logged', async () => (await log(store, hook.id)).length === ATTEMPTS);
+    const entries = await log(store, hook.id);
+    expect(entries.at(-1)).toMatchObject({ attempt: ATTEMPTS, outcome: 'failed', response_status: null });
+    expect((await deliveries(hook.id)).map((d) => [d.status, d.attempts])).toEqual([['discarded', ATTEMPTS]]);
+    const mail = await rows<{ kind: string }>(
+      app.em(),
+      sql`SELECT kind FROM mail_outbox WHERE store_id = ${store.id}`,
+    );
+    expect(mail).toEqual([]);
+    expect(await getHook(store, hook.id)).toMatchObject({
+      active: false,
+      disabled_reason: 'manual',
+      failure_streak: 0,
+    });
+  });
+
   it('a dead-lettered event can be resent: 202, then the same body with the next attempt number', async () => {
     await mainWorker();
     const store = await app.createStore('Resend');

@@ -146,8 +146,9 @@ async function record(em: EntityManager, s: WebhookSettings, done: Attempted[]):
   const succeeded = [
     ...new Set(plan.filter((p) => p.status === 'succeeded').map((p) => p.a.delivery.subscription_id)),
   ];
-  // One statement: the deliveries' next state, the log, and a success ending its subscription's streak.
-  const statement = sql`WITH input AS (
+  // One statement: the deliveries' next state, the log, and a success ending its subscription's
+  // streak. It answers with the deliveries it dead-lettered.
+  const statement = sql<{ id: string }>`WITH input AS (
       SELECT * FROM unnest(${plan.map((p) => p.a.delivery.id)}::bigint[], ${plan.map((p) => p.status)}::text[],
         ${plan.map((p) => p.waitMs)}::integer[], ${plan.map((p) => p.a.outcome)}::text[],
         ${plan.map((p) => p.a.status)}::integer[], ${plan.map((p) => p.a.error)}::text[],
@@ -166,11 +167,13 @@ async function record(em: EntityManager, s: WebhookSettings, done: Attempted[]):
     ), streaks AS (
       UPDATE webhook_subscriptions SET dead_letter_streak = 0
       WHERE id = ANY (${succeeded}::integer[]) AND dead_letter_streak > 0
+    ), logged AS (
+      INSERT INTO webhook_attempts (delivery_id, subscription_id, attempt, outcome, response_status, error, duration_ms, next_attempt_at)
+      SELECT u.id, u.subscription_id, u.attempts, i.outcome, i.response_status, i.error, i.duration_ms,
+        CASE WHEN u.status = 'pending' THEN u.next_attempt_at END
+      FROM updated u JOIN input i ON i.delivery_id = u.id
     )
-    INSERT INTO webhook_attempts (delivery_id, subscription_id, attempt, outcome, response_status, error, duration_ms, next_attempt_at)
-    SELECT u.id, u.subscription_id, u.attempts, i.outcome, i.response_status, i.error, i.duration_ms,
-      CASE WHEN u.status = 'pending' THEN u.next_attempt_at END
-    FROM updated u JOIN input i ON i.delivery_id = u.id`;
+    SELECT u.id::text AS id FROM updated u WHERE u.status = 'dead'`;
   const gone = [
     ...new Set(plan.filter((p) => p.a.outcome === 'gone').map((p) => p.a.delivery.subscription_id)),
   ];
@@ -180,9 +183,10 @@ async function record(em: EntityManager, s: WebhookSettings, done: Attempted[]):
     return;
   }
   await em.transactional(async (tx) => {
-    await rows(tx, statement);
+    // Only what this write dead-lettered: a delivery discarded while its attempt was out is not.
+    const deadLettered = new Set((await rows(tx, statement)).map((r) => r.id));
     if (gone.length) await disable(tx, gone, 'gone');
-    for (const p of dead) await deadLetter(tx, p.a);
+    for (const p of dead) if (deadLettered.has(p.a.delivery.id)) await deadLetter(tx, p.a);
   });
 }
 
