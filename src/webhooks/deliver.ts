@@ -44,14 +44,14 @@ interface Position {
  * Due deliveries in due order, after `after` when given (a keyset read of the due index: what a run
  * has already passed costs nothing to skip, however long the backlog), else from the start. Only one
  * run exists at a time (the task's advisory lock), so nothing is written to claim: a run that dies
- * leaves its deliveries pending, and the next run takes them. Subscriptions that hold all a run may
- * hold of them (`saturated`) are left out.
+ * leaves its deliveries pending, and the next run takes them. The subscriptions in `leftOut` are
+ * left out.
  */
 function claim(
   em: EntityManager,
   limit: number,
   after: Position | null,
-  saturated: number[],
+  leftOut: number[],
 ): Promise<Array<Claimed & { due_at: string }>> {
   const past = after
     ? sql`AND (d.next_attempt_at, d.id) > (${after.at}::timestamptz, ${after.id}::bigint)`
@@ -72,7 +72,7 @@ function claim(
         JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.active
         JOIN webhook_events e ON e.id = d.event_id
         WHERE d.status = 'pending' AND d.next_attempt_at <= now() ${past}
-          AND d.subscription_id <> ALL (${saturated}::integer[])
+          AND d.subscription_id <> ALL (${leftOut}::integer[])
         ORDER BY d.next_attempt_at, d.id LIMIT ${limit}`,
     );
   });
