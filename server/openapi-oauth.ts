@@ -1,4 +1,5 @@
 import { APP_SCOPES } from '../src/auth/actor.ts';
+import { authorizationServerMetadata, protectedResourceMetadata } from '../src/oauth/metadata.ts';
 import { type Json, RATE_LIMIT_HEADERS, ref } from './openapi-shared.ts';
 
 // OAuth and discovery: raw routes (server/oauth/routes.ts), described by hand in the contract.
@@ -330,14 +331,6 @@ function discovery(summary: string, description: string, operationId: string, sc
 export function addOAuthOperations(doc: Json) {
   Object.assign(doc.components.schemas, OAUTH_SCHEMAS);
   const base = 'https://api.stockless.example';
-  const resourceMetadata = (resource: string) => ({
-    resource,
-    authorization_servers: [base],
-    scopes_supported: [...APP_SCOPES],
-    bearer_methods_supported: ['header'],
-    resource_name: 'Stockless partner API',
-    resource_documentation: `${base}/docs`,
-  });
   Object.assign(doc.paths, {
     '/oauth/register': {
       post: {
@@ -600,29 +593,14 @@ export function addOAuthOperations(doc: Json) {
       'Where the OAuth endpoints are and what they support.',
       'getAuthorizationServerMetadata',
       'AuthorizationServerMetadata',
-      {
-        issuer: base,
-        authorization_endpoint: `${base}/oauth/authorize`,
-        token_endpoint: `${base}/oauth/token`,
-        registration_endpoint: `${base}/oauth/register`,
-        revocation_endpoint: `${base}/oauth/revoke`,
-        response_types_supported: ['code'],
-        response_modes_supported: ['query'],
-        grant_types_supported: ['authorization_code', 'refresh_token'],
-        code_challenge_methods_supported: ['S256'],
-        token_endpoint_auth_methods_supported: ['none'],
-        revocation_endpoint_auth_methods_supported: ['none'],
-        scopes_supported: [...APP_SCOPES],
-        authorization_response_iss_parameter_supported: true,
-        service_documentation: `${base}/docs`,
-      },
+      authorizationServerMetadata(base),
     ),
     '/.well-known/oauth-protected-resource': discovery(
       'Protected resource metadata of the API (RFC 9728)',
       'The metadata of the REST API, resource `{base_url}/api/v1`.',
       'getProtectedResourceMetadata',
       'ProtectedResourceMetadata',
-      resourceMetadata(`${base}/api/v1`),
+      protectedResourceMetadata(base, `${base}/api/v1`),
     ),
     '/.well-known/oauth-protected-resource/api/v1': discovery(
       'Protected resource metadata of the API, path-inserted form (RFC 9728 §3.1)',
@@ -630,14 +608,14 @@ export function addOAuthOperations(doc: Json) {
         'from the resource identifier `{base_url}/api/v1` (the one a 401 names in `WWW-Authenticate`).',
       'getApiProtectedResourceMetadata',
       'ProtectedResourceMetadata',
-      resourceMetadata(`${base}/api/v1`),
+      protectedResourceMetadata(base, `${base}/api/v1`),
     ),
     '/.well-known/oauth-protected-resource/mcp': discovery(
       'Protected resource metadata of the vendor MCP endpoint (RFC 9728)',
       'Resource `{base_url}/mcp`. App tokens of this API are never valid there.',
       'getMcpProtectedResourceMetadata',
       'ProtectedResourceMetadata',
-      resourceMetadata(`${base}/mcp`),
+      protectedResourceMetadata(base, `${base}/mcp`),
     ),
   });
 }

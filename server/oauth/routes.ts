@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { APP_SCOPES } from '../../src/auth/actor.ts';
 import { randomToken, sameSecret } from '../../src/auth/secret-tokens.ts';
 import { apiResource, pendingRequest, startAuthorization } from '../../src/oauth/authorize.ts';
 import { registerClient } from '../../src/oauth/clients.ts';
 import { approve, createSession, deny, findSession } from '../../src/oauth/consent.ts';
 import { OAuthError } from '../../src/oauth/errors.ts';
+import { authorizationServerMetadata, protectedResourceMetadata } from '../../src/oauth/metadata.ts';
 import { exchangeCode, refresh, revoke } from '../../src/oauth/tokens.ts';
 import { signIn } from '../../src/oauth/users.ts';
 import { hitLimit, limitHeaders } from '../../src/ratelimit/limiter.ts';
@@ -39,36 +39,6 @@ async function limit(em: EntityManager, key: string, max: number, windowSeconds:
   return headers;
 }
 
-function metadata(publicUrl: string) {
-  return {
-    issuer: publicUrl,
-    authorization_endpoint: `${publicUrl}/oauth/authorize`,
-    token_endpoint: `${publicUrl}/oauth/token`,
-    registration_endpoint: `${publicUrl}/oauth/register`,
-    revocation_endpoint: `${publicUrl}/oauth/revoke`,
-    response_types_supported: ['code'],
-    response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
-    code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: ['none'],
-    revocation_endpoint_auth_methods_supported: ['none'],
-    scopes_supported: [...APP_SCOPES],
-    authorization_response_iss_parameter_supported: true,
-    service_documentation: `${publicUrl}/docs`,
-  };
-}
-
-function resourceMetadata(publicUrl: string, resource: string) {
-  return {
-    resource,
-    authorization_servers: [publicUrl],
-    scopes_supported: [...APP_SCOPES],
-    bearer_methods_supported: ['header'],
-    resource_name: 'Stockless partner API',
-    resource_documentation: `${publicUrl}/docs`,
-  };
-}
-
 /** Serves /oauth/* and /.well-known/*; answers false for any other path. */
 export async function handleOAuth(
   req: IncomingMessage,
@@ -90,11 +60,13 @@ export async function handleOAuth(
   try {
     if (path.startsWith('/.well-known/')) {
       const docs: Record<string, () => unknown> = {
-        '/.well-known/oauth-authorization-server': () => metadata(publicUrl),
-        '/.well-known/oauth-protected-resource': () => resourceMetadata(publicUrl, apiResource(publicUrl)),
+        '/.well-known/oauth-authorization-server': () => authorizationServerMetadata(publicUrl),
+        '/.well-known/oauth-protected-resource': () =>
+          protectedResourceMetadata(publicUrl, apiResource(publicUrl)),
         '/.well-known/oauth-protected-resource/api/v1': () =>
-          resourceMetadata(publicUrl, apiResource(publicUrl)),
-        '/.well-known/oauth-protected-resource/mcp': () => resourceMetadata(publicUrl, `${publicUrl}/mcp`),
+          protectedResourceMetadata(publicUrl, apiResource(publicUrl)),
+        '/.well-known/oauth-protected-resource/mcp': () =>
+          protectedResourceMetadata(publicUrl, `${publicUrl}/mcp`),
       };
       const doc = docs[path];
       if (!doc) throw new OAuthError('not_found', `No document at ${path}`, 404);
