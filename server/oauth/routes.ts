@@ -57,6 +57,13 @@ export async function handleOAuth(
         headers: { Allow: allowed === 'GET' ? 'GET, HEAD' : allowed },
       });
   };
+  // The token and revocation endpoints: a form POST, under one limit per client.
+  const tokenEndpointForm = async () => {
+    onlyMethod('POST');
+    const form = await readForm(req);
+    const key = `oauth_token:${form.get('client_id') ?? clientIp(req)}`;
+    return { form, headers: await limit(em, key, deps.limits.token, 60) };
+  };
   try {
     if (path.startsWith('/.well-known/')) {
       const docs: Record<string, () => unknown> = {
@@ -121,14 +128,7 @@ export async function handleOAuth(
         await consent(req, res, em, url, publicUrl);
         return true;
       case '/oauth/token': {
-        onlyMethod('POST');
-        const form = await readForm(req);
-        const headers = await limit(
-          em,
-          `oauth_token:${form.get('client_id') ?? clientIp(req)}`,
-          deps.limits.token,
-          60,
-        );
+        const { form, headers } = await tokenEndpointForm();
         const grant = form.get('grant_type');
         const body =
           grant === 'authorization_code'
@@ -145,14 +145,7 @@ export async function handleOAuth(
         return true;
       }
       case '/oauth/revoke': {
-        onlyMethod('POST');
-        const form = await readForm(req);
-        const headers = await limit(
-          em,
-          `oauth_token:${form.get('client_id') ?? clientIp(req)}`,
-          deps.limits.token,
-          60,
-        );
+        const { form, headers } = await tokenEndpointForm();
         await revoke(em, form);
         res.writeHead(200, { 'Cache-Control': 'no-store', 'Content-Length': 0, ...headers }).end();
         return true;
