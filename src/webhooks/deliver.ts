@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
 import { queueMail } from '../mail/outbox.ts';
+import { rememberUpTo } from './remember.ts';
 import { decryptSecret, secretsKey } from './secrets.ts';
 import { postWebhook } from './send.ts';
 import { DEAD_LETTER_LIMIT, PER_SUBSCRIPTION_IN_FLIGHT, type WebhookSettings } from './settings.ts';
@@ -78,17 +79,11 @@ function claim(
   });
 }
 
-const secrets = new Map<string, string>();
+const secrets = rememberUpTo<string>(1000);
 
-/** Decrypted once per stored ciphertext (a rotation stores a new one); bounded, so it never grows. */
+/** Decrypted once per stored ciphertext (a rotation stores a new one). */
 function secretOf(key: Buffer, encrypted: string): string {
-  let plain = secrets.get(encrypted);
-  if (plain === undefined) {
-    if (secrets.size >= 1000) secrets.clear();
-    plain = decryptSecret(key, encrypted);
-    secrets.set(encrypted, plain);
-  }
-  return plain;
+  return secrets(encrypted, () => decryptSecret(key, encrypted));
 }
 
 /** One attempt; never throws, so one broken delivery cannot stop the others. */

@@ -1,16 +1,11 @@
 import { createHmac } from 'node:crypto';
+import { rememberUpTo } from './remember.ts';
 
-const standardKeys = new Map<string, Buffer>();
+const standardKeys = rememberUpTo<Buffer>(1000);
 
-/** The Standard Webhooks key (the secret's base64 part, decoded), remembered per secret (bounded). */
+/** The Standard Webhooks key: the secret's base64 part, decoded (once per secret). */
 function standardKeyOf(secret: string): Buffer {
-  let key = standardKeys.get(secret);
-  if (!key) {
-    if (standardKeys.size >= 1000) standardKeys.clear();
-    key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-    standardKeys.set(secret, key);
-  }
-  return key;
+  return standardKeys(secret, () => Buffer.from(secret.slice('whsec_'.length), 'base64'));
 }
 
 /**

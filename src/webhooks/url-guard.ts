@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { rememberUpTo } from './remember.ts';
 
 export type UrlProblem =
   | { code: 'INVALID_WEBHOOK_URL'; message: string }
@@ -17,20 +18,14 @@ export interface Target {
 const MAX_URL_LENGTH = 2048;
 
 const REMEMBERED = 10_000;
-const parsedUrls = new Map<string, URL | UrlProblem>();
+const parsedUrls = rememberUpTo<URL | UrlProblem>(REMEMBERED);
 
 /**
  * Parses and checks the form of a webhook URL: https, a host, no credentials. The answer depends on
  * the string alone, so a delivery run reuses it (bounded); nothing mutates the URL objects handed out.
  */
 export function parseWebhookUrl(raw: string): URL | UrlProblem {
-  let parsed = parsedUrls.get(raw);
-  if (parsed === undefined) {
-    if (parsedUrls.size >= REMEMBERED) parsedUrls.clear();
-    parsed = parseUrl(raw);
-    parsedUrls.set(raw, parsed);
-  }
-  return parsed;
+  return parsedUrls(raw, () => parseUrl(raw));
 }
 
 function parseUrl(raw: string): URL | UrlProblem {
@@ -88,22 +83,16 @@ export function isAllowedAddress(address: string, allow: readonly string[]): boo
   return ip.range() === 'unicast';
 }
 
-const verdicts = new WeakMap<readonly string[], Map<string, boolean>>();
+const verdicts = new WeakMap<readonly string[], ReturnType<typeof rememberUpTo<boolean>>>();
 
 /** `isAllowedAddress`, remembered per allow list (a pure function of the two; bounded). */
 function allowed(address: string, allow: readonly string[]): boolean {
   let known = verdicts.get(allow);
   if (!known) {
-    known = new Map();
+    known = rememberUpTo<boolean>(REMEMBERED);
     verdicts.set(allow, known);
   }
-  let verdict = known.get(address);
-  if (verdict === undefined) {
-    if (known.size >= REMEMBERED) known.clear();
-    verdict = isAllowedAddress(address, allow);
-    known.set(address, verdict);
-  }
-  return verdict;
+  return known(address, () => isAllowedAddress(address, allow));
 }
 
 /**
