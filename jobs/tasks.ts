@@ -4,7 +4,7 @@ import { runReadinessPass } from '../src/catalogue/readiness.ts';
 import { dispatchPendingEvents } from '../src/events/dispatch.ts';
 import { fanOutStock, parseFanoutPayload } from '../src/inventory/fanout.ts';
 import { type MailSettings, sendQueuedMail } from '../src/mail/send.ts';
-import { pruneLimitWindows } from '../src/ratelimit/limiter.ts';
+import { pruneLimits } from '../src/ratelimit/limiter.ts';
 import { deliverDue } from '../src/webhooks/deliver.ts';
 import { closeCoalescingWindow } from '../src/webhooks/fanout.ts';
 import type { WebhookSettings } from '../src/webhooks/settings.ts';
@@ -30,7 +30,7 @@ export function createTaskList(orm: Orm, mail: MailSettings, webhooks: WebhookSe
       helpers.logger.debug(`stock of product ${parsed.productId} reached ${stores} stores`);
     },
     prune_rate_limits: async () => {
-      await pruneLimitWindows(orm.em.fork());
+      await pruneLimits(orm.em.fork());
     },
     dispatch_events: async (_payload, helpers) => {
       const n = await dispatchPendingEvents(orm.em.fork(), webhooks.coalesceWindowMs, (e) =>

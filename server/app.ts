@@ -7,10 +7,12 @@ import { serveDocs } from './docs-route.ts';
 import { checkHealth } from './health.ts';
 import { INVOICE_PATH, serveInvoice } from './invoice-route.ts';
 import type { Logger } from './logger.ts';
+import { refuseMalformed } from './malformed-request.ts';
 import { handleOAuth, type OAuthDeps } from './oauth/routes.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import type { Orm } from './orm.ts';
 import { newRequestId } from './request-id.ts';
+import { readTarget } from './request-target.ts';
 import { sendError, sendJson } from './respond.ts';
 import { createRestHandler } from './rest.ts';
 
@@ -56,7 +58,20 @@ export function createApp({ orm, config, log }: AppDeps): Server {
   const openapiText = JSON.stringify(buildOpenApiDocument(config.publicUrl));
 
   async function route(req: IncomingMessage, res: ServerResponse, requestId: string) {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const target = readTarget(req);
+    if (!target) {
+      return sendError(
+        res,
+        400,
+        {
+          error: 'bad_request',
+          code: 'INVALID_REQUEST_TARGET',
+          message: 'The request target is not a valid path',
+        },
+        requestId,
+      );
+    }
+    const { path } = target;
     if (path === '/health') {
       const health = await checkHealth(orm);
       return sendJson(res, health.status, health.body);
@@ -67,8 +82,21 @@ export function createApp({ orm, config, log }: AppDeps): Server {
       res.setHeader('Cache-Control', 'public, max-age=300');
       return void res.end(openapiText);
     }
-    if (path.startsWith('/trpc/')) return trpc(req, res);
-    if (await handleOAuth(req, res, oauth)) return;
+    if (path.startsWith('/trpc/')) {
+      // tRPC speaks GET (queries) and POST (mutations); fetch's Request, which its adapter builds,
+      // throws on TRACE and CONNECT.
+      if (req.method !== 'GET' && req.method !== 'POST') {
+        res.setHeader('Allow', 'GET, HEAD, POST');
+        return sendError(
+          res,
+          405,
+          { error: 'bad_request', code: 'METHOD_NOT_ALLOWED', message: 'Use GET or POST' },
+          requestId,
+        );
+      }
+      return trpc(req, res);
+    }
+    if (await handleOAuth(req, res, oauth, target)) return;
     const invoice = INVOICE_PATH.exec(path);
     if (invoice) {
       return serveInvoice(req, res, {
@@ -80,7 +108,7 @@ export function createApp({ orm, config, log }: AppDeps): Server {
         appRateLimit: settings.rateLimits.app,
       });
     }
-    if (path.startsWith('/api/v1/')) return rest(req, res, requestId);
+    if (path.startsWith('/api/v1/')) return rest(req, res, requestId, target);
     if (await serveDocs(req, res, path)) return;
     return sendError(
       res,
@@ -90,7 +118,7 @@ export function createApp({ orm, config, log }: AppDeps): Server {
     );
   }
 
-  return createServer({ requestTimeout: 30_000, headersTimeout: 20_000 }, (req, res) => {
+  const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000 }, (req, res) => {
     const started = process.hrtime.bigint();
     const requestId = newRequestId();
     requestIds.set(req, requestId);
@@ -120,4 +148,6 @@ export function createApp({ orm, config, log }: AppDeps): Server {
       else res.destroy();
     });
   });
+  server.on('clientError', refuseMalformed);
+  return server;
 }

@@ -494,7 +494,7 @@ export function addOAuthOperations(doc: Json) {
           '`authorization_code`: the code from the redirect with its PKCE verifier. `refresh_token`: a new ' +
           'access token and a new refresh token (rotation; a spent refresh token revokes the whole grant). ' +
           '`resource` is required in both. Access tokens live one hour, refresh tokens 30 days. Limited to ' +
-          '60 requests a minute per client.',
+          '60 requests a minute per client address and 60 per client.',
         security: [],
         requestBody: {
           required: true,
@@ -547,7 +547,7 @@ export function addOAuthOperations(doc: Json) {
             'invalid_request',
             'Send the parameters as application/x-www-form-urlencoded',
           ),
-          '429': tooMany('60 a minute per client'),
+          '429': tooMany('60 a minute per client address and per client'),
         },
       },
     },
@@ -559,7 +559,7 @@ export function addOAuthOperations(doc: Json) {
         description:
           'Revoking a refresh token ends every token of the grant (the app must be connected again); revoking an ' +
           'access token ends that token. An unknown token also answers 200. Counts against the token ' +
-          "endpoint's limit (60 a minute per client).",
+          "endpoint's limits (60 a minute per client address and per client).",
         security: [],
         requestBody: {
           required: true,
@@ -584,7 +584,7 @@ export function addOAuthOperations(doc: Json) {
             'invalid_request',
             'Send the parameters as application/x-www-form-urlencoded',
           ),
-          '429': tooMany('60 a minute per client'),
+          '429': tooMany('60 a minute per client address and per client'),
         },
       },
     },

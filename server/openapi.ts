@@ -6,7 +6,7 @@ import { addOAuthOperations } from './openapi-oauth.ts';
 import { type Json, RATE_LIMIT_HEADERS, ref, sampleOf } from './openapi-shared.ts';
 import { addWebhookEvents } from './openapi-webhooks.ts';
 
-export const CONTRACT_VERSION = '1.0.0';
+export const CONTRACT_VERSION = '1.0.1';
 export const TAGS = ['Catalogue', 'Store', 'Listings', 'Orders', 'Webhooks', 'OAuth'];
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -42,7 +42,9 @@ const API_DESCRIPTION = `The partner API of Stockless: the catalogue, the store'
 
 **Errors.** \`{ error, message, code?, details?, request_id }\`: \`error\` is the category (\`bad_request\`, \`unauthorized\`, \`forbidden\`, \`not_found\`, \`conflict\`, \`rate_limited\`, \`server_error\`), \`code\` a stable machine-readable code, \`details\` the invalid fields of a 400.
 
-**Rate limits.** App tokens: 120 requests a minute per store per app. The inventory feed and marketplace orders have limits of their own. Limited operations send \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (seconds) on every answer, and 429 with \`Retry-After\` (seconds) over the limit.
+**Request bodies.** JSON objects sent as \`application/json\` (UTF-8), at most 1 MB and 32 levels deep; an operation without a body takes an empty one. Otherwise: 415 \`UNSUPPORTED_MEDIA_TYPE\`, 413 \`PAYLOAD_TOO_LARGE\`, or 400 \`INVALID_JSON\` (not UTF-8, not JSON, too deep, or a \`__proto__\` key). Text cannot contain NUL characters or unpaired UTF-16 surrogates, nor query values bytes that are not UTF-8: 400 \`VALIDATION_FAILED\` naming the field in \`details\`.
+
+**Rate limits.** App tokens: 120 requests a minute per store per app. The inventory feed and marketplace orders have limits of their own. Limited operations send \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (seconds) on every answer, and 429 with \`Retry-After\` (seconds until one more request is allowed) over the limit. Limits refill continuously (a limit of N a minute allows N at once, then one more every minute / N).
 
 **Versioning.** One API at \`/api/v1\`, additive by default. \`info.version\` moves with every change: patch for an addition, minor for a deprecation, major for a removal or a changed meaning, and a removal only after a deprecation that named a sunset date. Every change is in the [changelog](/docs/changelog).`;
 
@@ -81,7 +83,7 @@ const errorSchema = {
     },
     retry_after: {
       type: 'integer',
-      description: 'On 429: seconds until the limit resets, as the Retry-After header.',
+      description: 'On 429: seconds until one more request is allowed, as the Retry-After header.',
     },
     minimum_price_cents: {
       type: 'integer',
@@ -139,15 +141,15 @@ const HEADERS: Record<string, Json> = {
   },
   RateLimitLimit: {
     description:
-      'Requests allowed in the current window. Sent by rate-limited operations (the inventory feed, marketplace orders) and on every answer to an app token.',
+      'Requests allowed a minute; up to this many may be sent at once. Sent by rate-limited operations (the inventory feed, marketplace orders) and on every answer to an app token.',
     schema: { type: 'integer', minimum: 0, example: 120 },
   },
   RateLimitRemaining: {
-    description: 'Requests left in the current window.',
+    description: 'Requests that may be sent now. One more is earned back every minute / limit.',
     schema: { type: 'integer', minimum: 0, example: 117 },
   },
   RateLimitReset: {
-    description: 'Seconds until the window resets.',
+    description: 'Seconds until the whole allowance is back (Remaining equals Limit again).',
     schema: { type: 'integer', minimum: 0, example: 42 },
   },
 };

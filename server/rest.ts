@@ -3,10 +3,11 @@ import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { wwwAuthenticate } from '../src/auth/credentials.ts';
 import { appRouter } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
-import { type ErrorBody, shapeError } from '../src/trpc/errors.ts';
+import { AppError, type ErrorBody, shapeError } from '../src/trpc/errors.ts';
 import { proceduresMeta } from '../src/trpc/meta.ts';
+import { InputRefused, type Params, parseJsonBody, parseParams, readBytes, utf8Text } from './http-input.ts';
 import type { Logger } from './logger.ts';
-import { sendError } from './respond.ts';
+import type { RequestTarget } from './request-target.ts';
 
 const MAX_BODY_BYTES = 1_000_000;
 
@@ -39,11 +40,26 @@ function successStatus(path: string | undefined): number {
   return (path && metaByPath.get(path)?.successStatus) || 200;
 }
 
+const refusals = new WeakMap<IncomingMessage, AppError>();
+
+function refusalError(err: InputRefused): AppError {
+  return new AppError('bad_request', err.code, err.message, {
+    status: err.status,
+    extra: err.detail ? { details: [err.detail] } : {},
+    // A refused body may still be arriving: close rather than read the rest.
+    headers: err.status === 413 ? { Connection: 'close' } : {},
+  });
+}
+
 export function createRestHandler(deps: RestDeps) {
   const handler = createOpenApiNodeHttpHandler({
     router: appRouter,
     maxBodySize: MAX_BODY_BYTES,
-    createContext: ({ req }) => deps.createContext(req as IncomingMessage),
+    createContext: ({ req }) => {
+      const ctx = deps.createContext(req as IncomingMessage);
+      const inputRefusal = refusals.get(req as IncomingMessage);
+      return inputRefusal ? { ...ctx, inputRefusal } : ctx;
+    },
     responseMeta: ({ errors, paths, ctx }) => {
       const error = errors[0];
       if (!error)
@@ -64,28 +80,16 @@ export function createRestHandler(deps: RestDeps) {
     },
   });
 
-  return async (req: IncomingMessage, res: ServerResponse, requestId: string) => {
-    // The adapter admits any `application/json…` media type but parses the body only when the header
-    // is exactly `application/json`: normalise a UTF-8 charset parameter away, and refuse others.
-    const type = req.headers['content-type'];
-    if (type && /^application\/json\s*;/i.test(type)) {
-      const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(type)?.[1]?.toLowerCase();
-      if (charset && charset !== 'utf-8' && charset !== 'utf8') {
-        return sendError(
-          res,
-          415,
-          { error: 'bad_request', code: 'UNSUPPORTED_MEDIA_TYPE', message: 'JSON bodies must be UTF-8' },
-          requestId,
-        );
-      }
+  return async (req: IncomingMessage, res: ServerResponse, requestId: string, target: RequestTarget) => {
+    try {
+      await readInput(req, target);
+    } catch (err) {
+      if (!(err instanceof InputRefused)) throw err;
+      // Nothing of the input reaches the procedure; its refusal does, after authentication.
+      refusals.set(req, refusalError(err));
+      Object.assign(req, { query: Object.create(null), body: undefined });
       req.headers['content-type'] = 'application/json';
     }
-    // An action with nothing to send (`curl -X POST …/rotate-secret`) has no body and no media type:
-    // treat it as an empty JSON body instead of refusing a body that does not exist.
-    const bodiless =
-      !type && !req.headers['transfer-encoding'] && (req.headers['content-length'] ?? '0') === '0';
-    if (bodiless && req.method !== 'GET' && req.method !== 'HEAD')
-      req.headers['content-type'] = 'application/json';
     const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
     res.end = ((chunk?: unknown) => {
       let out = chunk;
@@ -95,4 +99,44 @@ export function createRestHandler(deps: RestDeps) {
     }) as ServerResponse['end'];
     await handler(req, res);
   };
+}
+
+/**
+ * Reads the query and the body here instead of in the adapter, which would parse the query into a
+ * plain object (`?constructor=1` then fails on `Object.prototype.constructor.push`), admit any
+ * `application/json…` media type, read a body only when the operation declares one, and hand JSON of
+ * any depth to the procedures. The adapter takes what is found on `req.query` and `req.body`.
+ */
+async function readInput(req: IncomingMessage, target: RequestTarget) {
+  const withInput = req as IncomingMessage & { query?: Params; body?: unknown };
+  withInput.query = parseParams(target.search);
+  if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE') return;
+  const type = req.headers['content-type'];
+  const bytes = await readBytes(req, MAX_BODY_BYTES);
+  // An action with nothing to send (`curl -X POST …/rotate-secret`) may carry any media type or
+  // none: there is no body to misread.
+  if (bytes.length > 0) {
+    const media = /^\s*([^;\s]+)\s*(?:;(.*))?$/.exec(type ?? '');
+    const charset = /(?:^|;)\s*charset\s*=\s*"?([^";\s]+)/i.exec(media?.[2] ?? '')?.[1]?.toLowerCase();
+    if (media?.[1]?.toLowerCase() !== 'application/json') {
+      throw new InputRefused(
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+        type
+          ? `Unsupported media type "${type}"; send application/json`
+          : 'Send the body as application/json',
+      );
+    }
+    if (charset && charset !== 'utf-8' && charset !== 'utf8')
+      throw new InputRefused(415, 'UNSUPPORTED_MEDIA_TYPE', 'JSON bodies must be UTF-8');
+  }
+  const body = bytes.length > 0 ? parseJsonBody(utf8Text(bytes)) : undefined;
+  // The adapter spreads the body into the input: a string or an array would arrive as index keys.
+  if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body)))
+    throw new InputRefused(400, 'VALIDATION_FAILED', 'The request body must be a JSON object', {
+      path: '(root)',
+      message: 'must be a JSON object',
+    });
+  withInput.body = body;
+  req.headers['content-type'] = 'application/json';
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONTRACT_VERSION } from '../server/openapi.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 
 let app: TestApp;
@@ -69,7 +70,8 @@ describe('HTTP surface', () => {
     const res = await app.get('/api/v1/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
-    expect(res.body.info.version).toBe('1.0.0');
+    expect(res.body.info.version).toBe(CONTRACT_VERSION);
+    expect(CONTRACT_VERSION).toMatch(/^1\.\d+\.\d+$/);
     expect(res.body.servers).toHaveLength(1);
     expect(res.body.servers[0].url).toBe('{base_url}');
     expect(res.body.tags.map((t: { name: string }) => t.name)).toEqual([

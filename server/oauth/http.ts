@@ -1,17 +1,34 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OAuthError } from '../../src/oauth/errors.ts';
+import { InputRefused, parseJsonBody, readBytes, searchParams, utf8Text } from '../http-input.ts';
 
 const MAX_BODY = 64 * 1024;
 
-export async function readBody(req: IncomingMessage): Promise<string> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new OAuthError('invalid_request', 'Request body too large', 413);
-    chunks.push(chunk as Buffer);
+/** The shared input reader's refusals, in RFC 6749's form (`error` named by the endpoint). */
+export function asOAuth<T>(read: () => T, error = 'invalid_request'): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof InputRefused) throw new OAuthError(error, err.message, err.status);
+    throw err;
   }
-  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readText(req: IncomingMessage, error: string): Promise<string> {
+  let bytes: Buffer;
+  try {
+    bytes = await readBytes(req, MAX_BODY);
+  } catch (err) {
+    if (err instanceof InputRefused) throw new OAuthError(error, err.message, err.status);
+    throw err;
+  }
+  return asOAuth(() => utf8Text(bytes), error);
+}
+
+/** A JSON body (client registration), read as strictly as the REST API's. */
+export async function readJson(req: IncomingMessage, error: string): Promise<unknown> {
+  const text = await readText(req, error);
+  return asOAuth(() => parseJsonBody(text), error);
 }
 
 /** A form-encoded body (token, revoke, consent): anything else is refused. */
@@ -20,7 +37,8 @@ export async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   if (type !== 'application/x-www-form-urlencoded') {
     throw new OAuthError('invalid_request', 'Send the parameters as application/x-www-form-urlencoded', 415);
   }
-  return new URLSearchParams(await readBody(req));
+  const text = await readText(req, 'invalid_request');
+  return asOAuth(() => searchParams(text));
 }
 
 export function sendOAuthJson(

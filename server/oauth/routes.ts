@@ -8,9 +8,11 @@ import { OAuthError } from '../../src/oauth/errors.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from '../../src/oauth/metadata.ts';
 import { exchangeCode, refresh, revoke } from '../../src/oauth/tokens.ts';
 import { signIn } from '../../src/oauth/users.ts';
-import { hitLimit, limitHeaders } from '../../src/ratelimit/limiter.ts';
+import { hitLimit, type LimitResult, limitHeaders } from '../../src/ratelimit/limiter.ts';
+import { searchParams } from '../http-input.ts';
+import type { RequestTarget } from '../request-target.ts';
 import { consentForm, errorPage, sendPage, signInForm } from './consent-page.ts';
-import { clientIp, cookies, readBody, readForm, sendOAuthError, sendOAuthJson } from './http.ts';
+import { asOAuth, clientIp, cookies, readForm, readJson, sendOAuthError, sendOAuthJson } from './http.ts';
 
 export interface OAuthDeps {
   em: () => EntityManager;
@@ -24,19 +26,27 @@ const SIGN_IN_PER_IP = 20;
 const SIGN_IN_PER_ACCOUNT = 10;
 const LOGIN_CSRF_COOKIE = 'sl_login_csrf';
 
-/** The shared limiter, answering in the OAuth error form. */
-async function limit(em: EntityManager, key: string, max: number, windowSeconds: number) {
-  const r = await hitLimit(em, key, max, windowSeconds);
-  const headers = limitHeaders(r);
-  if (!r.allowed) {
-    throw Object.assign(
-      new OAuthError('temporarily_unavailable', 'Too many requests; retry after the Retry-After delay', 429),
-      {
-        headers: { ...headers, 'Retry-After': String(r.resetSeconds) },
-      },
-    );
+/**
+ * The shared limiter, answering in the OAuth error form. Every key must allow the request (checked
+ * in order; a refusal counts against none after it), and the headers describe the tightest.
+ */
+async function limit(em: EntityManager, keys: string[], max: number, windowSeconds: number) {
+  let tightest: LimitResult | undefined;
+  for (const key of keys) {
+    const r = await hitLimit(em, key, max, windowSeconds);
+    if (!r.allowed) {
+      throw Object.assign(
+        new OAuthError(
+          'temporarily_unavailable',
+          'Too many requests; retry after the Retry-After delay',
+          429,
+        ),
+        { headers: { ...limitHeaders(r), 'Retry-After': String(r.retryAfterSeconds) } },
+      );
+    }
+    if (!tightest || r.remaining < tightest.remaining) tightest = r;
   }
-  return headers;
+  return tightest ? limitHeaders(tightest) : {};
 }
 
 /** Serves /oauth/* and /.well-known/*; answers false for any other path. */
@@ -44,9 +54,9 @@ export async function handleOAuth(
   req: IncomingMessage,
   res: ServerResponse,
   deps: OAuthDeps,
+  target: RequestTarget,
 ): Promise<boolean> {
-  const url = new URL(req.url ?? '/', 'http://internal');
-  const path = url.pathname;
+  const { path } = target;
   if (!path.startsWith('/oauth/') && !path.startsWith('/.well-known/')) return false;
   const em = deps.em();
   const { publicUrl } = deps;
@@ -57,14 +67,18 @@ export async function handleOAuth(
         headers: { Allow: allowed === 'GET' ? 'GET, HEAD' : allowed },
       });
   };
-  // The token and revocation endpoints: a form POST, under one limit per client.
+  // The token and revocation endpoints: a form POST, limited per address and per client, so an
+  // address cannot escape by naming a new client_id each time.
   const tokenEndpointForm = async () => {
     onlyMethod('POST');
     const form = await readForm(req);
-    const key = `oauth_token:${form.get('client_id') ?? clientIp(req)}`;
-    return { form, headers: await limit(em, key, deps.limits.token, 60) };
+    const keys = [`oauth_token:ip:${clientIp(req)}`];
+    const client = form.get('client_id');
+    if (client) keys.push(`oauth_token:client:${client.slice(0, 200)}`);
+    return { form, headers: await limit(em, keys, deps.limits.token, 60) };
   };
   try {
+    const query = asOAuth(() => searchParams(target.search));
     if (path.startsWith('/.well-known/')) {
       const docs: Record<string, () => unknown> = {
         '/.well-known/oauth-authorization-server': () => authorizationServerMetadata(publicUrl),
@@ -78,14 +92,14 @@ export async function handleOAuth(
       const doc = docs[path];
       if (!doc) throw new OAuthError('not_found', `No document at ${path}`, 404);
       onlyMethod('GET');
-      const headers = await limit(em, `discovery:${clientIp(req)}`, deps.limits.discovery, 60);
+      const headers = await limit(em, [`discovery:${clientIp(req)}`], deps.limits.discovery, 60);
       sendOAuthJson(res, 200, doc(), { ...headers, 'Cache-Control': 'public, max-age=300' });
       return true;
     }
     switch (path) {
       case '/oauth/register': {
         onlyMethod('POST');
-        const headers = await limit(em, `oauth_register:${clientIp(req)}`, deps.limits.register, 3600);
+        const headers = await limit(em, [`oauth_register:${clientIp(req)}`], deps.limits.register, 3600);
         const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
         if (type !== 'application/json')
           throw new OAuthError(
@@ -93,18 +107,13 @@ export async function handleOAuth(
             'Send the client metadata as application/json',
             415,
           );
-        let body: unknown;
-        try {
-          body = JSON.parse(await readBody(req));
-        } catch {
-          throw new OAuthError('invalid_client_metadata', 'The body is not valid JSON');
-        }
+        const body = await readJson(req, 'invalid_client_metadata');
         sendOAuthJson(res, 201, await registerClient(em, body), headers);
         return true;
       }
       case '/oauth/authorize': {
         onlyMethod('GET');
-        const outcome = await startAuthorization(em, url.searchParams, publicUrl);
+        const outcome = await startAuthorization(em, query, publicUrl);
         if (outcome.kind === 'page') {
           sendPage(
             res,
@@ -125,7 +134,7 @@ export async function handleOAuth(
         return true;
       }
       case '/oauth/consent':
-        await consent(req, res, em, url, publicUrl);
+        await consent(req, res, em, query, publicUrl);
         return true;
       case '/oauth/token': {
         const { form, headers } = await tokenEndpointForm();
@@ -175,14 +184,14 @@ async function consent(
   req: IncomingMessage,
   res: ServerResponse,
   em: EntityManager,
-  url: URL,
+  query: URLSearchParams,
   publicUrl: string,
 ) {
   const secure = publicUrl.startsWith('https://');
   const jar = cookies(req);
   const session = await findSession(em, jar.get(SESSION_COOKIE));
   if (req.method === 'GET') {
-    const request = await pendingRequest(em, url.searchParams.get('request') ?? undefined);
+    const request = await pendingRequest(em, query.get('request') ?? undefined);
     if (!request) {
       return sendPage(
         res,
@@ -260,7 +269,7 @@ async function consent(
     const ip = await hitLimit(em, `signin:ip:${clientIp(req)}`, SIGN_IN_PER_IP, 60);
     const account = await hitLimit(em, `signin:email:${email}`, SIGN_IN_PER_ACCOUNT, 60);
     if (!ip.allowed || !account.allowed) {
-      const wait = Math.max(ip.allowed ? 0 : ip.resetSeconds, account.allowed ? 0 : account.resetSeconds);
+      const wait = Math.max(ip.retryAfterSeconds, account.retryAfterSeconds);
       const csrf = jar.get(LOGIN_CSRF_COOKIE) ?? '';
       return sendPage(
         res,

@@ -5,13 +5,19 @@ import { AppError } from '../trpc/errors.ts';
 export interface LimitResult {
   limit: number;
   remaining: number;
+  /** Seconds until the whole allowance is back. */
   resetSeconds: number;
+  /** Seconds until one more request is allowed (0 when this one was). */
+  retryAfterSeconds: number;
   allowed: boolean;
 }
 
 /**
- * A fixed-window counter kept in PostgreSQL, so every server process shares it: one upsert per
- * request, atomic under any concurrency.
+ * GCRA (the generic cell rate algorithm: a token bucket kept as one timestamp) in PostgreSQL, so
+ * every server process shares it exactly. `limit` requests may come at once; after that one more
+ * every `window / limit`. No instant can let more through, unlike fixed windows, where a burst
+ * across a window's end passed twice the limit. One upsert per request, atomic under any
+ * concurrency: a refused request changes nothing.
  */
 export async function hitLimit(
   em: EntityManager,
@@ -19,19 +25,38 @@ export async function hitLimit(
   limit: number,
   windowSeconds = 60,
 ): Promise<LimitResult> {
-  const [row] = await rows<{ hits: number; reset: number }>(
+  const interval = windowSeconds / limit;
+  // `ahead`: how far the key's theoretical arrival time runs ahead of now, in seconds; a request is
+  // allowed while that stays within the window. `granted` is null when it was refused.
+  const [row] = await rows<{ granted: number | null; ahead: number }>(
     em,
-    sql`INSERT INTO rate_limit_windows (key, window_start, hits)
-      VALUES (${key}, to_timestamp(floor(extract(epoch FROM now()) / ${windowSeconds}) * ${windowSeconds}), 1)
-      ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_windows.hits + 1
-      RETURNING hits, GREATEST(1, ceil(extract(epoch FROM window_start + ${windowSeconds} * interval '1 second' - now())))::integer AS reset`,
+    sql`WITH hit AS (
+        INSERT INTO rate_limits AS r (key, tat)
+        VALUES (${key}, now() + make_interval(secs => ${interval}))
+        ON CONFLICT (key) DO UPDATE SET tat = GREATEST(r.tat, now()) + make_interval(secs => ${interval})
+          WHERE GREATEST(r.tat, now()) + make_interval(secs => ${interval}) <= now() + make_interval(secs => ${windowSeconds})
+        RETURNING tat)
+      SELECT extract(epoch FROM (SELECT tat FROM hit) - now())::float8 AS granted,
+        GREATEST(0, extract(epoch FROM (SELECT tat FROM rate_limits WHERE key = ${key}) - now()))::float8 AS ahead`,
   );
-  const hits = row?.hits ?? 1;
+  const granted = row?.granted ?? null;
+  if (granted !== null) {
+    return {
+      limit,
+      // Float noise must not take a whole request away: 1e-6 s is far below any interval.
+      remaining: Math.max(0, Math.floor((windowSeconds - granted) / interval + 1e-6)),
+      resetSeconds: Math.max(1, Math.ceil(granted - 1e-6)),
+      retryAfterSeconds: 0,
+      allowed: true,
+    };
+  }
+  const ahead = row?.ahead ?? windowSeconds;
   return {
     limit,
-    remaining: Math.max(0, limit - hits),
-    resetSeconds: row?.reset ?? windowSeconds,
-    allowed: hits <= limit,
+    remaining: 0,
+    resetSeconds: Math.max(1, Math.ceil(ahead - 1e-6)),
+    retryAfterSeconds: Math.max(1, Math.ceil(ahead + interval - windowSeconds - 1e-6)),
+    allowed: false,
   };
 }
 
@@ -57,17 +82,17 @@ export async function enforceLimit(
       'RATE_LIMITED',
       `Rate limit of ${limit} requests per minute reached; retry later`,
       {
-        headers: { ...headers, 'Retry-After': String(r.resetSeconds) },
-        extra: { retry_after: r.resetSeconds },
+        headers: { ...headers, 'Retry-After': String(r.retryAfterSeconds) },
+        extra: { retry_after: r.retryAfterSeconds },
       },
     );
   }
   return headers;
 }
 
-/** Old windows are useless after their minute: dropped by an hourly job. */
-export async function pruneLimitWindows(em: EntityManager): Promise<void> {
-  await rows(em, sql`DELETE FROM rate_limit_windows WHERE window_start < now() - interval '1 hour'`);
+/** A key whose allowance is whole again is the same as no key: dropped by an hourly job. */
+export async function pruneLimits(em: EntityManager): Promise<void> {
+  await rows(em, sql`DELETE FROM rate_limits WHERE tat < now()`);
 }
 
 /** The per-store, per-app request limit's key. */

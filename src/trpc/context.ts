@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Actor } from '../auth/actor.ts';
 import type { Merchant } from '../orders/invoice-pdf.ts';
 import type { WebhookSettings } from '../webhooks/settings.ts';
+import type { AppError } from './errors.ts';
 
 /** Settings the domain needs at request time (a subset of the server's config). */
 export interface DomainSettings {
@@ -31,4 +32,9 @@ export interface Context {
    * varies (200/201/202). One object per request; absent for in-process callers.
    */
   response?: { status?: number; headers: Record<string, string> };
+  /**
+   * Input the transport already refused (unreadable body, text PostgreSQL cannot store). Reported
+   * once the credential, scope and limits have had their say, as a zod failure would be.
+   */
+  inputRefusal?: AppError;
 }

@@ -29,6 +29,7 @@ export const partnerProcedure = baseProcedure.use(async ({ ctx, meta, type, next
     const headers = await enforceLimit(ctx.em, key, ctx.settings.rateLimits[meta.rateLimit]);
     if (ctx.response) Object.assign(ctx.response.headers, headers);
   }
+  if (ctx.inputRefusal) throw ctx.inputRefusal;
   return next({ ctx: { ...ctx, actor } });
 });
 

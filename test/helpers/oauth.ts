@@ -317,9 +317,3 @@ export async function mintAppToken(
     verifier,
   };
 }
-
-/** Waits, if need be, so a fixed-window limit's sequence does not straddle a window boundary. */
-export async function awayFromWindowEdge(windowSeconds: number, marginSeconds = 5): Promise<void> {
-  const left = windowSeconds - ((Date.now() / 1000) % windowSeconds);
-  if (left < marginSeconds) await new Promise((r) => setTimeout(r, left * 1000 + 250));
-}

@@ -1,0 +1,65 @@
+import type { Socket } from 'node:net';
+import { newRequestId } from './request-id.ts';
+
+/** What Node's HTTP parser refused, by its error code; anything else it refuses is a 400. */
+const REFUSALS: Record<string, { status: number; reason: string; code: string; message: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    reason: 'Request Header Fields Too Large',
+    code: 'HEADERS_TOO_LARGE',
+    message: 'The request line and headers are larger than the server accepts',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    reason: 'Request Timeout',
+    code: 'REQUEST_TIMEOUT',
+    message: 'The request was not received in time',
+  },
+};
+
+const MALFORMED = {
+  status: 400,
+  reason: 'Bad Request',
+  code: 'MALFORMED_REQUEST',
+  message: 'The request is not well-formed HTTP',
+};
+
+/**
+ * The server's `clientError` listener. Node would answer a request its parser refuses with a bare
+ * status line; partners get the contract's error body and an `X-Request-Id` here too, then the
+ * connection closes (the parser cannot tell where the next request would begin).
+ */
+export function refuseMalformed(
+  err: Error & { code?: string; rawPacket?: Buffer },
+  socket: Socket & { _httpMessage?: { headersSent: boolean } | null },
+) {
+  // As Node's own listener does: an answer already under way on this connection gets no second one.
+  if (err.code === 'ECONNRESET' || !socket.writable || socket._httpMessage?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const refusal = REFUSALS[err.code ?? ''] ?? MALFORMED;
+  const requestId = newRequestId();
+  // The OAuth endpoints speak RFC 6749, even here: the request line, when it got through, says where
+  // the request was going.
+  const line = err.rawPacket?.subarray(0, 256).toString('latin1') ?? '';
+  const oauth = /^[A-Z]+ (?:https?:\/\/[^/\s]*)?\/(?:oauth|\.well-known)\//.test(line);
+  const body = JSON.stringify(
+    oauth
+      ? { error: 'invalid_request', error_description: refusal.message }
+      : { error: 'bad_request', code: refusal.code, message: refusal.message, request_id: requestId },
+  );
+  socket.end(
+    [
+      `HTTP/1.1 ${refusal.status} ${refusal.reason}`,
+      'Content-Type: application/json',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      `X-Request-Id: ${requestId}`,
+      'X-Content-Type-Options: nosniff',
+      'Cache-Control: no-store',
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
+}
