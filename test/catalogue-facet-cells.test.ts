@@ -13,8 +13,9 @@ import {
 } from '../src/catalogue/cells.ts';
 import { catalogueFacets } from '../src/catalogue/facets.ts';
 import { needsTaxonomy, resolveTaxonomy } from '../src/catalogue/filters.ts';
+import { listCatalogue } from '../src/catalogue/list.ts';
 import { runReadinessPass } from '../src/catalogue/readiness.ts';
-import { facetsInput } from '../src/catalogue/schemas.ts';
+import { facetsInput, listInput } from '../src/catalogue/schemas.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { loadCatalogueContext } from '../src/store/catalogue-context.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
@@ -96,7 +97,18 @@ async function answer(storeId: number, q: string, path: 'auto' | 'cells' | 'scan
   return catalogueFacets(em, ctx, parse(fill(q)), path);
 }
 
-/** Every expressible query gives the scan's answer from cells; the others fall back to the scan. */
+/** The catalogue list's `total_count` for the query (from cells wherever they can say it). */
+async function listTotal(storeId: number, q: string): Promise<number> {
+  const em = app.em();
+  const ctx = await loadCatalogueContext(em, storeId);
+  const input = listInput.parse(Object.fromEntries(new URLSearchParams(`${fill(q)}&limit=1`)));
+  return (await listCatalogue(em, ctx, input)).pagination.total_count;
+}
+
+/**
+ * Every expressible query gives the scan's answer from cells, and the list's total equals the
+ * scan's count; the others fall back to the scan.
+ */
 async function expectCellsEqualScan(label: string) {
   for (const s of [store, owner, scoped]) {
     for (const q of EXPRESSIBLE) {
@@ -105,13 +117,18 @@ async function expectCellsEqualScan(label: string) {
       const scan = await answer(s.id, query, 'scan');
       expect(await answer(s.id, query, 'cells'), `${label}: store ${s.id} ${query}`).toEqual(scan);
       expect(await answer(s.id, query, 'auto'), `${label}: auto ${query}`).toEqual(scan);
+      expect(await listTotal(s.id, query), `${label}: list total, store ${s.id} ${query}`).toBe(
+        scan.total_count,
+      );
     }
     expect(await answer(s.id, '', 'auto'), `${label}: store ${s.id} default`).toEqual(
       await answer(s.id, '', 'scan'),
     );
   }
   for (const q of SCANNED) {
-    expect(await answer(store.id, q, 'auto'), `${label}: ${q}`).toEqual(await answer(store.id, q, 'scan'));
+    const scan = await answer(store.id, q, 'scan');
+    expect(await answer(store.id, q, 'auto'), `${label}: ${q}`).toEqual(scan);
+    expect(await listTotal(store.id, q), `${label}: list total ${q}`).toBe(scan.total_count);
   }
 }
 

@@ -225,7 +225,7 @@ interface Scan {
  * so facets whose own filter is inactive share the conditions of the total. Undefined when some
  * facet needs dimensions no grain holds together.
  */
-function scans(plan: CellPlan): Scan[] | undefined {
+function scans(plan: CellPlan, totalOnly: boolean): Scan[] | undefined {
   const out = new Map<string, Scan>();
   const active = Object.entries(plan.facets) as [FacetName, CellCond][];
   const add = (facet: FacetName | 'total', skip: FacetName | undefined, own?: Dim) => {
@@ -247,8 +247,10 @@ function scans(plan: CellPlan): Scan[] | undefined {
     out.set(key, scan);
     return true;
   };
-  for (const facet of Object.keys(FACET_DIM) as FacetName[]) {
-    if (!add(facet, facet in plan.facets ? facet : undefined, FACET_DIM[facet])) return undefined;
+  if (!totalOnly) {
+    for (const facet of Object.keys(FACET_DIM) as FacetName[]) {
+      if (!add(facet, facet in plan.facets ? facet : undefined, FACET_DIM[facet])) return undefined;
+    }
   }
   if (!add('total', undefined)) return undefined;
   return [...out.values()];
@@ -286,9 +288,16 @@ export interface CellCount {
   n: number;
 }
 
-/** The statement counting every facet from the cells, or undefined when some facet has no grain. */
-export function cellQuery(ctx: StoreCatalogueContext, plan: CellPlan): RawBuilder<CellCount> | undefined {
-  const parts = scans(plan);
+/**
+ * The statement counting every facet from the cells (or, with `totalOnly`, only the matching total,
+ * as a list's pagination needs), or undefined when some facet has no grain.
+ */
+export function cellQuery(
+  ctx: StoreCatalogueContext,
+  plan: CellPlan,
+  totalOnly = false,
+): RawBuilder<CellCount> | undefined {
+  const parts = scans(plan, totalOnly);
   if (!parts) return undefined;
   const selects = parts.map((scan) => {
     const values = scan.facets.map(
@@ -304,6 +313,9 @@ export function cellQuery(ctx: StoreCatalogueContext, plan: CellPlan): RawBuilde
   // The deltas not folded yet and the store's correction, rolled up once to each grain in use (a
   // store with many custom-priced listings brings as many rows, which each scan would reread).
   const used = [...new Set(parts.map((scan) => scan.grain))];
+  // GROUPING() takes only columns some set groups by: when the grains in use leave one out (a total
+  // alone reads one grain), the finest set is added too; no scan reads it.
+  if (used.reduce((all, mask) => all & mask, (1 << DIMS.length) - 1) !== 0) used.push(0);
   const sets = used.map((mask) => sql`(${sql.raw(grainColumns(mask).join(', '))})`);
   return sql<CellCount>`WITH pending AS MATERIALIZED (
       SELECT GROUPING(${CELL_COLUMNS}) AS grain, ${CELL_COLUMNS}, sum(n) AS n
@@ -350,4 +362,23 @@ export async function foldFacetCells(em: EntityManager): Promise<void> {
   await em.transactional(async (tx) => {
     await rows(tx, sql`SELECT facet_cells_fold()`);
   });
+}
+
+/**
+ * The number of products matching the filters, from the cells, exact at the statement's snapshot;
+ * undefined when some filter is not a cell condition or the store's correction is too large, and
+ * the caller counts with a scan.
+ */
+export async function cellTotal(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  f: CatalogueFilters,
+  tax: Taxonomy | undefined,
+): Promise<number | undefined> {
+  if (f.search?.trim()) return undefined;
+  const plan = cellPlan(ctx, f, tax);
+  const query = plan && cellQuery(ctx, plan, true);
+  if (!query || !(await correctionFits(em, ctx, f.exclude_in_store === true))) return undefined;
+  const counts = await rows(em, query);
+  return counts.reduce((sum, c) => sum + c.n, 0);
 }

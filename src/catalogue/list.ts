@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoTime, pageOffset, pagination, type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
+import { cellTotal } from './cells.ts';
 import {
   buildCatalogueQuery,
   type CatalogueQuery,
@@ -8,6 +9,9 @@ import {
   EARN_PER_SALE,
   EFFECTIVE_PURCHASE_MODE,
   minimumPrice,
+  needsTaxonomy,
+  resolveTaxonomy,
+  type Taxonomy,
   whereAll,
 } from './filters.ts';
 import type { CatalogueProduct, ListInput, SortKey } from './schemas.ts';
@@ -96,13 +100,35 @@ export function toCatalogueProduct(r: ProductRow): CatalogueProduct {
   };
 }
 
+/**
+ * The matching total: from the facet cells wherever the filters are cell conditions (constant cost,
+ * whatever the catalogue's size), else an exact count over the match.
+ */
+async function countMatches(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  input: ListInput,
+  taxonomy: Taxonomy | undefined,
+  from: RawBuilder<unknown>,
+  where: RawBuilder<unknown>,
+): Promise<number> {
+  const fromCells = await cellTotal(em, ctx, input, taxonomy);
+  if (fromCells !== undefined) return fromCells;
+  const [row] = await rows<{ total: number }>(
+    em,
+    sql`SELECT count(*)::integer AS total FROM ${from} WHERE ${where}`,
+  );
+  return row?.total ?? 0;
+}
+
 export async function listCatalogue(em: EntityManager, ctx: StoreCatalogueContext, input: ListInput) {
-  const q = await buildCatalogueQuery(em, ctx, input);
+  const taxonomy = needsTaxonomy(ctx, input) ? await resolveTaxonomy(em, ctx, input) : undefined;
+  const q = await buildCatalogueQuery(em, ctx, input, { taxonomy });
   const where = whereAll(q);
   const from = catalogueFrom(ctx);
   const offset = pageOffset(input.page, input.limit);
-  const [countRows, pageRows] = await Promise.all([
-    rows<{ total: number }>(em, sql`SELECT count(*)::integer AS total FROM ${from} WHERE ${where}`),
+  const [total, pageRows] = await Promise.all([
+    countMatches(em, ctx, input, taxonomy, from, where),
     rows<ProductRow>(
       em,
       sql`SELECT ${productColumns(ctx)}
@@ -114,7 +140,6 @@ export async function listCatalogue(em: EntityManager, ctx: StoreCatalogueContex
         LIMIT ${input.limit} OFFSET ${offset}`,
     ),
   ]);
-  const total = countRows[0]?.total ?? 0;
   return {
     products: pageRows.map(toCatalogueProduct),
     pagination: pagination(input.page, input.limit, total),
