@@ -13,6 +13,11 @@ import { seedProducts } from '../src/demo/seed-catalogue.ts';
 import { createStore } from '../src/store/service.ts';
 import { benchBulkAdd } from './bulk.ts';
 import { captureStatements } from './capture.ts';
+import {
+  benchCatalogueLatency,
+  latencyScenarios as catalogueScenarios,
+  LATENCY_TARGETS,
+} from './catalogue-latency.ts';
 import { benchInventorySync, inventoryStore } from './inventory.ts';
 import { fmt, load, p50Of, printTable, round, SECONDS, waitFor } from './lib.ts';
 import { benchWholesale, seedOrders } from './orders.ts';
@@ -22,10 +27,10 @@ import { benchWebhooks } from './webhooks.ts';
  * `npm run bench`: the catalogue read paths of the API against a raw node:http + pg server replaying
  * the same SQL, measured in the same run on the same database. Prints ratios, writes
  * bench/results.json. Settings: BENCH_PRODUCTS (200000), BENCH_SECONDS (8), BENCH_CONNECTIONS (10),
- * BENCH_ONLY (one of catalogue, bulk, wholesale, inventory, webhooks: runs that part alone and merges its
- * figures into the existing bench/results.json).
+ * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, webhooks: runs that part alone and
+ * merges its figures into the existing bench/results.json).
  */
-const PARTS = ['catalogue', 'bulk', 'wholesale', 'inventory', 'webhooks'] as const;
+const PARTS = ['catalogue', 'latency', 'bulk', 'wholesale', 'inventory', 'webhooks'] as const;
 const ONLY = process.env.BENCH_ONLY;
 if (ONLY !== undefined && !(PARTS as readonly string[]).includes(ONLY)) {
   throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}`);
@@ -79,7 +84,7 @@ async function main() {
       sql`SELECT id FROM stores WHERE slug = 'bench-store'`,
     );
     const benchStoreId = benchStoreRow?.id ?? 0;
-    const needsRaw = runs('catalogue') || runs('wholesale');
+    const needsRaw = runs('catalogue') || runs('wholesale') || runs('latency');
     if (needsRaw) await seedOrders(db.url, benchStoreId, 100_000);
     const config = loadConfig({
       DATABASE_URL: db.url,
@@ -87,7 +92,12 @@ async function main() {
       PORT: '0',
       SECRET_KEY: 'b2'.repeat(32),
     });
-    const urls = [...Object.values(THROUGHPUT), ...Object.values(COUNT_OF)];
+    const latencyScenarios = runs('latency') ? await catalogueScenarios(db.url) : [];
+    const urls = [
+      ...Object.values(THROUGHPUT),
+      ...Object.values(COUNT_OF),
+      ...latencyScenarios.map((s) => s.url),
+    ];
     const plan = needsRaw ? await captureStatements(orm, config, key, urls) : {};
 
     const apiPort = 3301;
@@ -123,6 +133,7 @@ async function main() {
     const headers = { authorization: `Bearer ${key}` };
     const results: Record<string, unknown> = {};
     if (runs('catalogue')) await benchCatalogue();
+    if (runs('latency')) await benchLatency();
     if (runs('bulk')) await benchBulk();
     if (runs('wholesale')) await benchOrders();
     if (runs('inventory')) await benchInventory();
@@ -197,6 +208,58 @@ async function main() {
       await client.end();
       console.log('\nLatency at 1 connection');
       printTable(['scenario', 'api p50 ms', 'count(*) p50 ms', 'ratio', ''], latency);
+    }
+
+    async function benchLatency() {
+      const bases = { api: `http://127.0.0.1:${apiPort}`, raw: `http://127.0.0.1:${rawPort}` };
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      const figures: Record<string, unknown> = {};
+      try {
+        // A freshly loaded catalogue has no planner statistics yet; the same queries must plan well
+        // both ways (PostgreSQL 18 can clear a table's statistics in place).
+        for (const stats of ['fresh', 'analysed'] as const) {
+          for (const table of ['products', 'product_variants', 'listings']) {
+            await client.query(
+              stats === 'fresh'
+                ? `SELECT pg_clear_relation_stats('public', '${table}'),
+                     pg_clear_attribute_stats('public', '${table}', attname::text, false)
+                   FROM pg_attribute WHERE attrelid = 'public.${table}'::regclass AND attnum > 0 AND NOT attisdropped`
+                : `ANALYZE ${table}`,
+            );
+          }
+          const measured = await benchCatalogueLatency(latencyScenarios, bases, headers);
+          figures[stats] = measured;
+          const page1 = measured.find((m) => m.name === 'no filter')?.api_p50_ms ?? 0;
+          console.log(`\nCatalogue latency at 1 connection, ${stats} statistics (${PRODUCTS} products)`);
+          printTable(
+            ['scenario', 'api p50 (spread)', 'api p99', 'raw p50', 'raw p99', 'api/raw', 'target'],
+            measured.map((m) => {
+              const t = LATENCY_TARGETS[m.kind];
+              const target =
+                m.kind === 'deep page'
+                  ? `≤ 3x page 1 (${round(m.api_p50_ms / (page1 || 1))}x)`
+                  : `p50 ≤ ${t.p50}${t.p99 ? `, p99 ≤ ${t.p99}` : ''}`;
+              const met =
+                m.kind === 'deep page'
+                  ? m.api_p50_ms <= 3 * page1
+                  : m.api_p50_ms <= t.p50 && (t.p99 === undefined || m.api_p99_ms <= t.p99);
+              return [
+                m.name,
+                `${m.api_p50_ms} (${m.api_p50_spread_ms.join('–')})`,
+                `${m.api_p99_ms}`,
+                `${m.raw_p50_ms}`,
+                `${m.raw_p99_ms}`,
+                `${Math.round((1 / m.ratio) * 100)}%`,
+                `${target} ${met ? 'met' : 'MISSED'}`,
+              ];
+            }),
+          );
+        }
+      } finally {
+        await client.end();
+      }
+      results['catalogue latency'] = figures;
     }
 
     async function benchBulk() {
