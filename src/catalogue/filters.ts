@@ -153,7 +153,9 @@ export async function buildCatalogueQuery(
     if (ownership.applied === 'btab') q.base.push(sql`p.owner_store_id IS NULL`);
     q.ownership = ownership;
   }
-  if (f.exclude_in_store) q.base.push(sql`l.id IS NULL`);
+  // On the join column, so PostgreSQL plans an anti-join (a nested loop can stop after a page);
+  // `l.id IS NULL` kept it a left join filtered after joining every product.
+  if (f.exclude_in_store) q.base.push(sql`l.product_id IS NULL`);
 
   if (f.brand !== undefined && tax) q.facets.brand = anyOf(sql`p.brand_id`, tax.brands);
   if (f.category !== undefined && tax) {

@@ -129,15 +129,18 @@ export async function listCatalogue(em: EntityManager, ctx: StoreCatalogueContex
   const offset = pageOffset(input.page, input.limit);
   const [total, pageRows] = await Promise.all([
     countMatches(em, ctx, input, taxonomy, from, where),
+    // The page is chosen on ids alone and only its rows are then read whole and named: sorting or
+    // skipping narrow rows, and never joining brands and categories to rows that are not shown.
     rows<ProductRow>(
       em,
       sql`SELECT ${productColumns(ctx)}
-        FROM ${from}
+        FROM (SELECT p.id AS product_id, l.id AS listing_id FROM ${from} WHERE ${where}
+          ORDER BY ${orderBy(q, input)} LIMIT ${input.limit} OFFSET ${offset}) page
+        JOIN products p ON p.id = page.product_id
+        LEFT JOIN listings l ON l.id = page.listing_id
         LEFT JOIN categories c ON c.id = p.category_id
         LEFT JOIN brands b ON b.id = p.brand_id
-        WHERE ${where}
-        ORDER BY ${orderBy(q, input)}
-        LIMIT ${input.limit} OFFSET ${offset}`,
+        ORDER BY ${orderBy(q, input)}`,
     ),
   ]);
   return {
