@@ -325,6 +325,47 @@ describe('readiness pass', () => {
     await runReadinessPass(app.em());
     expect(await product(id)).toMatchObject({ ready_to_list: false, readiness_score: 100 });
   });
+
+  it('leaves the same end state in batches of 3 as in one batch, each batch its own transaction', async () => {
+    const em = app.em();
+    const fx = fixtures(em);
+    const supplierId = await fx.supplier();
+    for (let i = 0; i < 10; i++) {
+      await fx.product({
+        supplierId,
+        categoryId: i % 2 ? await fx.category() : null,
+        description: i % 3 ? LONG : 'short',
+        stock: [i % 4],
+      });
+    }
+    const state = () =>
+      rows(
+        app.em(),
+        sql`SELECT p.id, p.readiness_score, p.ready_to_list, p.recommended_score, p.complete_channels,
+            (SELECT array_agg(channel || ':' || score ORDER BY channel) FROM product_completeness c
+              WHERE c.product_id = p.id) AS scores
+          FROM products p ORDER BY p.id`,
+      );
+    await rows(em, sql`DELETE FROM product_completeness`);
+    await rows(
+      em,
+      sql`UPDATE products SET readiness_score = 0, ready_to_list = false, complete_channels = 0`,
+    );
+    const batched = await runReadinessPass(app.em(), 3);
+    // now() is each transaction's start: one distinct stamp per committed batch.
+    const [stamps] = await rows<{ n: number; products: number }>(
+      app.em(),
+      sql`SELECT count(DISTINCT computed_at)::integer AS n, count(DISTINCT product_id)::integer AS products
+        FROM product_completeness`,
+    );
+    expect(stamps?.products).toBeGreaterThan(9);
+    expect(stamps?.n).toBeGreaterThan(3);
+    const afterBatches = await state();
+    const whole = await runReadinessPass(app.em(), 1_000_000);
+    expect(await state()).toEqual(afterBatches);
+    const [total] = await rows<{ n: number }>(app.em(), sql`SELECT count(*)::integer AS n FROM products`);
+    expect([batched.products, whole.products]).toEqual([total?.n, total?.n]);
+  });
 });
 
 describe('jobs', () => {

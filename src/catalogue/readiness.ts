@@ -3,10 +3,16 @@ import { rows, sql } from '../db/sql.ts';
 import { foldFacetCells } from './cells.ts';
 import { CHANNELS, channelBit } from './channels.ts';
 
+/** Products scored per transaction: each batch holds its product locks well under a second. */
+export const READINESS_BATCH = 5_000;
+
 /**
  * The nightly readiness pass: scores every product's completeness per channel, marks products ready
- * to list, and refreshes the recommendation score. Set-based, one statement per table, so it costs
- * the same whether it touches a hundred products or a million.
+ * to list, and refreshes the recommendation score. Set-based (two statements per batch), in short
+ * transactions over id ranges, so a 2M-product catalogue is never locked or held in one snapshot
+ * while orders and stock writers run. A product's scores change together; the catalogue's change
+ * batch by batch, which no partner-visible rule forbids (each product is ready or not on its own).
+ * Products added during the pass, past the highest id it saw, are scored by the next one.
  *
  * Each channel's score is the share of its checks a product passes:
  * - storefront: name, a description of 40+ characters, an image, a price, a category;
@@ -15,57 +21,74 @@ import { CHANNELS, channelBit } from './channels.ts';
  * - freight: weight and all three assembled dimensions.
  * A product scored 100% for a channel gets that channel's bit in `complete_channels`.
  */
-export async function runReadinessPass(em: EntityManager): Promise<{ products: number }> {
-  const result = await em.transactional(async (tx) => {
-    await rows(
-      tx,
-      sql`INSERT INTO product_completeness (product_id, channel, score, computed_at)
-        SELECT p.id, ch.channel, ch.score, now()
-        FROM products p
-        CROSS JOIN LATERAL (VALUES
-          ('storefront', (100 * (
-            (length(p.name) > 0)::int + (length(p.description) >= 40)::int + (p.image_url IS NOT NULL)::int +
-            (p.retail_price_cents > 0)::int + (p.category_id IS NOT NULL)::int) / 5)::smallint),
-          ('google', (100 * (
-            (p.image_url IS NOT NULL)::int + (length(p.description) >= 80)::int + (p.brand_id IS NOT NULL)::int +
-            (p.category_id IS NOT NULL)::int + (p.retail_price_cents > 0)::int + (p.stock_quantity > 0)::int) / 6)::smallint),
-          ('meta', (100 * (
-            (p.image_url IS NOT NULL)::int + (length(p.description) > 0)::int + (p.brand_id IS NOT NULL)::int +
-            (p.retail_price_cents > 0)::int) / 4)::smallint),
-          ('freight', (100 * (
-            (p.weight_oz IS NOT NULL)::int + (p.width_cm IS NOT NULL)::int + (p.depth_cm IS NOT NULL)::int +
-            (p.height_cm IS NOT NULL)::int) / 4)::smallint)
-        ) AS ch(channel, score)
-        ON CONFLICT (product_id, channel) DO UPDATE SET score = EXCLUDED.score, computed_at = EXCLUDED.computed_at
-        WHERE product_completeness.score IS DISTINCT FROM EXCLUDED.score`,
-    );
-    const updated = await rows<{ n: number }>(
-      tx,
-      sql`WITH masks AS (
-          SELECT product_id, sum(CASE channel ${sql.join(
-            CHANNELS.map((name) => sql`WHEN ${sql.lit(name)} THEN ${sql.lit(channelBit(name))}`),
-            sql` `,
-          )} ELSE 0 END)::smallint AS mask
-          FROM product_completeness WHERE score = 100 GROUP BY product_id
-        ), scored AS (
-          SELECT p.id, pc.score,
-            (pc.score = 100 AND p.active AND p.stock_quantity > 0) AS ready,
-            COALESCE(m.mask, 0) AS complete_channels,
-            (pc.score * 10 + LEAST(p.stock_quantity, 100)
-              + LEAST(100, GREATEST(0, (p.retail_price_cents - p.wholesale_price_cents) * 100 / GREATEST(p.retail_price_cents, 1)))
-            )::integer AS recommended
-          FROM products p JOIN product_completeness pc ON pc.product_id = p.id AND pc.channel = 'storefront'
-          LEFT JOIN masks m ON m.product_id = p.id
-        ), changed AS (
-          UPDATE products p SET readiness_score = s.score, ready_to_list = s.ready,
-            recommended_score = s.recommended, complete_channels = s.complete_channels, readiness_checked_at = now()
-          FROM scored s WHERE p.id = s.id
-          RETURNING 1
-        ) SELECT count(*)::integer AS n FROM changed`,
-    );
-    return { products: updated[0]?.n ?? 0 };
-  });
+export async function runReadinessPass(
+  em: EntityManager,
+  batch = READINESS_BATCH,
+): Promise<{ products: number }> {
+  const [span] = await rows<{ lo: number | null; hi: number | null }>(
+    em,
+    sql`SELECT min(id) AS lo, max(id) AS hi FROM products`,
+  );
+  let products = 0;
+  for (let lo = span?.lo ?? 1; span?.hi != null && lo <= span.hi; lo += batch) {
+    products += await em.transactional((tx) => scoreRange(tx, lo, lo + batch - 1));
+  }
+
   // Nightly housekeeping: whatever facet deltas writers left unfolded go into the cells.
   await foldFacetCells(em);
-  return result;
+  return { products };
+}
+
+/** Scores products `lo`–`hi` (one transaction); answers how many it scored. */
+async function scoreRange(tx: EntityManager, lo: number, hi: number): Promise<number> {
+  await rows(
+    tx,
+    sql`INSERT INTO product_completeness (product_id, channel, score, computed_at)
+      SELECT p.id, ch.channel, ch.score, now()
+      FROM products p
+      CROSS JOIN LATERAL (VALUES
+        ('storefront', (100 * (
+          (length(p.name) > 0)::int + (length(p.description) >= 40)::int + (p.image_url IS NOT NULL)::int +
+          (p.retail_price_cents > 0)::int + (p.category_id IS NOT NULL)::int) / 5)::smallint),
+        ('google', (100 * (
+          (p.image_url IS NOT NULL)::int + (length(p.description) >= 80)::int + (p.brand_id IS NOT NULL)::int +
+          (p.category_id IS NOT NULL)::int + (p.retail_price_cents > 0)::int + (p.stock_quantity > 0)::int) / 6)::smallint),
+        ('meta', (100 * (
+          (p.image_url IS NOT NULL)::int + (length(p.description) > 0)::int + (p.brand_id IS NOT NULL)::int +
+          (p.retail_price_cents > 0)::int) / 4)::smallint),
+        ('freight', (100 * (
+          (p.weight_oz IS NOT NULL)::int + (p.width_cm IS NOT NULL)::int + (p.depth_cm IS NOT NULL)::int +
+          (p.height_cm IS NOT NULL)::int) / 4)::smallint)
+      ) AS ch(channel, score)
+      WHERE p.id BETWEEN ${lo} AND ${hi}
+      ON CONFLICT (product_id, channel) DO UPDATE SET score = EXCLUDED.score, computed_at = EXCLUDED.computed_at
+      WHERE product_completeness.score IS DISTINCT FROM EXCLUDED.score`,
+  );
+  const updated = await rows<{ n: number }>(
+    tx,
+    sql`WITH masks AS (
+        SELECT product_id, sum(CASE channel ${sql.join(
+          CHANNELS.map((name) => sql`WHEN ${sql.lit(name)} THEN ${sql.lit(channelBit(name))}`),
+          sql` `,
+        )} ELSE 0 END)::smallint AS mask
+        FROM product_completeness WHERE score = 100 AND product_id BETWEEN ${lo} AND ${hi}
+        GROUP BY product_id
+      ), scored AS (
+        SELECT p.id, pc.score,
+          (pc.score = 100 AND p.active AND p.stock_quantity > 0) AS ready,
+          COALESCE(m.mask, 0) AS complete_channels,
+          (pc.score * 10 + LEAST(p.stock_quantity, 100)
+            + LEAST(100, GREATEST(0, (p.retail_price_cents - p.wholesale_price_cents) * 100 / GREATEST(p.retail_price_cents, 1)))
+          )::integer AS recommended
+        FROM products p JOIN product_completeness pc ON pc.product_id = p.id AND pc.channel = 'storefront'
+        LEFT JOIN masks m ON m.product_id = p.id
+        WHERE p.id BETWEEN ${lo} AND ${hi}
+      ), changed AS (
+        UPDATE products p SET readiness_score = s.score, ready_to_list = s.ready,
+          recommended_score = s.recommended, complete_channels = s.complete_channels, readiness_checked_at = now()
+        FROM scored s WHERE p.id = s.id
+        RETURNING 1
+      ) SELECT count(*)::integer AS n FROM changed`,
+  );
+  return updated[0]?.n ?? 0;
 }
