@@ -852,6 +852,22 @@ describe('GET /api/v1/products: sorting', () => {
     }
     expect(seen).toEqual(expected('stock_quantity', 'desc'));
   });
+
+  it('pages by margin across re-priced listings and catalogue prices, both ways', async () => {
+    // P1 and P3 carry S's own prices (one stream), the others the catalogue's (the indexed one).
+    for (const dir of ['asc', 'desc'] as const) {
+      const seen: number[] = [];
+      for (let page = 1; page <= 4; page++) {
+        const body = await list(`sort_by=margin&order=${dir}&limit=2&page=${page}`);
+        seen.push(...body.products.map((p: { id: number }) => p.id));
+      }
+      expect(seen).toEqual(expected('margin', dir));
+    }
+    // And when the filters leave only one stream.
+    expect(await listIds('sort_by=margin&exclude_in_store=true')).toEqual(
+      expected('margin', 'desc').filter((i) => i !== id('P1') && i !== id('P3') && i !== id('P5')),
+    );
+  });
 });
 
 describe('GET /api/v1/products: pagination', () => {

@@ -9,9 +9,16 @@ export const EFFECTIVE_RETAIL = sql`COALESCE(l.custom_retail_price_cents, p.reta
 /** A product quote-only in the catalogue is quote-only in every store, whatever the listing says. */
 export const EFFECTIVE_PURCHASE_MODE = sql`(CASE WHEN p.purchase_mode = 'enquiry' THEN 'enquiry'
   ELSE COALESCE(l.purchase_mode, p.purchase_mode) END)`;
-export const EARN_PER_SALE = sql`(CASE p.pricing_type
-  WHEN 'commission' THEN ((${EFFECTIVE_RETAIL})::bigint * p.commission_rate_bps + 5000) / 10000
-  ELSE ${EFFECTIVE_RETAIL} - p.wholesale_price_cents END)::integer`;
+const earnAt = (retail: RawBuilder<unknown>) => sql`(CASE p.pricing_type
+  WHEN 'commission' THEN ((${retail})::bigint * p.commission_rate_bps + 5000) / 10000
+  ELSE ${retail} - p.wholesale_price_cents END)::integer`;
+/** The store's earn per sale: at its custom price when it set one. */
+export const EARN_PER_SALE = earnAt(EFFECTIVE_RETAIL);
+/**
+ * The earn per sale at the suggested retail price, the same for every store: indexed by
+ * `products_margin_idx` (its expression must stay this one, written on the bare columns).
+ */
+export const CATALOGUE_EARN_PER_SALE = earnAt(sql`p.retail_price_cents`);
 
 export function minimumPrice(ctx: StoreCatalogueContext): RawBuilder<unknown> {
   return sql`(CASE p.pricing_type

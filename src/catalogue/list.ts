@@ -4,6 +4,7 @@ import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import { cellTotal } from './cells.ts';
 import {
   buildCatalogueQuery,
+  CATALOGUE_EARN_PER_SALE,
   type CatalogueQuery,
   catalogueFrom,
   EARN_PER_SALE,
@@ -36,9 +37,46 @@ function orderBy(q: CatalogueQuery, input: ListInput): RawBuilder<unknown> {
     return input.order === 'asc' ? sql`${q.relevance} ASC, p.id ASC` : sql`${q.relevance} DESC, p.id ASC`;
   }
   const key = input.sort_by ?? 'created_at';
-  const dir = input.order ?? (ASCENDING_BY_DEFAULT.has(key) ? 'asc' : 'desc');
-  // The id tie-breaker keeps pages stable when many products share a sort value.
-  return dir === 'asc' ? sql`${SORT_COLUMNS[key]} ASC, p.id ASC` : sql`${SORT_COLUMNS[key]} DESC, p.id DESC`;
+  return sortBy(SORT_COLUMNS[key], direction(input));
+}
+
+function direction(input: ListInput): 'asc' | 'desc' {
+  const key = input.sort_by ?? 'created_at';
+  return input.order ?? (ASCENDING_BY_DEFAULT.has(key) ? 'asc' : 'desc');
+}
+
+/** The id tie-breaker keeps pages stable when many products share a sort value. */
+function sortBy(column: RawBuilder<unknown>, dir: 'asc' | 'desc'): RawBuilder<unknown> {
+  return dir === 'asc' ? sql`${column} ASC, p.id ASC` : sql`${column} DESC, p.id DESC`;
+}
+
+/**
+ * The ids of a page. Sorting by margin would compute every match's earn per sale at the store's
+ * own prices and sort them all; instead two ordered streams are merged: products the store has not
+ * re-priced, in the order of the indexed catalogue margin (equal to theirs), read only as far as
+ * the page needs; and the store's re-priced listings, few, sorted by their own margin.
+ */
+function pageIds(
+  q: CatalogueQuery,
+  input: ListInput,
+  from: RawBuilder<unknown>,
+  where: RawBuilder<unknown>,
+  offset: string,
+): RawBuilder<unknown> {
+  if (input.sort_by !== 'margin') {
+    return sql`SELECT p.id AS product_id, l.id AS listing_id FROM ${from} WHERE ${where}
+      ORDER BY ${orderBy(q, input)} LIMIT ${input.limit} OFFSET ${offset}`;
+  }
+  const dir = direction(input);
+  const reach = String(BigInt(offset) + BigInt(input.limit));
+  const stream = (margin: RawBuilder<unknown>, repriced: boolean) =>
+    sql`(SELECT p.id AS product_id, l.id AS listing_id, ${margin} AS margin FROM ${from}
+      WHERE ${where} AND l.custom_retail_price_cents IS ${repriced ? sql`NOT NULL` : sql`NULL`}
+      ORDER BY ${sortBy(margin, dir)} LIMIT ${reach})`;
+  const merged = dir === 'asc' ? sql`margin ASC, product_id ASC` : sql`margin DESC, product_id DESC`;
+  return sql`SELECT product_id, listing_id FROM (
+      ${stream(CATALOGUE_EARN_PER_SALE, false)} UNION ALL ${stream(EARN_PER_SALE, true)}) s
+    ORDER BY ${merged} LIMIT ${input.limit} OFFSET ${offset}`;
 }
 
 /** The columns of a catalogue list item, shared with the product detail read. */
@@ -134,8 +172,7 @@ export async function listCatalogue(em: EntityManager, ctx: StoreCatalogueContex
     rows<ProductRow>(
       em,
       sql`SELECT ${productColumns(ctx)}
-        FROM (SELECT p.id AS product_id, l.id AS listing_id FROM ${from} WHERE ${where}
-          ORDER BY ${orderBy(q, input)} LIMIT ${input.limit} OFFSET ${offset}) page
+        FROM (${pageIds(q, input, from, where, offset)}) page
         JOIN products p ON p.id = page.product_id
         LEFT JOIN listings l ON l.id = page.listing_id
         LEFT JOIN categories c ON c.id = p.category_id
