@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -27,8 +27,8 @@ import { benchWebhooks } from './webhooks.ts';
  * `npm run bench`: the catalogue read paths of the API against a raw node:http + pg server replaying
  * the same SQL, measured in the same run on the same database. Prints ratios, writes
  * bench/results.json. Settings: BENCH_PRODUCTS (200000), BENCH_SECONDS (8), BENCH_CONNECTIONS (10),
- * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, webhooks: runs that part alone and
- * merges its figures into the existing bench/results.json).
+ * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, webhooks: runs that part alone;
+ * bench/results.json then holds that part's figures alone).
  */
 const PARTS = ['catalogue', 'latency', 'bulk', 'wholesale', 'inventory', 'webhooks'] as const;
 const ONLY = process.env.BENCH_ONLY;
@@ -369,17 +369,10 @@ async function main() {
       );
     }
 
-    // One part alone updates its own figures and keeps the others of the last full run.
-    const earlier = ONLY
-      ? ((
-          JSON.parse(await readFile('bench/results.json', 'utf8').catch(() => '{}')) as {
-            results?: Record<string, unknown>;
-          }
-        ).results ?? {})
-      : {};
+    // One run's figures only, never merged with an earlier run's: `parts` says what this run measured.
     await writeFile(
       'bench/results.json',
-      `${JSON.stringify({ at: new Date().toISOString(), products: PRODUCTS, seconds: SECONDS, connections: CONNECTIONS, results: { ...earlier, ...results } }, null, 2)}\n`,
+      `${JSON.stringify({ at: new Date().toISOString(), products: PRODUCTS, seconds: SECONDS, connections: CONNECTIONS, parts: PARTS.filter(runs), results }, null, 2)}\n`,
     );
     console.log('\nwritten bench/results.json');
   } finally {
