@@ -131,6 +131,7 @@ export async function benchCatalogueLatency(
   scenarios: LatencyScenario[],
   bases: { api: string; raw: string },
   headers: Record<string, string>,
+  onFigure: (figure: LatencyFigure) => void = () => {},
 ): Promise<LatencyFigure[]> {
   const out: LatencyFigure[] = [];
   for (const s of scenarios) {
@@ -149,7 +150,7 @@ export async function benchCatalogueLatency(
     const apiMedians = api.map(median);
     const rawP50 = median(raw.map(median));
     const apiP50 = median(apiMedians);
-    out.push({
+    const figure: LatencyFigure = {
       name: s.name,
       url: s.url,
       kind: s.kind,
@@ -159,7 +160,9 @@ export async function benchCatalogueLatency(
       raw_p99_ms: round(quantile(raw.flat(), 0.99)),
       ratio: round(apiP50 / rawP50),
       api_p50_spread_ms: [round(Math.min(...apiMedians)), round(Math.max(...apiMedians))],
-    });
+    };
+    out.push(figure);
+    onFigure(figure);
   }
   return out;
 }

@@ -232,7 +232,12 @@ async function main() {
                 : `ANALYZE ${table}`,
             );
           }
-          const measured = await benchCatalogueLatency(latencyScenarios, bases, headers);
+          // A line per scenario as it is measured: a long run shows its progress.
+          const measured = await benchCatalogueLatency(latencyScenarios, bases, headers, (m) =>
+            console.log(
+              `  ${stats} ${m.name}: api p50 ${m.api_p50_ms} p99 ${m.api_p99_ms}, raw p50 ${m.raw_p50_ms} ms`,
+            ),
+          );
           figures[stats] = measured;
           const page1 = measured.find((m) => m.name === 'no filter')?.api_p50_ms ?? 0;
           console.log(`\nCatalogue latency at 1 connection, ${stats} statistics (${PRODUCTS} products)`);
