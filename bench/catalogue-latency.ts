@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { request } from 'undici';
+import { SORT_KEYS } from '../src/catalogue/schemas.ts';
 import { round } from './lib.ts';
 
 /**
@@ -60,18 +61,6 @@ export async function latencyScenarios(databaseUrl: string): Promise<LatencyScen
         `in_stock=true&pricing_type=wholesale&category=${category}&purchase_mode=buy_now&price_min_cents=2500&ready_to_list=true&exclude_in_store=true&scope=all`,
       ],
     ];
-    const sorts = [
-      'name',
-      'created_at',
-      'updated_at',
-      'stock_quantity',
-      'retail_price_cents',
-      'wholesale_price_cents',
-      'sku',
-      'margin',
-      'readiness',
-      'recommended',
-    ];
     const q = (s: string) => (s ? `&${s}` : '');
     return [
       ...filters.map(([name, f]) => ({
@@ -79,7 +68,7 @@ export async function latencyScenarios(databaseUrl: string): Promise<LatencyScen
         url: `/api/v1/products?limit=20${q(f)}`,
         kind: 'list' as const,
       })),
-      ...sorts.map((s) => ({
+      ...SORT_KEYS.map((s) => ({
         name: `sort ${s}`,
         url: `/api/v1/products?limit=20&sort_by=${s}`,
         kind: 'list' as const,
