@@ -116,14 +116,18 @@ describe('deep nesting in a JSON body', () => {
     }
   });
 
-  it('still accepts a body 32 levels deep where the schema ignores the field', async () => {
-    const res = await send('/api/v1/vendor/webhooks/999999/rotate-secret', {
-      method: 'POST',
-      key: store.readWrite,
-      type: 'application/json',
-      body: `{"zz":${deep(31)}}`,
-    });
-    expect(res.status).toBe(404);
+  it('accepts 32 levels where the schema ignores the field, and refuses the 33rd', async () => {
+    const at = (depth: number) =>
+      send('/api/v1/vendor/webhooks/999999/rotate-secret', {
+        method: 'POST',
+        key: store.readWrite,
+        type: 'application/json',
+        body: `{"zz":${deep(depth - 1)}}`,
+      });
+    expect((await at(32)).status).toBe(404);
+    const over = await at(33);
+    expect(over.status).toBe(400);
+    expect(over.body.code).toBe('INVALID_JSON');
   });
 });
 
