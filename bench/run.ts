@@ -39,6 +39,10 @@ const runs = (part: (typeof PARTS)[number]) => ONLY === undefined || ONLY === pa
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 200_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const DATA_DIR = process.env.BENCH_DATA_DIR ?? '.data/bench';
+/** Which planner statistics the latency part measures with: cleared (`fresh`), `analysed`, or `both`. */
+const STATS = (process.env.BENCH_STATS ?? 'both') as 'fresh' | 'analysed' | 'both';
+if (!['fresh', 'analysed', 'both'].includes(STATS))
+  throw new Error('BENCH_STATS must be fresh, analysed or both');
 const NODE = process.execPath;
 
 const THROUGHPUT = {
@@ -218,7 +222,8 @@ async function main() {
       try {
         // A freshly loaded catalogue has no planner statistics yet; the same queries must plan well
         // both ways (PostgreSQL 18 can clear a table's statistics in place).
-        for (const stats of ['fresh', 'analysed'] as const) {
+        const modes = STATS === 'both' ? (['fresh', 'analysed'] as const) : ([STATS] as const);
+        for (const stats of modes) {
           for (const table of ['products', 'product_variants', 'listings']) {
             // Autovacuum would analyse a freshly loaded table in the middle of the fresh round.
             await client.query(
