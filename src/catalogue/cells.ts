@@ -335,11 +335,14 @@ export function grainColumns(mask: number): string[] {
 
 /**
  * Beyond this many listings to correct for (a store holding a good part of the catalogue), the
- * correction's cost nears the scan's and the facets are scanned instead (docs/decisions.md).
+ * correction's cost nears the scan's and the facets are scanned instead (docs/decisions.md). The
+ * scan grows with the catalogue and the correction does not, so on a large catalogue the bound is a
+ * twentieth of it (the planner's row estimate; CORRECTION_MAX while it has none).
  */
 export const CORRECTION_MAX = 5000;
+const CORRECTION_SHARE = 20;
 
-/** Whether the store's correction is small enough for the cells to pay (reads at most CORRECTION_MAX + 1 index entries). */
+/** Whether the store's correction is small enough for the cells to pay (reads at most the bound + 1 index entries). */
 export async function correctionFits(
   em: EntityManager,
   ctx: StoreCatalogueContext,
@@ -350,9 +353,12 @@ export async function correctionFits(
     : sql`(custom_retail_price_cents IS NOT NULL OR purchase_mode IS NOT NULL)`;
   const [row] = await rows<{ fits: boolean }>(
     em,
-    sql`SELECT count(*) <= ${CORRECTION_MAX} AS fits FROM (
-      SELECT 1 FROM listings WHERE store_id = ${ctx.storeId} AND deleted_at IS NULL AND ${custom}
-      LIMIT ${CORRECTION_MAX + 1}) l`,
+    sql`WITH bound AS (
+        SELECT GREATEST(${CORRECTION_MAX}, (reltuples / ${CORRECTION_SHARE})::bigint) AS n
+        FROM pg_class WHERE oid = 'products'::regclass)
+      SELECT count(*) <= (SELECT n FROM bound) AS fits FROM (
+        SELECT 1 FROM listings WHERE store_id = ${ctx.storeId} AND deleted_at IS NULL AND ${custom}
+        LIMIT (SELECT n + 1 FROM bound)) l`,
   );
   return row?.fits ?? false;
 }
