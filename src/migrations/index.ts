@@ -11,6 +11,7 @@ import { Migration20261122080000_facet_cells } from './Migration20261122080000_f
 import { Migration20261122090000_lean_webhook_log } from './Migration20261122090000_lean_webhook_log.ts';
 import { Migration20261125000000_gcra_limits } from './Migration20261125000000_gcra_limits.ts';
 import { Migration20261125010000_margin_index } from './Migration20261125010000_margin_index.ts';
+import { Migration20261125020000_deltas_vacuum } from './Migration20261125020000_deltas_vacuum.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -27,4 +28,5 @@ export const migrationsList = [
   { name: 'Migration20261122090000_lean_webhook_log', class: Migration20261122090000_lean_webhook_log },
   { name: 'Migration20261125000000_gcra_limits', class: Migration20261125000000_gcra_limits },
   { name: 'Migration20261125010000_margin_index', class: Migration20261125010000_margin_index },
+  { name: 'Migration20261125020000_deltas_vacuum', class: Migration20261125020000_deltas_vacuum },
 ];
