@@ -57,6 +57,7 @@ function sortBy(column: RawBuilder<unknown>, dir: 'asc' | 'desc'): RawBuilder<un
  * the page needs; and the store's re-priced listings, few, sorted by their own margin.
  */
 function pageIds(
+  ctx: StoreCatalogueContext,
   q: CatalogueQuery,
   input: ListInput,
   from: RawBuilder<unknown>,
@@ -69,9 +70,13 @@ function pageIds(
   }
   const dir = direction(input);
   const reach = String(BigInt(offset) + BigInt(input.limit));
+  // "Not re-priced" as an anti-join: said as `l.custom_retail_price_cents IS NULL`, PostgreSQL
+  // estimated from the listings alone (a store that re-priced them all: none pass) and sorted 2M rows.
+  const notRepriced = sql`NOT EXISTS (SELECT 1 FROM listings c WHERE c.store_id = ${ctx.storeId}
+    AND c.product_id = p.id AND c.deleted_at IS NULL AND c.custom_retail_price_cents IS NOT NULL)`;
   const stream = (margin: RawBuilder<unknown>, repriced: boolean) =>
     sql`(SELECT p.id AS product_id, l.id AS listing_id, ${margin} AS margin FROM ${from}
-      WHERE ${where} AND l.custom_retail_price_cents IS ${repriced ? sql`NOT NULL` : sql`NULL`}
+      WHERE ${where} AND ${repriced ? sql`l.custom_retail_price_cents IS NOT NULL` : notRepriced}
       ORDER BY ${sortBy(margin, dir)} LIMIT ${reach})`;
   const merged = dir === 'asc' ? sql`margin ASC, product_id ASC` : sql`margin DESC, product_id DESC`;
   return sql`SELECT product_id, listing_id FROM (
@@ -172,7 +177,7 @@ export async function listCatalogue(em: EntityManager, ctx: StoreCatalogueContex
     rows<ProductRow>(
       em,
       sql`SELECT ${productColumns(ctx)}
-        FROM (${pageIds(q, input, from, where, offset)}) page
+        FROM (${pageIds(ctx, q, input, from, where, offset)}) page
         JOIN products p ON p.id = page.product_id
         LEFT JOIN listings l ON l.id = page.listing_id
         LEFT JOIN categories c ON c.id = p.category_id
