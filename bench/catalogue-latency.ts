@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { request } from 'undici';
 import { SORT_KEYS } from '../src/catalogue/schemas.ts';
-import { round } from './lib.ts';
+import { round, SMALL } from './lib.ts';
 
 /**
  * What one partner meets browsing the catalogue: every spec filter alone, every sort, all filters
@@ -12,7 +12,7 @@ import { round } from './lib.ts';
  */
 
 const ROUNDS = 5;
-const PER_ROUND = Number(process.env.BENCH_LATENCY_SAMPLES ?? 8);
+const PER_ROUND = Number(process.env.BENCH_LATENCY_SAMPLES ?? (SMALL ? 2 : 8));
 
 export interface LatencyScenario {
   name: string;

@@ -1,6 +1,10 @@
 import autocannon from 'autocannon';
 
-export const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+/** `BENCH_SCALE=small`: a quick check (a 20,000-product database of its own, short rounds), not figures to publish. */
+export const SMALL = process.env.BENCH_SCALE === 'small';
+if (![undefined, 'small', 'full'].includes(process.env.BENCH_SCALE))
+  throw new Error('BENCH_SCALE must be small or full');
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? (SMALL ? 2 : 8));
 
 export interface Load {
   rps: number;
