@@ -4,24 +4,24 @@ import { InputRefused, parseJsonBody, readBytes, searchParams, utf8Text } from '
 
 const MAX_BODY = 64 * 1024;
 
-/** The shared input reader's refusals, in RFC 6749's form (`error` named by the endpoint). */
+/** A refusal of the shared input reader in RFC 6749's form (`error` named by the endpoint). */
+function inOAuthForm(err: unknown, error: string): unknown {
+  return err instanceof InputRefused ? new OAuthError(error, err.message, err.status) : err;
+}
+
+/** Runs a step of the shared input reader, answering its refusals in RFC 6749's form. */
 export function asOAuth<T>(read: () => T, error = 'invalid_request'): T {
   try {
     return read();
   } catch (err) {
-    if (err instanceof InputRefused) throw new OAuthError(error, err.message, err.status);
-    throw err;
+    throw inOAuthForm(err, error);
   }
 }
 
 async function readText(req: IncomingMessage, error: string): Promise<string> {
-  let bytes: Buffer;
-  try {
-    bytes = await readBytes(req, MAX_BODY);
-  } catch (err) {
-    if (err instanceof InputRefused) throw new OAuthError(error, err.message, err.status);
-    throw err;
-  }
+  const bytes = await readBytes(req, MAX_BODY).catch((err: unknown) => {
+    throw inOAuthForm(err, error);
+  });
   return asOAuth(() => utf8Text(bytes), error);
 }
 
