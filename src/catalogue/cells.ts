@@ -218,7 +218,12 @@ interface Scan {
   grain: number;
   where: RawBuilder<unknown>;
   facets: (FacetName | 'total')[];
+  /** Whether some dimension it reads (a condition or a listed value) is one a listing can change. */
+  corrected: boolean;
 }
+
+/** The dimensions a store's listing can move a product along: its custom price and selling mode. */
+const LISTING_DIMS: readonly Dim[] = ['band', 'mode'];
 
 /**
  * One scan per (grain, conditions): each facet applies every active filter but its own (drill-down),
@@ -242,8 +247,10 @@ function scans(plan: CellPlan, totalOnly: boolean): Scan[] | undefined {
         sql` AND `,
       ),
       facets: [],
+      corrected: plan.excludeListed,
     };
     scan.facets.push(facet);
+    scan.corrected ||= LISTING_DIMS.some((d) => needed.has(d));
     out.set(key, scan);
     return true;
   };
@@ -304,28 +311,51 @@ export function cellQuery(
       (facet) => sql`(${sql.lit(facet)}, ${facet === 'total' ? sql`''` : FACET_VALUE[facet]})`,
     );
     const grain = sql.lit(scan.grain);
+    const corrected = scan.corrected
+      ? sql`UNION ALL SELECT ${CELL_COLUMNS}, n FROM corrections WHERE grain = ${grain}`
+      : sql``;
     return sql`SELECT v.facet, v.value, c.n
       FROM (SELECT ${CELL_COLUMNS}, n FROM facet_cells WHERE grain = ${grain}
-        UNION ALL SELECT ${CELL_COLUMNS}, n FROM pending WHERE grain = ${grain}) c
+        UNION ALL SELECT ${CELL_COLUMNS}, n FROM pending WHERE grain = ${grain} ${corrected}) c
       CROSS JOIN LATERAL (VALUES ${sql.join(values, sql`, `)}) v (facet, value)
       WHERE ${scan.where}`;
   });
-  // The deltas not folded yet and the store's correction, rolled up once to each grain in use (a
-  // store with many custom-priced listings brings as many rows, which each scan would reread).
-  const used = [...new Set(parts.map((scan) => scan.grain))];
-  // GROUPING() takes only columns some set groups by: when the grains in use leave one out (a total
-  // alone reads one grain), the finest set is added too; no scan reads it.
-  if (used.reduce((all, mask) => all & mask, (1 << DIMS.length) - 1) !== 0) used.push(0);
-  const sets = used.map((mask) => sql`(${sql.raw(grainColumns(mask).join(', '))})`);
-  return sql<CellCount>`WITH pending AS MATERIALIZED (
+  // The deltas not folded yet, and the store's correction, each rolled up once to the grains that
+  // read it (a store with many custom-priced listings brings as many rows, which each scan would
+  // reread). A scan that reads neither price band nor selling mode skips the correction: each of its
+  // listings moves a product between two cells differing only there, so the pair cancels.
+  const rollup = (source: RawBuilder<unknown>, grains: number[]) => sql`
       SELECT GROUPING(${CELL_COLUMNS}) AS grain, ${CELL_COLUMNS}, sum(n) AS n
-      FROM (SELECT ${CELL_COLUMNS}, n FROM facet_cell_deltas
-        UNION ALL ${correction(ctx, plan.excludeListed)}) d (${CELL_COLUMNS}, n)
-      GROUP BY GROUPING SETS (${sql.join(sets, sql`, `)})
-    )
+      FROM (${source}) d (${CELL_COLUMNS}, n)
+      GROUP BY GROUPING SETS (${sql.join(groupingSets(grains), sql`, `)})`;
+  const corrected = parts.filter((scan) => scan.corrected).map((scan) => scan.grain);
+  const deltas = sql`SELECT ${CELL_COLUMNS}, n FROM facet_cell_deltas`;
+  const withCorrections = corrected.length
+    ? sql`, corrections AS MATERIALIZED (${rollup(correction(ctx, plan.excludeListed), corrected)})`
+    : sql``;
+  return sql<CellCount>`WITH pending AS MATERIALIZED (${rollup(
+    deltas,
+    parts.map((scan) => scan.grain),
+  )})
+      ${withCorrections}
     SELECT facet, value, sum(n)::integer AS n
     FROM (${sql.join(selects, sql`\nUNION ALL `)}) c
     GROUP BY facet, value HAVING sum(n) <> 0`;
+}
+
+/**
+ * The GROUPING SETS for a set of grains. GROUPING() takes only columns some set groups by: when the
+ * grains leave one out (a total alone reads one grain), the finest set is added too; no scan reads it.
+ */
+function groupingSets(grains: number[]): RawBuilder<unknown>[] {
+  const used = [...new Set(grains)];
+  if (used.reduce((all, mask) => all & mask, (1 << DIMS.length) - 1) !== 0) used.push(0);
+  return used.map((mask) => sql`(${sql.raw(grainColumns(mask).join(', '))})`);
+}
+
+/** Whether the statement for these filters reads the store's listing correction (cellQuery). */
+export function readsCorrection(plan: CellPlan, totalOnly = false): boolean {
+  return scans(plan, totalOnly)?.some((scan) => scan.corrected) ?? false;
 }
 
 /** The columns a grain keeps. */
@@ -384,7 +414,8 @@ export async function cellTotal(
   if (f.search?.trim()) return undefined;
   const plan = cellPlan(ctx, f, tax);
   const query = plan && cellQuery(ctx, plan, true);
-  if (!query || !(await correctionFits(em, ctx, f.exclude_in_store === true))) return undefined;
+  if (!query) return undefined;
+  if (readsCorrection(plan, true) && !(await correctionFits(em, ctx, plan.excludeListed))) return undefined;
   const counts = await rows(em, query);
   return counts.reduce((sum, c) => sum + c.n, 0);
 }
