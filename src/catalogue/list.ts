@@ -50,6 +50,17 @@ function sortBy(column: RawBuilder<unknown>, dir: 'asc' | 'desc'): RawBuilder<un
   return dir === 'asc' ? sql`${column} ASC, p.id ASC` : sql`${column} DESC, p.id DESC`;
 }
 
+/** Whether some filter or the sort reads the store's listing (its custom price, selling mode, presence). */
+function readsListing(input: ListInput): boolean {
+  return (
+    input.exclude_in_store === true ||
+    input.price_min_cents !== undefined ||
+    input.price_max_cents !== undefined ||
+    input.purchase_mode !== undefined ||
+    input.sort_by === 'margin'
+  );
+}
+
 /**
  * The ids of a page. Sorting by margin would compute every match's earn per sale at the store's
  * own prices and sort them all; instead two ordered streams are merged: products the store has not
@@ -65,7 +76,10 @@ function pageIds(
   offset: string,
 ): RawBuilder<unknown> {
   if (input.sort_by !== 'margin') {
-    return sql`SELECT p.id AS product_id, l.id AS listing_id FROM ${from} WHERE ${where}
+    // Filters that never read the store's listing choose the page on products alone: a deep page
+    // then skips entries of a covering sort index instead of probing a listing for each.
+    const source = readsListing(input) ? from : sql`products p`;
+    return sql`SELECT p.id AS product_id FROM ${source} WHERE ${where}
       ORDER BY ${orderBy(q, input)} LIMIT ${input.limit} OFFSET ${offset}`;
   }
   const dir = direction(input);
@@ -75,11 +89,11 @@ function pageIds(
   const notRepriced = sql`NOT EXISTS (SELECT 1 FROM listings c WHERE c.store_id = ${ctx.storeId}
     AND c.product_id = p.id AND c.deleted_at IS NULL AND c.custom_retail_price_cents IS NOT NULL)`;
   const stream = (margin: RawBuilder<unknown>, repriced: boolean) =>
-    sql`(SELECT p.id AS product_id, l.id AS listing_id, ${margin} AS margin FROM ${from}
+    sql`(SELECT p.id AS product_id, ${margin} AS margin FROM ${from}
       WHERE ${where} AND ${repriced ? sql`l.custom_retail_price_cents IS NOT NULL` : notRepriced}
       ORDER BY ${sortBy(margin, dir)} LIMIT ${reach})`;
   const merged = dir === 'asc' ? sql`margin ASC, product_id ASC` : sql`margin DESC, product_id DESC`;
-  return sql`SELECT product_id, listing_id FROM (
+  return sql`SELECT product_id FROM (
       ${stream(CATALOGUE_EARN_PER_SALE, false)} UNION ALL ${stream(EARN_PER_SALE, true)}) s
     ORDER BY ${merged} LIMIT ${input.limit} OFFSET ${offset}`;
 }
@@ -179,7 +193,8 @@ export async function listCatalogue(em: EntityManager, ctx: StoreCatalogueContex
       sql`SELECT ${productColumns(ctx)}
         FROM (${pageIds(ctx, q, input, from, where, offset)}) page
         JOIN products p ON p.id = page.product_id
-        LEFT JOIN listings l ON l.id = page.listing_id
+        LEFT JOIN listings l ON l.product_id = page.product_id AND l.store_id = ${ctx.storeId}
+          AND l.deleted_at IS NULL
         LEFT JOIN categories c ON c.id = p.category_id
         LEFT JOIN brands b ON b.id = p.brand_id
         ORDER BY ${orderBy(q, input)}`,

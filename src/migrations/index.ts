@@ -12,6 +12,7 @@ import { Migration20261122090000_lean_webhook_log } from './Migration20261122090
 import { Migration20261125000000_gcra_limits } from './Migration20261125000000_gcra_limits.ts';
 import { Migration20261125010000_margin_index } from './Migration20261125010000_margin_index.ts';
 import { Migration20261125020000_deltas_vacuum } from './Migration20261125020000_deltas_vacuum.ts';
+import { Migration20261125030000_covering_sort_indexes } from './Migration20261125030000_covering_sort_indexes.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -29,4 +30,8 @@ export const migrationsList = [
   { name: 'Migration20261125000000_gcra_limits', class: Migration20261125000000_gcra_limits },
   { name: 'Migration20261125010000_margin_index', class: Migration20261125010000_margin_index },
   { name: 'Migration20261125020000_deltas_vacuum', class: Migration20261125020000_deltas_vacuum },
+  {
+    name: 'Migration20261125030000_covering_sort_indexes',
+    class: Migration20261125030000_covering_sort_indexes,
+  },
 ];
