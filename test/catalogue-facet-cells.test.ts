@@ -1,10 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  CORRECTION_MAX,
   cellPlan,
   cellQuery,
-  correctionFits,
   foldFacetCells,
   GRAINS,
   grainColumns,
@@ -148,11 +146,46 @@ async function expectCellsEqualRecount() {
       GROUP BY GROUPING SETS (${sets}) ORDER BY ${order}`,
   );
   expect(stored).toEqual(recount);
+  await expectStoreCellsEqualRecount();
   const [pending] = await rows<{ n: number }>(
     app.em(),
     sql`SELECT count(*)::integer AS n FROM facet_cell_deltas`,
   );
   expect(pending?.n).toBe(0);
+}
+
+/**
+ * Each store's cells after a fold equal a recount from its listings: kind 0 takes each listed active
+ * product out of its cell, kind 1 moves a custom-priced or re-moded one to the cell it sells in.
+ */
+async function expectStoreCellsEqualRecount() {
+  await foldFacetCells(app.em());
+  const columns = sql.raw(grainColumns(0).join(', '));
+  const sets = sql.raw(GRAINS.map((g) => `(${grainColumns(grainMask(g)).join(', ')})`).join(', '));
+  const order = sql.raw(['store_id', 'kind', 'grain', ...grainColumns(0)].join(', '));
+  const cell = sql`p.owner_store_id, p.brand_id, p.category_id, p.supplier_id, p.pricing_type`;
+  const mode = sql`CASE WHEN p.purchase_mode = 'enquiry' THEN 'enquiry' ELSE COALESCE(l.purchase_mode, p.purchase_mode) END`;
+  const band = sql`facet_price_band(COALESCE(l.custom_retail_price_cents, p.retail_price_cents))`;
+  const stored = await rows(
+    app.em(),
+    sql`SELECT store_id, kind, grain, ${columns}, n FROM store_cells ORDER BY ${order}`,
+  );
+  const recount = await rows(
+    app.em(),
+    sql`SELECT store_id, kind, GROUPING(${columns})::smallint AS grain, ${columns}, sum(n)::integer AS n
+      FROM (
+        SELECT l.store_id, k.kind, ${cell}, v.purchase_mode, p.stock_quantity > 0, p.ready_to_list,
+          v.price_band, p.complete_channels, v.n
+        FROM listings l JOIN products p ON p.id = l.product_id
+        CROSS JOIN (VALUES (0::smallint), (1::smallint)) k (kind)
+        CROSS JOIN LATERAL (VALUES
+          (-1, p.purchase_mode, facet_price_band(p.retail_price_cents)),
+          (1, ${mode}, ${band})) v (n, purchase_mode, price_band)
+        WHERE l.deleted_at IS NULL AND p.active AND (k.kind = 1 OR v.n = -1)
+      ) c (store_id, kind, ${columns}, n)
+      GROUP BY store_id, kind, GROUPING SETS (${sets}) HAVING sum(n) <> 0 ORDER BY ${order}`,
+  );
+  expect(stored).toEqual(recount);
 }
 
 async function pendingDeltas(): Promise<number> {
@@ -478,28 +511,110 @@ describe('facet cells', () => {
     await expectCellsEqualRecount();
   });
 
-  it(`scans instead when the store's correction passes ${CORRECTION_MAX} listings`, async () => {
+  it('answers a store holding thousands of listings, all re-priced, from its store cells', async () => {
     const em = app.em();
     const big = await app.createStore('Big lister');
     await rows(
       em,
       sql`INSERT INTO products (supplier_id, category_id, name, sku, wholesale_price_cents, retail_price_cents)
-        SELECT ${ids.s1}, ${ids.misc}, 'Many ' || g, 'MANY-' || g, 100, 1000 FROM generate_series(1, ${CORRECTION_MAX + 1}) g`,
+        SELECT ${ids.s1}, ${ids.misc}, 'Many ' || g, 'MANY-' || g, 100, 1000 + g FROM generate_series(1, 6000) g`,
     );
     await rows(
       em,
       sql`INSERT INTO listings (store_id, product_id) SELECT ${big.id}, id FROM products WHERE sku LIKE 'MANY-%'`,
     );
-    const ctx = await loadCatalogueContext(em, big.id);
-    expect(await correctionFits(em, ctx, true)).toBe(false);
-    expect(await correctionFits(em, ctx, false)).toBe(true);
-    await rows(em, sql`UPDATE listings SET custom_retail_price_cents = 3000 WHERE store_id = ${big.id}`);
-    expect(await correctionFits(em, ctx, false)).toBe(false);
-    for (const q of ['', 'exclude_in_store=true', 'price_min_cents=2500']) {
-      const scan = await answer(big.id, q, 'scan');
-      expect(await answer(big.id, q, 'auto'), q).toEqual(scan);
-      expect(await answer(big.id, q, 'cells'), q).toEqual(scan);
+    const queries = [
+      '',
+      'exclude_in_store=true',
+      'price_min_cents=2500',
+      'purchase_mode=enquiry&in_stock=true',
+    ];
+    const expectCells = async (label: string) => {
+      for (const q of queries) {
+        const scan = await answer(big.id, q, 'scan');
+        expect(await answer(big.id, q, 'auto'), `${label}: ${q}`).toEqual(scan);
+        expect(await answer(big.id, q, 'cells'), `${label}: ${q}`).toEqual(scan);
+        expect(await listTotal(big.id, q), `${label}: list total ${q}`).toBe(scan.total_count);
+      }
+    };
+    await expectCells('listed');
+    // One statement re-prices them all, half across a band edge, and sets a third to enquiry.
+    await rows(
+      em,
+      sql`UPDATE listings SET custom_retail_price_cents = CASE WHEN product_id % 2 = 0 THEN 3000 ELSE 1500 END,
+          purchase_mode = CASE WHEN product_id % 3 = 0 THEN 'enquiry' END
+        WHERE store_id = ${big.id}`,
+    );
+    await expectCells('re-priced, unfolded');
+    await expectStoreCellsEqualRecount();
+    await expectCells('re-priced, folded');
+    await rows(em, sql`DELETE FROM stores WHERE id = ${big.id}`);
+    await expectStoreCellsEqualRecount();
+  });
+
+  it('keeps store cells exact when a listing and its product change in concurrent transactions', async () => {
+    const em = app.em();
+    const fx = fixtures(em);
+    const pairs: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const id = await fx.product({
+        supplierId: ids.s2 as number,
+        categoryId: ids.tables,
+        retail: 4000,
+        stock: [1],
+      });
+      await fx.listing(store.id, id, { customRetail: 4500 });
+      pairs.push(id);
     }
-    await expectCellsEqualRecount();
+    await foldFacetCells(em);
+    const pool = new pg.Pool({ connectionString: app.databaseUrl, max: 8 });
+    try {
+      // Each pair: one transaction moves the product to another category and band, another re-prices
+      // its listing to another band; whichever starts first holds its change for 0.3 s. Each side's
+      // recount needs the other's row as committed: read unlocked, the listing's move would be
+      // counted in the old category.
+      const change = async (sqlText: string, params: unknown[], hold: boolean) => {
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          await client.query(sqlText, params);
+          if (hold) await client.query('SELECT pg_sleep(0.3)');
+          await client.query('COMMIT');
+        } catch (err) {
+          await client.query('ROLLBACK');
+          throw err;
+        } finally {
+          client.release();
+        }
+      };
+      const outcomes = await Promise.allSettled(
+        pairs.flatMap((id, i) => {
+          const product = (hold: boolean) =>
+            change(
+              'UPDATE products SET category_id = $2, retail_price_cents = 60000 WHERE id = $1',
+              [id, ids.chairs],
+              hold,
+            );
+          const listing = (hold: boolean) =>
+            change(
+              'UPDATE listings SET custom_retail_price_cents = 12000 WHERE store_id = $1 AND product_id = $2',
+              [store.id, id],
+              hold,
+            );
+          const productFirst = i % 2 === 0;
+          return [
+            product(productFirst),
+            new Promise<void>((resolve, reject) =>
+              setTimeout(() => listing(!productFirst).then(resolve, reject), 100),
+            ),
+          ];
+        }),
+      );
+      expect(outcomes.filter((o) => o.status === 'rejected')).toEqual([]);
+    } finally {
+      await pool.end();
+    }
+    await expectStoreCellsEqualRecount();
+    await expectCellsEqualScan('after concurrent listing and product writers');
   });
 });

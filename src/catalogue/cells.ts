@@ -3,8 +3,6 @@ import { type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import { channelBit } from './channels.ts';
 import {
-  EFFECTIVE_PURCHASE_MODE,
-  EFFECTIVE_RETAIL,
   ownershipOf,
   scopesToStore,
   type Taxonomy,
@@ -265,30 +263,6 @@ function scans(plan: CellPlan, totalOnly: boolean): Scan[] | undefined {
 
 const CELL_COLUMNS = sql.raw(DIMS.map((d) => COLUMN[d]).join(', '));
 
-/**
- * The store's listings as cell changes: with `exclude_in_store` each listed active product leaves
- * its cell; otherwise a listing whose custom price or selling mode puts its product in another price
- * band or mode moves it there, for this store only.
- */
-function correction(ctx: StoreCatalogueContext, excludeListed: boolean): RawBuilder<unknown> {
-  const live = sql`l.store_id = ${ctx.storeId} AND l.deleted_at IS NULL AND p.active`;
-  if (excludeListed) {
-    return sql`SELECT p.owner_store_id, p.brand_id, p.category_id, p.supplier_id, p.pricing_type,
-        p.purchase_mode, p.stock_quantity > 0, p.ready_to_list, facet_price_band(p.retail_price_cents),
-        p.complete_channels, -1
-      FROM listings l JOIN products p ON p.id = l.product_id
-      WHERE ${live}`;
-  }
-  const band = sql`facet_price_band(${EFFECTIVE_RETAIL})`;
-  return sql`SELECT p.owner_store_id, p.brand_id, p.category_id, p.supplier_id, p.pricing_type,
-      v.purchase_mode, p.stock_quantity > 0, p.ready_to_list, v.price_band, p.complete_channels, v.n
-    FROM listings l JOIN products p ON p.id = l.product_id
-    CROSS JOIN LATERAL (VALUES (-1, p.purchase_mode, facet_price_band(p.retail_price_cents)),
-      (1, ${EFFECTIVE_PURCHASE_MODE}, ${band})) v (n, purchase_mode, price_band)
-    WHERE ${live} AND (l.custom_retail_price_cents IS NOT NULL OR l.purchase_mode IS NOT NULL)
-      AND (${band} <> facet_price_band(p.retail_price_cents) OR ${EFFECTIVE_PURCHASE_MODE} <> p.purchase_mode)`;
-}
-
 export interface CellCount {
   facet: FacetName | 'total';
   value: string | null;
@@ -330,8 +304,15 @@ export function cellQuery(
       GROUP BY GROUPING SETS (${sql.join(groupingSets(grains), sql`, `)})`;
   const corrected = parts.filter((scan) => scan.corrected).map((scan) => scan.grain);
   const deltas = sql`SELECT ${CELL_COLUMNS}, n FROM facet_cell_deltas`;
+  // The store's cells (Migration20261125040000_store_cells): its listed products, or the products
+  // its listings move to another band or mode.
+  const kind = sql.lit(plan.excludeListed ? 0 : 1);
+  const own = sql`store_id = ${ctx.storeId} AND kind = ${kind}`;
   const withCorrections = corrected.length
-    ? sql`, corrections AS MATERIALIZED (${rollup(correction(ctx, plan.excludeListed), corrected)})`
+    ? sql`, corrections AS MATERIALIZED (
+        SELECT grain, ${CELL_COLUMNS}, n FROM store_cells
+        WHERE ${own} AND grain IN (${sql.join([...new Set(corrected)].map((g) => sql.lit(g)))})
+        UNION ALL ${rollup(sql`SELECT ${CELL_COLUMNS}, n FROM store_cell_deltas WHERE ${own}`, corrected)})`
     : sql``;
   return sql<CellCount>`WITH pending AS MATERIALIZED (${rollup(
     deltas,
@@ -353,50 +334,15 @@ function groupingSets(grains: number[]): RawBuilder<unknown>[] {
   return used.map((mask) => sql`(${sql.raw(grainColumns(mask).join(', '))})`);
 }
 
-/** Whether the statement for these filters reads the store's listing correction (cellQuery). */
-export function readsCorrection(plan: CellPlan, totalOnly = false): boolean {
-  return scans(plan, totalOnly)?.some((scan) => scan.corrected) ?? false;
-}
-
 /** The columns a grain keeps. */
 export function grainColumns(mask: number): string[] {
   return DIMS.filter((_, i) => (mask & (1 << (DIMS.length - 1 - i))) === 0).map((d) => COLUMN[d]);
 }
 
-/**
- * Beyond this many listings to correct for (a store holding a good part of the catalogue), the
- * correction's cost nears the scan's and the facets are scanned instead (docs/decisions.md). The
- * scan grows with the catalogue and the correction does not, so on a large catalogue the bound is a
- * twentieth of it (the planner's row estimate; CORRECTION_MAX while it has none).
- */
-export const CORRECTION_MAX = 5000;
-const CORRECTION_SHARE = 20;
-
-/** Whether the store's correction is small enough for the cells to pay (reads at most the bound + 1 index entries). */
-export async function correctionFits(
-  em: EntityManager,
-  ctx: StoreCatalogueContext,
-  excludeListed: boolean,
-): Promise<boolean> {
-  const custom = excludeListed
-    ? sql`true`
-    : sql`(custom_retail_price_cents IS NOT NULL OR purchase_mode IS NOT NULL)`;
-  const [row] = await rows<{ fits: boolean }>(
-    em,
-    sql`WITH bound AS (
-        SELECT GREATEST(${CORRECTION_MAX}, (reltuples / ${CORRECTION_SHARE})::bigint) AS n
-        FROM pg_class WHERE oid = 'products'::regclass)
-      SELECT count(*) <= (SELECT n FROM bound) AS fits FROM (
-        SELECT 1 FROM listings WHERE store_id = ${ctx.storeId} AND deleted_at IS NULL AND ${custom}
-        LIMIT (SELECT n + 1 FROM bound)) l`,
-  );
-  return row?.fits ?? false;
-}
-
 /** Folds the pending deltas into the cells now (waits for a fold in progress). */
 export async function foldFacetCells(em: EntityManager): Promise<void> {
   await em.transactional(async (tx) => {
-    await rows(tx, sql`SELECT facet_cells_fold()`);
+    await rows(tx, sql`SELECT facet_cells_fold(), store_cells_fold()`);
   });
 }
 
@@ -415,7 +361,6 @@ export async function cellTotal(
   const plan = cellPlan(ctx, f, tax);
   const query = plan && cellQuery(ctx, plan, true);
   if (!query) return undefined;
-  if (readsCorrection(plan, true) && !(await correctionFits(em, ctx, plan.excludeListed))) return undefined;
   const counts = await rows(em, query);
   return counts.reduce((sum, c) => sum + c.n, 0);
 }

@@ -1,14 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
-import {
-  type CellCount,
-  cellPlan,
-  cellQuery,
-  correctionFits,
-  PRICE_BANDS,
-  readsCorrection,
-} from './cells.ts';
+import { type CellCount, cellPlan, cellQuery, PRICE_BANDS } from './cells.ts';
 import { CHANNELS, channelBit } from './channels.ts';
 import {
   buildCatalogueQuery,
@@ -182,12 +175,7 @@ export async function catalogueFacets(
 ) {
   const tryCells = path !== 'scan' && !f.search?.trim();
   const taxonomy = needsTaxonomy(ctx, f) ? await resolveTaxonomy(em, ctx, f) : undefined;
-  const planned = tryCells ? cellPlan(ctx, f, taxonomy) : undefined;
-  const fits =
-    planned && path === 'auto' && readsCorrection(planned)
-      ? await correctionFits(em, ctx, planned.excludeListed)
-      : true;
-  const plan = fits ? planned : undefined;
+  const plan = tryCells ? cellPlan(ctx, f, taxonomy) : undefined;
   const fromCells = plan && cellQuery(ctx, plan);
   if (!fromCells && path === 'cells') throw new Error('these filters cannot be answered from facet cells');
 

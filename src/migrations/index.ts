@@ -13,6 +13,7 @@ import { Migration20261125000000_gcra_limits } from './Migration20261125000000_g
 import { Migration20261125010000_margin_index } from './Migration20261125010000_margin_index.ts';
 import { Migration20261125020000_deltas_vacuum } from './Migration20261125020000_deltas_vacuum.ts';
 import { Migration20261125030000_covering_sort_indexes } from './Migration20261125030000_covering_sort_indexes.ts';
+import { Migration20261125040000_store_cells } from './Migration20261125040000_store_cells.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -34,4 +35,5 @@ export const migrationsList = [
     name: 'Migration20261125030000_covering_sort_indexes',
     class: Migration20261125030000_covering_sort_indexes,
   },
+  { name: 'Migration20261125040000_store_cells', class: Migration20261125040000_store_cells },
 ];
