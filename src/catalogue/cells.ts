@@ -2,11 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import { channelBit } from './channels.ts';
-import {
-  ownershipOf,
-  scopesToStore,
-  type Taxonomy,
-} from './filters.ts';
+import { ownershipOf, scopesToStore, type Taxonomy } from './filters.ts';
 import type { CatalogueFilters, FacetName } from './schemas.ts';
 
 /**
