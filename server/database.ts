@@ -13,6 +13,8 @@ export interface EmbeddedOptions {
   dataDir: string;
   port: number;
   database?: string;
+  /** PostgreSQL's shared_buffers in MB (256 unless given). */
+  sharedBuffersMb?: number;
   onLog?: (line: string) => void;
 }
 
@@ -61,7 +63,10 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Data
     persistent: true,
     createPostgresUser: true,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'max_connections=300', '-c', 'shared_buffers=256MB', '-c', 'fsync=on'],
+    postgresFlags: [
+      ...['-c', 'max_connections=300', '-c', `shared_buffers=${opts.sharedBuffersMb ?? 256}MB`],
+      ...['-c', 'fsync=on'],
+    ],
     onLog: opts.onLog ?? (() => {}),
     onError: (e: unknown) => opts.onLog?.(String(e)),
   });
