@@ -17,8 +17,22 @@ const PER_ROUND = Number(process.env.BENCH_LATENCY_SAMPLES ?? (SMALL ? 2 : 8));
 export interface LatencyScenario {
   name: string;
   url: string;
-  kind: 'list' | 'list 500' | 'deep page' | 'facets';
+  kind: 'list' | 'list 500' | 'deep page' | 'facets' | 'orders';
 }
+
+/** The bench store's orders: first and 500th page, each filter, each sort. */
+const ORDER_FILTERS: [string, string][] = [
+  ['first page', ''],
+  ['page 500', 'page=500'],
+  ['status', 'status=shipped'],
+  ['date range', 'start_date=2026-02-01&end_date=2026-02-28'],
+  ['search', 'search=cara%20nguyen%2012'],
+  ['attention', 'attention=1'],
+  ['channel', 'channel=google'],
+  ['all filters', 'status=shipped&start_date=2026-01-15&channel=google&search=nguyen'],
+  ['sort updated_at', 'sort_by=updated_at'],
+  ['sort id asc', 'sort_by=id&order=asc'],
+];
 
 /** Real values to filter on, read from the bench database so every filter matches something. */
 export async function latencyScenarios(databaseUrl: string): Promise<LatencyScenario[]> {
@@ -79,6 +93,11 @@ export async function latencyScenarios(databaseUrl: string): Promise<LatencyScen
         name: `facets ${name}`,
         url: `/api/v1/products/facets${f ? `?${f}` : ''}`,
         kind: 'facets' as const,
+      })),
+      ...ORDER_FILTERS.map(([name, f]) => ({
+        name: `orders ${name}`,
+        url: `/api/v1/orders?limit=20${q(f)}`,
+        kind: 'orders' as const,
       })),
     ];
   } finally {
@@ -162,4 +181,14 @@ export const LATENCY_TARGETS: Record<LatencyScenario['kind'], { p50: number; p99
   'list 500': { p50: 40 },
   'deep page': { p50: 45 },
   facets: { p50: 15, p99: 50 },
+  orders: { p50: 15 },
 };
+
+/**
+ * BENCH_LATENCY_MATCH (a regular expression on the scenario's name, e.g. `^orders` or `^(?!.*search)`):
+ * measure only those, for a quick look at one area.
+ */
+export function selectedScenarios(scenarios: LatencyScenario[]): LatencyScenario[] {
+  const match = process.env.BENCH_LATENCY_MATCH;
+  return match ? scenarios.filter((s) => new RegExp(match).test(s.name)) : scenarios;
+}

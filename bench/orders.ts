@@ -59,6 +59,46 @@ export async function seedOrders(databaseUrl: string, storeId: number, count: nu
 }
 
 /**
+ * The rest of the platform: `stores` other stores (slugs `platform-N`) sharing `orders` orders, a
+ * few dozen to a few hundred each, so the orders table holds a platform's worth beside the bench
+ * store's. Set-based, and skipped when already there.
+ */
+export async function seedPlatformOrders(databaseUrl: string, stores: number, orders: number) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      "SELECT count(*)::integer AS n FROM stores WHERE slug LIKE 'platform-%'",
+    );
+    if ((rows[0]?.n ?? 0) >= stores) return;
+    await client.query(
+      `INSERT INTO stores (name, slug) SELECT 'Platform store ' || g, 'platform-' || g
+       FROM generate_series(1, $1::integer) g ON CONFLICT (slug) DO NOTHING`,
+      [stores],
+    );
+    // Order g goes to a store drawn with a skew (the square of a uniform draw), so a few stores hold
+    // many orders and most hold a few dozen.
+    await client.query(
+      `INSERT INTO orders (store_id, order_number, status, order_type, channel, customer_name, customer_email,
+         ship_address, ship_city, ship_state, ship_zip, ship_country, subtotal_cents, total_cents,
+         needs_attention, created_at, updated_at)
+       SELECT s.id, 'SL-' || nextval('order_number_seq'),
+         (ARRAY['pending','processing','fulfilled','shipped','delivered','cancelled'])[1 + g % 6], 'storefront',
+         (ARRAY['facebook_instagram','google','vendor_link','email','other_referral','direct','unknown'])[1 + g % 7],
+         'Buyer ' || g, 'buyer' || g || '@example.com', g || ' Platform Street', 'Melbourne', 'VIC', '3000', 'AU',
+         1000 + g % 40000, 1000 + g % 40000, g % 89 = 0,
+         timestamptz '2025-06-01' + g * interval '30 seconds', timestamptz '2025-06-01' + g * interval '30 seconds'
+       FROM generate_series(1, $2::integer) g
+       JOIN stores s ON s.slug = 'platform-' || (1 + floor(power((hashint4(g) & 2147483647) / 2147483648.0, 2) * $1))::integer`,
+      [stores, orders],
+    );
+    await client.query('VACUUM ANALYZE orders');
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * Wholesale order placement: the same stream of orders (rotating over 20 products, plenty of stock)
  * against the API and against the raw SQL version of the same reservation.
  */

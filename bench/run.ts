@@ -17,10 +17,11 @@ import {
   benchCatalogueLatency,
   latencyScenarios as catalogueScenarios,
   LATENCY_TARGETS,
+  selectedScenarios,
 } from './catalogue-latency.ts';
 import { benchInventorySync, inventoryStore } from './inventory.ts';
 import { fmt, load, p50Of, printTable, round, SECONDS, SMALL, waitFor } from './lib.ts';
-import { benchWholesale, seedOrders } from './orders.ts';
+import { benchWholesale, seedOrders, seedPlatformOrders } from './orders.ts';
 import { benchWebhooks } from './webhooks.ts';
 
 /**
@@ -29,7 +30,9 @@ import { benchWebhooks } from './webhooks.ts';
  * bench/results.json. Settings: BENCH_SCALE (`small`: 20,000 products, 2 s rounds, for a quick check),
  * BENCH_PRODUCTS (200000), BENCH_SECONDS (8), BENCH_CONNECTIONS (10),
  * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, webhooks: runs that part alone;
- * bench/results.json then holds that part's figures alone).
+ * bench/results.json then holds that part's figures alone). For the latency part: BENCH_STATS
+ * (fresh, analysed, both), BENCH_LATENCY_SAMPLES (per side per round), BENCH_LATENCY_MATCH (a
+ * regular expression on scenario names), BENCH_DATA_DIR (another cluster, e.g. a 2M-product one).
  */
 const PARTS = ['catalogue', 'latency', 'bulk', 'wholesale', 'inventory', 'webhooks'] as const;
 const ONLY = process.env.BENCH_ONLY;
@@ -107,13 +110,15 @@ async function main() {
     const benchStoreId = benchStoreRow?.id ?? 0;
     const needsRaw = runs('catalogue') || runs('wholesale') || runs('latency');
     if (needsRaw) await seedOrders(db.url, benchStoreId, SMALL ? 10_000 : 100_000);
+    // The rest of a platform's million orders, in 10,000 other stores.
+    if (runs('latency')) await seedPlatformOrders(db.url, SMALL ? 100 : 10_000, SMALL ? 10_000 : 900_000);
     const config = loadConfig({
       DATABASE_URL: db.url,
       LOG_LEVEL: 'silent',
       PORT: '0',
       SECRET_KEY: 'b2'.repeat(32),
     });
-    const latencyScenarios = runs('latency') ? await catalogueScenarios(db.url) : [];
+    const latencyScenarios = runs('latency') ? selectedScenarios(await catalogueScenarios(db.url)) : [];
     const urls = [...Object.values(THROUGHPUT), ...latencyScenarios.map((s) => s.url)];
     const plan = needsRaw ? await captureStatements(orm, config, key, urls) : {};
 
