@@ -15,6 +15,8 @@ export interface EmbeddedOptions {
   database?: string;
   /** PostgreSQL's shared_buffers in MB (256 unless given). */
   sharedBuffersMb?: number;
+  /** PostgreSQL's work_mem in MB (its default, 4, unless given). */
+  workMemMb?: number;
   onLog?: (line: string) => void;
 }
 
@@ -66,6 +68,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Data
     postgresFlags: [
       ...['-c', 'max_connections=300', '-c', `shared_buffers=${opts.sharedBuffersMb ?? 256}MB`],
       ...['-c', 'fsync=on'],
+      ...(opts.workMemMb ? ['-c', `work_mem=${opts.workMemMb}MB`] : []),
     ],
     onLog: opts.onLog ?? (() => {}),
     onError: (e: unknown) => opts.onLog?.(String(e)),
