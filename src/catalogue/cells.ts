@@ -221,18 +221,22 @@ const LISTING_DIMS: readonly Dim[] = ['band', 'mode'];
 
 /**
  * One scan per (grain, conditions): each facet applies every active filter but its own (drill-down),
- * so facets whose own filter is inactive share the conditions of the total. Undefined when some
- * facet needs dimensions no grain holds together.
+ * so facets whose own filter is inactive share the conditions of the total. `missing` lists the
+ * facets (and the total) that need dimensions no grain holds together.
  */
-function scans(plan: CellPlan, totalOnly: boolean): Scan[] | undefined {
+function scans(plan: CellPlan, totalOnly: boolean): { parts: Scan[]; missing: (FacetName | 'total')[] } {
   const out = new Map<string, Scan>();
+  const missing: (FacetName | 'total')[] = [];
   const active = Object.entries(plan.facets) as [FacetName, CellCond][];
   const add = (facet: FacetName | 'total', skip: FacetName | undefined, own?: Dim) => {
     const conds = [...plan.base, ...active.filter(([name]) => name !== skip).map(([, c]) => c)];
     const needed = new Set<Dim>(conds.flatMap((c) => c.dims));
     if (own) needed.add(own);
     const grain = grainFor(needed);
-    if (grain === undefined) return false;
+    if (grain === undefined) {
+      missing.push(facet);
+      return;
+    }
     const key = `${grain}:${skip ?? ''}`;
     const scan = out.get(key) ?? {
       grain,
@@ -246,15 +250,14 @@ function scans(plan: CellPlan, totalOnly: boolean): Scan[] | undefined {
     scan.facets.push(facet);
     scan.corrected ||= LISTING_DIMS.some((d) => needed.has(d));
     out.set(key, scan);
-    return true;
   };
   if (!totalOnly) {
     for (const facet of Object.keys(FACET_DIM) as FacetName[]) {
-      if (!add(facet, facet in plan.facets ? facet : undefined, FACET_DIM[facet])) return undefined;
+      add(facet, facet in plan.facets ? facet : undefined, FACET_DIM[facet]);
     }
   }
-  if (!add('total', undefined)) return undefined;
-  return [...out.values()];
+  add('total', undefined);
+  return { parts: [...out.values()], missing };
 }
 
 const CELL_COLUMNS = sql.raw(DIMS.map((d) => COLUMN[d]).join(', '));
@@ -274,8 +277,23 @@ export function cellQuery(
   plan: CellPlan,
   totalOnly = false,
 ): RawBuilder<CellCount> | undefined {
-  const parts = scans(plan, totalOnly);
-  if (!parts) return undefined;
+  const { parts, missing } = scans(plan, totalOnly);
+  return missing.length ? undefined : cellStatement(ctx, plan, parts);
+}
+
+/**
+ * The statement counting from cells every facet (and the total) some grain can answer, and the
+ * facets left over, which the caller counts by scanning (facets.ts). Undefined when none fits.
+ */
+export function partialCellQuery(
+  ctx: StoreCatalogueContext,
+  plan: CellPlan,
+): { query: RawBuilder<CellCount>; missing: (FacetName | 'total')[] } | undefined {
+  const { parts, missing } = scans(plan, false);
+  return parts.length ? { query: cellStatement(ctx, plan, parts), missing } : undefined;
+}
+
+function cellStatement(ctx: StoreCatalogueContext, plan: CellPlan, parts: Scan[]): RawBuilder<CellCount> {
   const selects = parts.map((scan) => {
     const values = scan.facets.map(
       (facet) => sql`(${sql.lit(facet)}, ${facet === 'total' ? sql`''` : FACET_VALUE[facet]})`,

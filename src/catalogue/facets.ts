@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
-import { type CellCount, cellPlan, cellQuery, PRICE_BANDS } from './cells.ts';
+import { type CellCount, cellPlan, cellQuery, PRICE_BANDS, partialCellQuery } from './cells.ts';
 import { CHANNELS, channelBit } from './channels.ts';
 import {
   buildCatalogueQuery,
@@ -148,6 +148,59 @@ async function scanCounts(
   }
 }
 
+/**
+ * The facets no grain answers under these filters (a facet whose own dimension and the other
+ * filters' dimensions no grain holds together, e.g. brands under a category and a price bound), one
+ * query each, in parallel. Each applies every other filter, so it reads only the products those
+ * leave (an index range on a taxonomy filter), where the full scan reads every row that fails at
+ * most one filter.
+ */
+async function facetScans(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  f: CatalogueFilters,
+  taxonomy: Taxonomy | undefined,
+  facets: (FacetName | 'total')[],
+  tally: Tally,
+) {
+  const q = await buildCatalogueQuery(em, ctx, f, { taxonomy });
+  const from = catalogueFrom(ctx);
+  const base = sql.join(q.base, sql` AND `);
+  const id = (n: number | null) => (n === null ? null : String(n));
+  const grouped = async (facet: FacetName, column: RawBuilder<unknown>) => {
+    const found = await rows<{ value: number | null; n: number }>(
+      em,
+      sql`SELECT ${column} AS value, count(*)::integer AS n FROM ${from}
+        WHERE ${base} AND ${othersThan(q, facet)} GROUP BY 1`,
+    );
+    for (const r of found) tally(facet, id(r.value), r.n);
+  };
+  const valued = async (facet: FacetName) => {
+    const values = VALUE_COUNTS.filter((v) => v.facet === facet);
+    const [row] = await rows<{ counts: number[] }>(
+      em,
+      sql`SELECT ARRAY[${sql.join(
+        values.map((v) => counted(v.when)),
+        sql`, `,
+      )}] AS counts FROM ${from} WHERE ${base} AND ${othersThan(q, facet)}`,
+    );
+    for (const [i, v] of values.entries()) tally(facet, v.value, row?.counts[i] ?? 0);
+  };
+  const one = async (facet: FacetName | 'total') => {
+    if (facet === 'total') {
+      const [row] = await rows<{ n: number }>(
+        em,
+        sql`SELECT count(*)::integer AS n FROM ${from} WHERE ${base} AND ${whereFacets(q)}`,
+      );
+      tally('total', null, row?.n ?? 0);
+    } else if (facet === 'brand') await grouped(facet, sql`p.brand_id`);
+    else if (facet === 'category' || facet === 'store_type') await grouped(facet, sql`p.category_id`);
+    else if (facet === 'supplier_id') await grouped(facet, sql`p.supplier_id`);
+    else await valued(facet);
+  };
+  await Promise.all(facets.map(one));
+}
+
 /** The counts from the cells; complete_for comes per mask of channels, price_band per band index. */
 async function cellCounts(em: EntityManager, query: RawBuilder<CellCount>, tally: Tally) {
   for (const { facet, value, n } of await rows(em, query)) {
@@ -178,6 +231,8 @@ export async function catalogueFacets(
   const plan = tryCells ? cellPlan(ctx, f, taxonomy) : undefined;
   const fromCells = plan && cellQuery(ctx, plan);
   if (!fromCells && path === 'cells') throw new Error('these filters cannot be answered from facet cells');
+  // Filters the cells express, but not for every facet: those facets are scanned one by one.
+  const partial = !fromCells && plan && path === 'auto' ? partialCellQuery(ctx, plan) : undefined;
 
   const counted: { facet: FacetName; value: string | null; count: number }[] = [];
   let total = 0;
@@ -186,7 +241,14 @@ export async function catalogueFacets(
     else if (count) counted.push({ facet, value, count });
   };
   const [, brands, categories] = await Promise.all([
-    fromCells ? cellCounts(em, fromCells, tally) : scanCounts(em, ctx, f, taxonomy, tally),
+    fromCells
+      ? cellCounts(em, fromCells, tally)
+      : partial
+        ? Promise.all([
+            cellCounts(em, partial.query, tally),
+            facetScans(em, ctx, f, taxonomy, partial.missing, tally),
+          ])
+        : scanCounts(em, ctx, f, taxonomy, tally),
     rows<{ id: number; name: string }>(em, sql`SELECT id, name FROM brands`),
     rows<{ id: number; slug: string; type: string | null }>(
       em,
