@@ -14,6 +14,7 @@ import { Migration20261125010000_margin_index } from './Migration20261125010000_
 import { Migration20261125020000_deltas_vacuum } from './Migration20261125020000_deltas_vacuum.ts';
 import { Migration20261125030000_covering_sort_indexes } from './Migration20261125030000_covering_sort_indexes.ts';
 import { Migration20261125040000_store_cells } from './Migration20261125040000_store_cells.ts';
+import { Migration20261125050000_unlogged_rate_limits } from './Migration20261125050000_unlogged_rate_limits.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -36,4 +37,8 @@ export const migrationsList = [
     class: Migration20261125030000_covering_sort_indexes,
   },
   { name: 'Migration20261125040000_store_cells', class: Migration20261125040000_store_cells },
+  {
+    name: 'Migration20261125050000_unlogged_rate_limits',
+    class: Migration20261125050000_unlogged_rate_limits,
+  },
 ];
