@@ -7,7 +7,6 @@ import { loadConfig } from '../server/config.ts';
 import { startEmbeddedPostgres } from '../server/database.ts';
 import { migrate, openOrm } from '../server/orm.ts';
 import { createApiKey } from '../src/auth/keys-service.ts';
-import { runReadinessPass } from '../src/catalogue/readiness.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { seedProducts } from '../src/demo/seed-catalogue.ts';
 import { createStore } from '../src/store/service.ts';
@@ -102,7 +101,6 @@ async function main() {
       await seedProducts(em, PRODUCTS - n, (done, total) => {
         if (done % 50_000 === 0 || done === total) console.log(`  ${done}/${total}`);
       });
-      await runReadinessPass(em);
       await rows(em, sql`VACUUM ANALYZE`);
     }
     const key = await benchStore(orm.em.fork());

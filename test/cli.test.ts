@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runReadinessPass } from '../src/catalogue/readiness.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { type CliRun, runCli } from './helpers/cli.ts';
@@ -207,7 +208,7 @@ describe('operator CLI: platform and seed', () => {
     ]);
   });
 
-  it('seed --products 50 adds products with variants and runs the readiness pass', async () => {
+  it('seed --products 50 adds products with variants, scored as the readiness pass scores them', async () => {
     const before = await count(app, sql`SELECT count(*)::integer AS n FROM products`);
     const out = await ok<SeedOut>(cli(app.databaseUrl, 'seed', '--products', '50', '--json'));
     expect(out).toMatchObject({ seeded: 50 });
@@ -224,7 +225,8 @@ describe('operator CLI: platform and seed', () => {
           AND p.stock_quantity = (SELECT sum(stock_quantity) FROM product_variants v WHERE v.product_id = p.id)`,
       ),
     ).toBe(50);
-    // The readiness pass scored every new product on every channel.
+    // Every new product is scored on every channel, exactly as the readiness pass scores it: a pass
+    // afterwards rewrites none of them.
     expect(
       await count(
         app,
@@ -237,6 +239,18 @@ describe('operator CLI: platform and seed', () => {
         sql`SELECT count(*)::integer AS n FROM products WHERE id ${range} AND readiness_checked_at IS NOT NULL`,
       ),
     ).toBe(50);
+    const scoredRows = () =>
+      rows(
+        app.em(),
+        sql`SELECT p.id, p.readiness_score, p.ready_to_list, p.complete_channels, p.recommended_score,
+            p.readiness_checked_at, (SELECT array_agg(c.channel || ':' || c.score || ':' || c.computed_at ORDER BY c.channel)
+              FROM product_completeness c WHERE c.product_id = p.id) AS channels
+          FROM products p WHERE p.id ${range} ORDER BY p.id`,
+      );
+    const seeded = await scoredRows();
+    expect(seeded.some((r) => (r as { ready_to_list: boolean }).ready_to_list)).toBe(true);
+    await runReadinessPass(app.em());
+    expect(await scoredRows()).toEqual(seeded);
   });
 
   it('seeds the same catalogue into two fresh databases', async () => {

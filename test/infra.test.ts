@@ -254,8 +254,11 @@ describe('readiness pass', () => {
 
     const result = await runReadinessPass(app.em());
     const [total] = await rows<{ n: number }>(app.em(), sql`SELECT count(*)::integer AS n FROM products`);
-    expect(result).toEqual({ products: total?.n });
+    expect(result.products).toBe(total?.n);
     expect(result.products).toBeGreaterThanOrEqual(10);
+    expect(result.changed).toBeGreaterThanOrEqual(10);
+    // A second pass over an unchanged catalogue rewrites no product.
+    expect(await runReadinessPass(app.em())).toEqual({ products: total?.n, changed: 0 });
 
     expect(await scores(complete)).toEqual({ freight: 100, google: 100, meta: 100, storefront: 100 });
     expect(await product(complete)).toEqual({

@@ -72,8 +72,8 @@ const commands: Record<string, Command> = {
     const orm = await env.orm();
     const bar = env.json || !process.stderr.isTTY ? undefined : progressBar('products');
     if (values.demo) return seedDemo(orm.em.fork(), count, bar);
+    // The seed scores its products as it inserts them: no readiness pass to follow.
     const range = await seedProducts(orm.em.fork(), count, bar);
-    await operator(orm).runReadinessPass();
     // A bulk load leaves the planner without statistics and the facet deltas full of dead rows.
     await orm.em
       .fork()

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { rows, sql } from '../db/sql.ts';
+import { type RawBuilder, rows, sql } from '../db/sql.ts';
 import { foldFacetCells } from './cells.ts';
 import { CHANNELS, channelBit } from './channels.ts';
 
@@ -24,62 +24,105 @@ export const READINESS_BATCH = 5_000;
 export async function runReadinessPass(
   em: EntityManager,
   batch = READINESS_BATCH,
-): Promise<{ products: number }> {
+): Promise<{ products: number; changed: number }> {
   const [span] = await rows<{ lo: number | null; hi: number | null }>(
     em,
     sql`SELECT min(id) AS lo, max(id) AS hi FROM products`,
   );
-  let products = 0;
+  const total = { products: 0, changed: 0 };
   for (let lo = span?.lo ?? 1; span?.hi != null && lo <= span.hi; lo += batch) {
-    products += await em.transactional((tx) => scoreRange(tx, lo, lo + batch - 1));
+    const range = await em.transactional((tx) => scoreRange(tx, lo, lo + batch - 1));
+    total.products += range.products;
+    total.changed += range.changed;
   }
 
   // Nightly housekeeping: whatever facet deltas writers left unfolded go into the cells.
   await foldFacetCells(em);
-  return { products };
+  return total;
 }
 
-/** Scores products `lo`–`hi` (one transaction); answers how many it scored. */
-async function scoreRange(tx: EntityManager, lo: number, hi: number): Promise<number> {
+/** Each channel's score (0–100) of the product row `p`, as `(channel, score)` rows. */
+export function channelScores(p: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`(VALUES
+    ('storefront', (100 * (
+      (length(${p}.name) > 0)::int + (length(${p}.description) >= 40)::int + (${p}.image_url IS NOT NULL)::int +
+      (${p}.retail_price_cents > 0)::int + (${p}.category_id IS NOT NULL)::int) / 5)::smallint),
+    ('google', (100 * (
+      (${p}.image_url IS NOT NULL)::int + (length(${p}.description) >= 80)::int + (${p}.brand_id IS NOT NULL)::int +
+      (${p}.category_id IS NOT NULL)::int + (${p}.retail_price_cents > 0)::int + (${p}.stock_quantity > 0)::int) / 6)::smallint),
+    ('meta', (100 * (
+      (${p}.image_url IS NOT NULL)::int + (length(${p}.description) > 0)::int + (${p}.brand_id IS NOT NULL)::int +
+      (${p}.retail_price_cents > 0)::int) / 4)::smallint),
+    ('freight', (100 * (
+      (${p}.weight_oz IS NOT NULL)::int + (${p}.width_cm IS NOT NULL)::int + (${p}.depth_cm IS NOT NULL)::int +
+      (${p}.height_cm IS NOT NULL)::int) / 4)::smallint)
+  ) AS ch(channel, score)`;
+}
+
+/** The bit of `channel` (a text column) in `complete_channels`. */
+function channelMask(channel: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`CASE ${channel} ${sql.join(
+    CHANNELS.map((name) => sql`WHEN ${sql.lit(name)} THEN ${sql.lit(channelBit(name))}`),
+    sql` `,
+  )} ELSE 0 END`;
+}
+
+/**
+ * The product columns the pass sets, from the product row `p`, its storefront score and the mask
+ * of its complete channels: in the pass's update, and in a bulk load that scores as it inserts.
+ */
+export function readinessColumns(
+  p: RawBuilder<unknown>,
+  score: RawBuilder<unknown>,
+  mask: RawBuilder<unknown>,
+) {
+  return {
+    readiness_score: score,
+    ready_to_list: sql`(${score} = 100 AND ${p}.active AND ${p}.stock_quantity > 0)`,
+    complete_channels: sql`(${mask})::smallint`,
+    recommended_score: sql`(${score} * 10 + LEAST(${p}.stock_quantity, 100)
+      + LEAST(100, GREATEST(0, (${p}.retail_price_cents - ${p}.wholesale_price_cents) * 100 / GREATEST(${p}.retail_price_cents, 1)))
+      )::integer`,
+  };
+}
+
+/** The scores of `p` as the columns of readinessColumns, computed in place (a bulk load's insert). */
+export function scoredColumns(p: RawBuilder<unknown>) {
+  const storefront = sql`(SELECT ch.score FROM ${channelScores(p)} WHERE ch.channel = 'storefront')`;
+  const mask = sql`(SELECT COALESCE(sum(${channelMask(sql`ch.channel`)}), 0) FROM ${channelScores(p)} WHERE ch.score = 100)`;
+  return readinessColumns(p, storefront, mask);
+}
+
+/** Records the per-channel scores of products `lo`–`hi` (only those that changed are written). */
+export async function recordCompleteness(tx: EntityManager, lo: number, hi: number): Promise<void> {
   await rows(
     tx,
     sql`INSERT INTO product_completeness (product_id, channel, score, computed_at)
       SELECT p.id, ch.channel, ch.score, now()
-      FROM products p
-      CROSS JOIN LATERAL (VALUES
-        ('storefront', (100 * (
-          (length(p.name) > 0)::int + (length(p.description) >= 40)::int + (p.image_url IS NOT NULL)::int +
-          (p.retail_price_cents > 0)::int + (p.category_id IS NOT NULL)::int) / 5)::smallint),
-        ('google', (100 * (
-          (p.image_url IS NOT NULL)::int + (length(p.description) >= 80)::int + (p.brand_id IS NOT NULL)::int +
-          (p.category_id IS NOT NULL)::int + (p.retail_price_cents > 0)::int + (p.stock_quantity > 0)::int) / 6)::smallint),
-        ('meta', (100 * (
-          (p.image_url IS NOT NULL)::int + (length(p.description) > 0)::int + (p.brand_id IS NOT NULL)::int +
-          (p.retail_price_cents > 0)::int) / 4)::smallint),
-        ('freight', (100 * (
-          (p.weight_oz IS NOT NULL)::int + (p.width_cm IS NOT NULL)::int + (p.depth_cm IS NOT NULL)::int +
-          (p.height_cm IS NOT NULL)::int) / 4)::smallint)
-      ) AS ch(channel, score)
+      FROM products p CROSS JOIN LATERAL ${channelScores(sql`p`)}
       WHERE p.id BETWEEN ${lo} AND ${hi}
       ON CONFLICT (product_id, channel) DO UPDATE SET score = EXCLUDED.score, computed_at = EXCLUDED.computed_at
       WHERE product_completeness.score IS DISTINCT FROM EXCLUDED.score`,
   );
-  const updated = await rows<{ n: number }>(
+}
+
+/**
+ * Scores products `lo`–`hi` (one transaction). Only products never scored or whose scores changed
+ * are written: a nightly pass over an unchanged catalogue rewrites nothing (each rewrite is a new
+ * row version in every index), and `readiness_checked_at` is when the scores last changed.
+ */
+async function scoreRange(tx: EntityManager, lo: number, hi: number) {
+  await recordCompleteness(tx, lo, hi);
+  const columns = readinessColumns(sql`p`, sql`pc.score`, sql`COALESCE(m.mask, 0)`);
+  const [row] = await rows<{ products: number; changed: number }>(
     tx,
     sql`WITH masks AS (
-        SELECT product_id, sum(CASE channel ${sql.join(
-          CHANNELS.map((name) => sql`WHEN ${sql.lit(name)} THEN ${sql.lit(channelBit(name))}`),
-          sql` `,
-        )} ELSE 0 END)::smallint AS mask
+        SELECT product_id, sum(${channelMask(sql`channel`)}) AS mask
         FROM product_completeness WHERE score = 100 AND product_id BETWEEN ${lo} AND ${hi}
         GROUP BY product_id
       ), scored AS (
-        SELECT p.id, pc.score,
-          (pc.score = 100 AND p.active AND p.stock_quantity > 0) AS ready,
-          COALESCE(m.mask, 0) AS complete_channels,
-          (pc.score * 10 + LEAST(p.stock_quantity, 100)
-            + LEAST(100, GREATEST(0, (p.retail_price_cents - p.wholesale_price_cents) * 100 / GREATEST(p.retail_price_cents, 1)))
-          )::integer AS recommended
+        SELECT p.id, ${columns.readiness_score} AS score, ${columns.ready_to_list} AS ready,
+          ${columns.complete_channels} AS complete_channels, ${columns.recommended_score} AS recommended
         FROM products p JOIN product_completeness pc ON pc.product_id = p.id AND pc.channel = 'storefront'
         LEFT JOIN masks m ON m.product_id = p.id
         WHERE p.id BETWEEN ${lo} AND ${hi}
@@ -87,8 +130,11 @@ async function scoreRange(tx: EntityManager, lo: number, hi: number): Promise<nu
         UPDATE products p SET readiness_score = s.score, ready_to_list = s.ready,
           recommended_score = s.recommended, complete_channels = s.complete_channels, readiness_checked_at = now()
         FROM scored s WHERE p.id = s.id
+          AND (p.readiness_checked_at IS NULL
+            OR (p.readiness_score, p.ready_to_list, p.recommended_score, p.complete_channels)
+              IS DISTINCT FROM (s.score, s.ready, s.recommended, s.complete_channels))
         RETURNING 1
-      ) SELECT count(*)::integer AS n FROM changed`,
+      ) SELECT (SELECT count(*) FROM scored)::integer AS products, (SELECT count(*) FROM changed)::integer AS changed`,
   );
-  return updated[0]?.n ?? 0;
+  return { products: row?.products ?? 0, changed: row?.changed ?? 0 };
 }

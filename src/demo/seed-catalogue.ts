@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { recordCompleteness, scoredColumns } from '../catalogue/readiness.ts';
 import { type RawBuilder, rows, sql } from '../db/sql.ts';
 import { slugify } from '../store/service.ts';
 import {
@@ -136,8 +137,22 @@ interface Pools {
   nouns: string[];
 }
 
+/** The stock of variant `v` of product `id` (a variant's and its product's sum must agree). */
+const variantStock = (id: RawBuilder<unknown>, v: RawBuilder<unknown>) =>
+  sql`(CASE WHEN ${h(id, 30)} % 9 = 0 THEN 0 ELSE (${h(id, 31)} + ${v} * 7) % 40 END)`;
+/** How many variants product `id` has. */
+const variantCount = (id: RawBuilder<unknown>) => sql`(1 + ${h(id, 20)} % 4)`;
+
+/**
+ * One batch, in one transaction: products inserted whole, their stock summed from the variants
+ * inserted next and their readiness scored as they go in (readiness.ts), so each product is written
+ * once; the variants' insert then leaves the products alone (`stockless.bulk_load`, migration
+ * Migration20261125060000_bulk_load_stock). A seeded product stays exactly as the readiness pass
+ * would score it (a test runs the pass after a seed and sees nothing change).
+ */
 async function insertBatch(tx: EntityManager, lo: number, hi: number, pools: Pools) {
   const g = sql`g`;
+  const scored = scoredColumns(sql`src`);
   await rows(
     tx,
     sql`WITH pools AS (
@@ -150,35 +165,46 @@ async function insertBatch(tx: EntityManager, lo: number, hi: number, pools: Poo
           500 + ${h(g, 6)} % 60000 AS wholesale,
           pools.*
         FROM generate_series(${lo}::integer, ${hi}::integer) g, pools
+      ), src AS (
+        SELECT g AS id,
+          ${pick('sup', h(g, 1))} AS supplier_id,
+          CASE WHEN ${h(g, 2)} % 10 = 0 THEN NULL ELSE ${pick('br', h(g, 3))} END AS brand_id,
+          CASE WHEN uncategorised THEN NULL ELSE cat[pair] END AS category_id,
+          CASE WHEN uncategorised THEN ${pick('raw', h(g, 7))} ELSE cname[pair] END AS category_raw,
+          ${pick('adj', h(g, 8))} || ' ' || ${pick('mat', h(g, 9))} || ' ' || nouns[pair] AS name,
+          CASE WHEN ${h(g, 10)} % 8 = 0 THEN ''
+            ELSE 'A ' || lower(${pick('adj', h(g, 8))}) || ' ' || lower(nouns[pair]) || ' in ' || lower(${pick('mat', h(g, 9))}) || '. '
+              || array_to_string(sent[1 + ${h(g, 11)} % 6 : 1 + ${h(g, 11)} % 6 + ${h(g, 12)} % 3], ' ') END AS description,
+          'SL-' || lpad(g::text, 7, '0') AS sku,
+          wholesale AS wholesale_price_cents,
+          (wholesale * (160 + ${h(g, 13)} % 80) / 100 / 100) * 100 + 99 AS retail_price_cents,
+          CASE WHEN ${h(g, 14)} % 7 = 0 THEN 'commission' ELSE 'wholesale' END AS pricing_type,
+          CASE WHEN ${h(g, 14)} % 7 = 0 THEN 1500 + (${h(g, 15)} % 16) * 100 ELSE 0 END AS commission_rate_bps,
+          CASE WHEN ${h(g, 16)} % 20 = 0 THEN 'enquiry' ELSE 'buy_now' END AS purchase_mode,
+          ${h(g, 17)} % 50 <> 0 AS active,
+          CASE WHEN ${h(g, 18)} % 12 = 0 THEN NULL ELSE 'https://images.stockless.example/products/' || g || '/1.jpg' END AS image_url,
+          CASE WHEN ${h(g, 19)} % 7 = 0 THEN NULL ELSE (10 + ${h(g, 19)} % 4000) / 10.0 END AS weight_oz,
+          CASE WHEN ${h(g, 22)} % 3 = 0 THEN NULL ELSE 20 + ${h(g, 23)} % 200 END AS width_cm,
+          CASE WHEN ${h(g, 22)} % 3 = 0 THEN NULL ELSE 20 + ${h(g, 24)} % 120 END AS depth_cm,
+          CASE WHEN ${h(g, 22)} % 3 = 0 THEN NULL ELSE 10 + ${h(g, 25)} % 180 END AS height_cm,
+          timestamptz '2025-01-01 00:00:00+00' + (${h(g, 26)} % 600) * interval '1 day' + (g % 1440) * interval '1 minute' AS created_at,
+          timestamptz '2026-09-01 00:00:00+00' + (${h(g, 27)} % 60) * interval '1 day' + (g % 1440) * interval '1 minute' AS updated_at,
+          (SELECT sum(${variantStock(g, sql`v`)}) FROM generate_series(1, ${variantCount(g)}) v)::integer AS stock_quantity
+        FROM base
       )
       INSERT INTO products (id, supplier_id, brand_id, category_id, category_raw, name, description, sku,
         wholesale_price_cents, retail_price_cents, pricing_type, commission_rate_bps, purchase_mode, active,
-        image_url, weight_oz, width_cm, depth_cm, height_cm, created_at, updated_at)
-      SELECT g,
-        ${pick('sup', h(g, 1))},
-        CASE WHEN ${h(g, 2)} % 10 = 0 THEN NULL ELSE ${pick('br', h(g, 3))} END,
-        CASE WHEN uncategorised THEN NULL ELSE cat[pair] END,
-        CASE WHEN uncategorised THEN ${pick('raw', h(g, 7))} ELSE cname[pair] END,
-        ${pick('adj', h(g, 8))} || ' ' || ${pick('mat', h(g, 9))} || ' ' || nouns[pair],
-        CASE WHEN ${h(g, 10)} % 8 = 0 THEN ''
-          ELSE 'A ' || lower(${pick('adj', h(g, 8))}) || ' ' || lower(nouns[pair]) || ' in ' || lower(${pick('mat', h(g, 9))}) || '. '
-            || array_to_string(sent[1 + ${h(g, 11)} % 6 : 1 + ${h(g, 11)} % 6 + ${h(g, 12)} % 3], ' ') END,
-        'SL-' || lpad(g::text, 7, '0'),
-        wholesale,
-        (wholesale * (160 + ${h(g, 13)} % 80) / 100 / 100) * 100 + 99,
-        CASE WHEN ${h(g, 14)} % 7 = 0 THEN 'commission' ELSE 'wholesale' END,
-        CASE WHEN ${h(g, 14)} % 7 = 0 THEN 1500 + (${h(g, 15)} % 16) * 100 ELSE 0 END,
-        CASE WHEN ${h(g, 16)} % 20 = 0 THEN 'enquiry' ELSE 'buy_now' END,
-        ${h(g, 17)} % 50 <> 0,
-        CASE WHEN ${h(g, 18)} % 12 = 0 THEN NULL ELSE 'https://images.stockless.example/products/' || g || '/1.jpg' END,
-        CASE WHEN ${h(g, 19)} % 7 = 0 THEN NULL ELSE (10 + ${h(g, 19)} % 4000) / 10.0 END,
-        CASE WHEN ${h(g, 22)} % 3 = 0 THEN NULL ELSE 20 + ${h(g, 23)} % 200 END,
-        CASE WHEN ${h(g, 22)} % 3 = 0 THEN NULL ELSE 20 + ${h(g, 24)} % 120 END,
-        CASE WHEN ${h(g, 22)} % 3 = 0 THEN NULL ELSE 10 + ${h(g, 25)} % 180 END,
-        timestamptz '2025-01-01 00:00:00+00' + (${h(g, 26)} % 600) * interval '1 day' + (g % 1440) * interval '1 minute',
-        timestamptz '2026-09-01 00:00:00+00' + (${h(g, 27)} % 60) * interval '1 day' + (g % 1440) * interval '1 minute'
-      FROM base`,
+        image_url, weight_oz, width_cm, depth_cm, height_cm, created_at, updated_at, stock_quantity,
+        readiness_score, ready_to_list, complete_channels, recommended_score, readiness_checked_at)
+      SELECT id, supplier_id, brand_id, category_id, category_raw, name, description, sku,
+        wholesale_price_cents, retail_price_cents, pricing_type, commission_rate_bps, purchase_mode, active,
+        image_url, weight_oz, width_cm, depth_cm, height_cm, created_at, updated_at, stock_quantity,
+        ${scored.readiness_score}, ${scored.ready_to_list}, ${scored.complete_channels},
+        ${scored.recommended_score}, now()
+      FROM src`,
   );
+  await recordCompleteness(tx, lo, hi);
+  await rows(tx, sql`SET LOCAL stockless.bulk_load = 'on'`);
   const pid = sql`p.id`;
   await rows(
     tx,
@@ -189,10 +215,10 @@ async function insertBatch(tx: EntityManager, lo: number, hi: number, pools: Poo
         CASE WHEN n = 1 THEN 'Default' ELSE colour END,
         CASE WHEN n = 1 THEN '{}'::jsonb ELSE jsonb_build_object('Colour', colour) END,
         p.wholesale_price_cents, p.retail_price_cents,
-        CASE WHEN ${h(pid, 30)} % 9 = 0 THEN 0 ELSE (${h(pid, 31)} + v * 7) % 40 END,
+        ${variantStock(pid, sql`v`)},
         v
       FROM products p
-      CROSS JOIN LATERAL (SELECT 1 + ${h(pid, 20)} % 4 AS n) k
+      CROSS JOIN LATERAL (SELECT ${variantCount(pid)} AS n) k
       CROSS JOIN LATERAL generate_series(1, k.n) v
       CROSS JOIN LATERAL (SELECT (${COLOURS}::text[])[1 + (${h(pid, 21)} + v) % ${COLOURS.length}] AS colour) c
       WHERE p.id BETWEEN ${lo} AND ${hi}`,

@@ -15,6 +15,7 @@ import { Migration20261125020000_deltas_vacuum } from './Migration20261125020000
 import { Migration20261125030000_covering_sort_indexes } from './Migration20261125030000_covering_sort_indexes.ts';
 import { Migration20261125040000_store_cells } from './Migration20261125040000_store_cells.ts';
 import { Migration20261125050000_unlogged_rate_limits } from './Migration20261125050000_unlogged_rate_limits.ts';
+import { Migration20261125060000_bulk_load_stock } from './Migration20261125060000_bulk_load_stock.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -41,4 +42,5 @@ export const migrationsList = [
     name: 'Migration20261125050000_unlogged_rate_limits',
     class: Migration20261125050000_unlogged_rate_limits,
   },
+  { name: 'Migration20261125060000_bulk_load_stock', class: Migration20261125060000_bulk_load_stock },
 ];
