@@ -68,9 +68,9 @@ export async function seedPlatformOrders(databaseUrl: string, stores: number, or
   await client.connect();
   try {
     const { rows } = await client.query<{ n: number }>(
-      "SELECT count(*)::integer AS n FROM stores WHERE slug LIKE 'platform-%'",
+      "SELECT count(*)::integer AS n FROM orders o JOIN stores s ON s.id = o.store_id WHERE s.slug LIKE 'platform-%'",
     );
-    if ((rows[0]?.n ?? 0) >= stores) return;
+    if ((rows[0]?.n ?? 0) >= orders) return;
     await client.query(
       `INSERT INTO stores (name, slug) SELECT 'Platform store ' || g, 'platform-' || g
        FROM generate_series(1, $1::integer) g ON CONFLICT (slug) DO NOTHING`,
@@ -81,12 +81,12 @@ export async function seedPlatformOrders(databaseUrl: string, stores: number, or
     await client.query(
       `INSERT INTO orders (store_id, order_number, status, order_type, channel, customer_name, customer_email,
          ship_address, ship_city, ship_state, ship_zip, ship_country, subtotal_cents, total_cents,
-         needs_attention, created_at, updated_at)
+         tracking_number, needs_attention, created_at, updated_at)
        SELECT s.id, 'SL-' || nextval('order_number_seq'),
          (ARRAY['pending','processing','fulfilled','shipped','delivered','cancelled'])[1 + g % 6], 'storefront',
          (ARRAY['facebook_instagram','google','vendor_link','email','other_referral','direct','unknown'])[1 + g % 7],
          'Buyer ' || g, 'buyer' || g || '@example.com', g || ' Platform Street', 'Melbourne', 'VIC', '3000', 'AU',
-         1000 + g % 40000, 1000 + g % 40000, g % 89 = 0,
+         1000 + g % 40000, 1000 + g % 40000, CASE WHEN g % 6 IN (3, 4) THEN 'TRK' || g END, g % 89 = 0,
          timestamptz '2025-06-01' + g * interval '30 seconds', timestamptz '2025-06-01' + g * interval '30 seconds'
        FROM generate_series(1, $2::integer) g
        JOIN stores s ON s.slug = 'platform-' || (1 + floor(power((hashint4(g) & 2147483647) / 2147483648.0, 2) * $1))::integer`,

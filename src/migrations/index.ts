@@ -16,6 +16,7 @@ import { Migration20261125030000_covering_sort_indexes } from './Migration202611
 import { Migration20261125040000_store_cells } from './Migration20261125040000_store_cells.ts';
 import { Migration20261125050000_unlogged_rate_limits } from './Migration20261125050000_unlogged_rate_limits.ts';
 import { Migration20261125060000_bulk_load_stock } from './Migration20261125060000_bulk_load_stock.ts';
+import { Migration20261125070000_orders_sort_indexes } from './Migration20261125070000_orders_sort_indexes.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -43,4 +44,8 @@ export const migrationsList = [
     class: Migration20261125050000_unlogged_rate_limits,
   },
   { name: 'Migration20261125060000_bulk_load_stock', class: Migration20261125060000_bulk_load_stock },
+  {
+    name: 'Migration20261125070000_orders_sort_indexes',
+    class: Migration20261125070000_orders_sort_indexes,
+  },
 ];

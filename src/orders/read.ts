@@ -74,12 +74,17 @@ export async function listOrders(em: EntityManager, actor: Actor, input: ListOrd
   const where = filters(actor.storeId, input, actor.canReadCustomers);
   const dir = input.order === 'asc' ? sql`ASC` : sql`DESC`;
   const offset = pageOffset(input.page, input.limit);
+  const order = sql`${SORT[input.sort_by]} ${dir}, o.id ${dir}`;
   const [count, page] = await Promise.all([
     rows<{ total: number }>(em, sql`SELECT count(*)::integer AS total FROM orders o WHERE ${where}`),
+    // The page is chosen on ids from a sort index that carries the filter columns (index-only, so a
+    // deep page skips index entries, not order rows), and only its rows are then read.
     rows<ListRow>(
       em,
-      sql`SELECT ${LIST_COLUMNS} FROM orders o WHERE ${where}
-        ORDER BY ${SORT[input.sort_by]} ${dir}, o.id ${dir} LIMIT ${input.limit} OFFSET ${offset}`,
+      sql`SELECT ${LIST_COLUMNS}
+        FROM (SELECT o.id FROM orders o WHERE ${where} ORDER BY ${order} LIMIT ${input.limit} OFFSET ${offset}) page
+        JOIN orders o ON o.id = page.id
+        ORDER BY ${order}`,
     ),
   ]);
   const total = count[0]?.total ?? 0;
