@@ -17,6 +17,7 @@ import { Migration20261125040000_store_cells } from './Migration20261125040000_s
 import { Migration20261125050000_unlogged_rate_limits } from './Migration20261125050000_unlogged_rate_limits.ts';
 import { Migration20261125060000_bulk_load_stock } from './Migration20261125060000_bulk_load_stock.ts';
 import { Migration20261125070000_orders_sort_indexes } from './Migration20261125070000_orders_sort_indexes.ts';
+import { Migration20261125080000_covering_cells } from './Migration20261125080000_covering_cells.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -48,4 +49,5 @@ export const migrationsList = [
     name: 'Migration20261125070000_orders_sort_indexes',
     class: Migration20261125070000_orders_sort_indexes,
   },
+  { name: 'Migration20261125080000_covering_cells', class: Migration20261125080000_covering_cells },
 ];
