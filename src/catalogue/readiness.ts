@@ -86,11 +86,14 @@ export function readinessColumns(
   };
 }
 
-/** The scores of `p` as the columns of readinessColumns, computed in place (a bulk load's insert). */
-export function scoredColumns(p: RawBuilder<unknown>) {
-  const storefront = sql`(SELECT ch.score FROM ${channelScores(p)} WHERE ch.channel = 'storefront')`;
-  const mask = sql`(SELECT COALESCE(sum(${channelMask(sql`ch.channel`)}), 0) FROM ${channelScores(p)} WHERE ch.score = 100)`;
-  return readinessColumns(p, storefront, mask);
+/**
+ * The storefront score and the complete-channels mask of `p`, computed once per row: join it
+ * `CROSS JOIN LATERAL` and pass its columns to readinessColumns (a bulk load scoring as it inserts).
+ */
+export function channelSummary(p: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`(SELECT max(ch.score) FILTER (WHERE ch.channel = 'storefront') AS storefront,
+      COALESCE(sum(${channelMask(sql`ch.channel`)}) FILTER (WHERE ch.score = 100), 0) AS mask
+    FROM ${channelScores(p)})`;
 }
 
 /** Records the per-channel scores of products `lo`–`hi` (only those that changed are written). */

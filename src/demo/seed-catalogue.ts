@@ -1,5 +1,6 @@
+import { availableParallelism } from 'node:os';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { recordCompleteness, scoredColumns } from '../catalogue/readiness.ts';
+import { channelSummary, readinessColumns, recordCompleteness } from '../catalogue/readiness.ts';
 import { type RawBuilder, rows, sql } from '../db/sql.ts';
 import { slugify } from '../store/service.ts';
 import {
@@ -15,6 +16,8 @@ import {
 } from './taxonomy.ts';
 
 const BATCH = 10_000;
+/** Batches loaded at once: one per core, at most four (the CLI's pool holds four connections). */
+const SEED_WORKERS = Math.max(1, Math.min(4, availableParallelism()));
 const SENTENCES = [
   'Designed in Australia and made to last.',
   'Finished by hand, so no two pieces are quite the same.',
@@ -115,13 +118,22 @@ export async function seedProducts(
   }
   const first = meta.start;
   const last = first + count - 1;
-  for (let lo = first; lo <= last; lo += BATCH) {
-    const hi = Math.min(last, lo + BATCH - 1);
-    await em.transactional(async (tx) => {
-      await insertBatch(tx, lo, hi, { sup: meta.sup, br: meta.br, cat, cname, nouns });
-    });
-    onProgress(hi - first + 1, count);
-  }
+  const starts: number[] = [];
+  for (let lo = first; lo <= last; lo += BATCH) starts.push(lo);
+  // Batches are independent (each product derives from its id), so they run side by side, one
+  // transaction each on its own connection: the load uses every core PostgreSQL has.
+  let done = 0;
+  const worker = async () => {
+    for (let lo = starts.shift(); lo !== undefined; lo = starts.shift()) {
+      const hi = Math.min(last, lo + BATCH - 1);
+      await em.fork().transactional(async (tx) => {
+        await insertBatch(tx, lo, hi, { sup: meta.sup, br: meta.br, cat, cname, nouns });
+      });
+      done += hi - lo + 1;
+      onProgress(done, count);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(SEED_WORKERS, starts.length) }, worker));
   await rows(
     em,
     sql`SELECT setval(pg_get_serial_sequence('products', 'id'), (SELECT max(id) FROM products))`,
@@ -152,7 +164,7 @@ const variantCount = (id: RawBuilder<unknown>) => sql`(1 + ${h(id, 20)} % 4)`;
  */
 async function insertBatch(tx: EntityManager, lo: number, hi: number, pools: Pools) {
   const g = sql`g`;
-  const scored = scoredColumns(sql`src`);
+  const scored = readinessColumns(sql`src`, sql`sc.storefront`, sql`sc.mask`);
   await rows(
     tx,
     sql`WITH pools AS (
@@ -165,7 +177,7 @@ async function insertBatch(tx: EntityManager, lo: number, hi: number, pools: Poo
           500 + ${h(g, 6)} % 60000 AS wholesale,
           pools.*
         FROM generate_series(${lo}::integer, ${hi}::integer) g, pools
-      ), src AS (
+      ), src AS MATERIALIZED (
         SELECT g AS id,
           ${pick('sup', h(g, 1))} AS supplier_id,
           CASE WHEN ${h(g, 2)} % 10 = 0 THEN NULL ELSE ${pick('br', h(g, 3))} END AS brand_id,
@@ -201,7 +213,7 @@ async function insertBatch(tx: EntityManager, lo: number, hi: number, pools: Poo
         image_url, weight_oz, width_cm, depth_cm, height_cm, created_at, updated_at, stock_quantity,
         ${scored.readiness_score}, ${scored.ready_to_list}, ${scored.complete_channels},
         ${scored.recommended_score}, now()
-      FROM src`,
+      FROM src CROSS JOIN LATERAL ${channelSummary(sql`src`)} sc`,
   );
   await recordCompleteness(tx, lo, hi);
   await rows(tx, sql`SET LOCAL stockless.bulk_load = 'on'`);
