@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { request } from 'undici';
 import { round, SECONDS } from './lib.ts';
 
 /** Gives the bench store `count` orders (set-based, deterministic), once; later runs reuse them. */
@@ -143,4 +144,58 @@ export async function benchWholesale(databaseUrl: string, urls: { api: string; r
   const api = await run(`${urls.api}/api/v1/orders`);
   const raw = await run(`${urls.raw}/api/v1/orders`);
   return { api, raw, throughput_ratio: round(api.rps / raw.rps) };
+}
+
+/**
+ * The contention round: 50 buyers at once for one variant holding 10 units, one unit each. Exactly
+ * 10 orders must be placed and the rest refused with 400 `INSUFFICIENT_STOCK`, leaving 0 units; the
+ * bench checks it and fails loudly otherwise.
+ */
+export async function contentionRound(databaseUrl: string, apiUrl: string, key: string) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ product_id: number; variant_id: number }>(
+      `SELECT p.id AS product_id, v.id AS variant_id FROM products p JOIN product_variants v ON v.product_id = p.id
+       WHERE p.active AND p.owner_store_id IS NULL AND p.purchase_mode = 'buy_now'
+       ORDER BY p.id DESC, v.id LIMIT 1`,
+    );
+    const target = rows[0];
+    if (!target) throw new Error('contention round: no product to buy');
+    await client.query('UPDATE product_variants SET stock_quantity = 10 WHERE id = $1', [target.variant_id]);
+    const body = JSON.stringify({
+      customer: { email: 'rush@example.com', name: 'Rush Buyer', phone: '0400000000' },
+      items: [{ product_id: target.product_id, variant_id: target.variant_id, quantity: 1 }],
+      shipping: { address: '1 Rush St', city: 'Sydney', state: 'NSW', zip: '2000', country: 'AU' },
+    });
+    const started = performance.now();
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        const res = await request(`${apiUrl}/api/v1/orders`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body,
+        });
+        const text = await res.body.text();
+        return {
+          status: res.statusCode,
+          code: res.statusCode === 400 ? JSON.parse(text).code : undefined,
+        };
+      }),
+    );
+    const ms = round(performance.now() - started);
+    const { rows: left } = await client.query<{ stock: number }>(
+      'SELECT stock_quantity AS stock FROM product_variants WHERE id = $1',
+      [target.variant_id],
+    );
+    const placed = answers.filter((a) => a.status === 201).length;
+    const refused = answers.filter((a) => a.status === 400 && a.code === 'INSUFFICIENT_STOCK').length;
+    const result = { buyers: 50, units: 10, placed, refused, stock_left: left[0]?.stock, ms };
+    if (placed !== 10 || refused !== 40 || left[0]?.stock !== 0) {
+      throw new Error(`contention round sold the wrong amount: ${JSON.stringify(result)}`);
+    }
+    return result;
+  } finally {
+    await client.end();
+  }
 }

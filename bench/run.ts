@@ -20,7 +20,7 @@ import {
 } from './catalogue-latency.ts';
 import { benchInventorySync, inventoryStore } from './inventory.ts';
 import { fmt, load, p50Of, printTable, round, SECONDS, SMALL, waitFor } from './lib.ts';
-import { benchWholesale, seedOrders, seedPlatformOrders } from './orders.ts';
+import { benchWholesale, contentionRound, seedOrders, seedPlatformOrders } from './orders.ts';
 import { benchWebhooks } from './webhooks.ts';
 
 /**
@@ -332,6 +332,11 @@ async function main() {
         writeKey,
       );
       results['wholesale order placement'] = wholesale;
+      const rush = await contentionRound(db.url, `http://127.0.0.1:${apiPort}`, writeKey);
+      results['wholesale contention round'] = rush;
+      console.log(
+        `\nContention round: ${rush.buyers} buyers, ${rush.units} units: ${rush.placed} placed, ${rush.refused} refused (400 INSUFFICIENT_STOCK), ${rush.stock_left} left, ${rush.ms} ms`,
+      );
       console.log('\nWholesale order placement (2 lines, 10 connections)');
       printTable(
         ['', 'orders/s', 'p50 ms', 'p99 ms', 'errors', 'vs raw', 'target'],
