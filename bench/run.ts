@@ -21,6 +21,7 @@ import {
 import { benchInventorySync, inventoryStore } from './inventory.ts';
 import { fmt, load, p50Of, printTable, round, SECONDS, SMALL, waitFor } from './lib.ts';
 import { benchWholesale, contentionRound, seedOrders, seedPlatformOrders } from './orders.ts';
+import { benchSearchMix, searchQueries, searchUrl } from './search-mix.ts';
 import { benchWebhooks } from './webhooks.ts';
 
 /**
@@ -31,7 +32,8 @@ import { benchWebhooks } from './webhooks.ts';
  * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, webhooks: runs that part alone;
  * bench/results.json then holds that part's figures alone). For the latency part: BENCH_STATS
  * (fresh, analysed, both), BENCH_LATENCY_SAMPLES (per side per round), BENCH_LATENCY_MATCH (a
- * regular expression on scenario names), BENCH_DATA_DIR (another cluster, e.g. a 2M-product one).
+ * regular expression on scenario names), BENCH_SEARCH_QUERIES (the search mix's size, 1,000),
+ * BENCH_DATA_DIR (another cluster, e.g. a 2M-product one).
  */
 const PARTS = ['catalogue', 'latency', 'bulk', 'wholesale', 'inventory', 'webhooks'] as const;
 const ONLY = process.env.BENCH_ONLY;
@@ -120,7 +122,15 @@ async function main() {
       SECRET_KEY: 'b2'.repeat(32),
     });
     const latencyScenarios = runs('latency') ? selectedScenarios(await catalogueScenarios(db.url)) : [];
-    const urls = [...Object.values(THROUGHPUT), ...latencyScenarios.map((s) => s.url)];
+    // The search mix: BENCH_SEARCH_QUERIES queries (1,000; 0 leaves it out) from the vocabulary.
+    const searchMix = runs('latency')
+      ? searchQueries(Number(process.env.BENCH_SEARCH_QUERIES ?? (SMALL ? 100 : 1000)))
+      : [];
+    const urls = [
+      ...Object.values(THROUGHPUT),
+      ...latencyScenarios.map((s) => s.url),
+      ...searchMix.map(searchUrl),
+    ];
     const plan = needsRaw ? await captureStatements(orm, config, key, urls) : {};
 
     const apiPort = 3301;
@@ -283,6 +293,20 @@ async function main() {
                 `${target} ${met ? 'met' : 'MISSED'}`,
               ];
             }),
+          );
+        }
+        if (searchMix.length) {
+          const mix = await benchSearchMix(searchMix, bases, headers);
+          figures['search mix'] = mix;
+          console.log(
+            `\nSearch mix, ${mix.queries} queries (one-word, two-word, typos, SKU fragments), one connection`,
+          );
+          printTable(
+            ['', 'p50 ms', 'p99 ms', 'target'],
+            [
+              ['api', `${mix.api_p50_ms}`, `${mix.api_p99_ms}`, 'p50 ≤ 20, p99 ≤ 80'],
+              ['raw', `${mix.raw_p50_ms}`, `${mix.raw_p99_ms}`, ''],
+            ],
           );
         }
       } finally {
