@@ -19,9 +19,14 @@ export async function inventoryStore(databaseUrl: string, storeId: number): Prom
       [storeId],
     );
     if ((rows[0]?.n ?? 0) === 0) {
+      // 50,000 listings spread over the catalogue (the platform's largest store), or the whole
+      // catalogue when it is smaller.
       await client.query(
         `INSERT INTO listings (store_id, product_id)
-         SELECT $1, id FROM products WHERE active AND owner_store_id IS NULL ORDER BY id`,
+         SELECT $1, id FROM products
+         WHERE active AND owner_store_id IS NULL
+           AND id % GREATEST(1, (SELECT count(*) FROM products) / 50000) = 0
+         ORDER BY id LIMIT 50000`,
         [storeId],
       );
       // Fresh statistics, or the planner picks its join for an empty table.

@@ -60,6 +60,44 @@ export async function seedOrders(databaseUrl: string, storeId: number, count: nu
 }
 
 /**
+ * The platform stores' listings: store k lists 100 to 2,000 products (most near the low end, a
+ * skewed draw), spread over the catalogue, a third of them re-priced. 500 stores per statement, so
+ * no transaction runs long; skipped when the stores already list.
+ */
+export async function seedPlatformListings(databaseUrl: string, stores: number) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ lo: number | null; hi: number | null }>(
+      "SELECT min(id) AS lo, max(id) AS hi FROM stores WHERE slug LIKE 'platform-%'",
+    );
+    const { lo, hi } = rows[0] ?? { lo: null, hi: null };
+    if (lo === null || hi === null || hi - lo + 1 < stores) return;
+    const { rows: last } = await client.query('SELECT 1 FROM listings WHERE store_id = $1 LIMIT 1', [hi]);
+    if (last.length) return;
+    const { rows: span } = await client.query<{ n: number }>('SELECT max(id) AS n FROM products');
+    const products = span[0]?.n ?? 0;
+    for (let from = lo; from <= hi; from += 500) {
+      await client.query(
+        `INSERT INTO listings (store_id, product_id, custom_retail_price_cents)
+         SELECT s.id, p.id, CASE WHEN (hashint4(s.id * 7919 + i) & 3) = 0 THEN p.retail_price_cents + 1000 END
+         FROM generate_series($1::integer, $2::integer) s (id)
+         CROSS JOIN LATERAL generate_series(1,
+           100 + floor(1900 * power((hashint4(s.id) & 2147483647) / 2147483648.0, 3))::integer) i
+         JOIN products p ON p.id = 1 + (hashint4(s.id * 100003 + i) & 2147483647) % $3
+         WHERE p.active AND p.owner_store_id IS NULL
+         ON CONFLICT (store_id, product_id) DO NOTHING`,
+        [from, Math.min(hi, from + 499), products],
+      );
+    }
+    for (const table of ['listings', 'inventory_feed', 'store_cells'])
+      await client.query(`VACUUM ANALYZE ${table}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * The rest of the platform: `stores` other stores (slugs `platform-N`) sharing `orders` orders, a
  * few dozen to a few hundred each, so the orders table holds a platform's worth beside the bench
  * store's. Set-based, and skipped when already there.

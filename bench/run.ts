@@ -20,7 +20,13 @@ import {
 } from './catalogue-latency.ts';
 import { benchInventorySync, inventoryStore } from './inventory.ts';
 import { fmt, load, p50Of, printTable, round, SECONDS, SMALL, waitFor } from './lib.ts';
-import { benchWholesale, contentionRound, seedOrders, seedPlatformOrders } from './orders.ts';
+import {
+  benchWholesale,
+  contentionRound,
+  seedOrders,
+  seedPlatformListings,
+  seedPlatformOrders,
+} from './orders.ts';
 import { benchSearchMix, searchQueries, searchUrl } from './search-mix.ts';
 import { benchWebhooks } from './webhooks.ts';
 
@@ -114,7 +120,10 @@ async function main() {
     const needsRaw = runs('catalogue') || runs('wholesale') || runs('latency');
     if (needsRaw) await seedOrders(db.url, benchStoreId, SMALL ? 10_000 : 100_000);
     // The rest of a platform's million orders, in 10,000 other stores.
-    if (runs('latency')) await seedPlatformOrders(db.url, SMALL ? 100 : 10_000, SMALL ? 10_000 : 900_000);
+    if (runs('latency')) {
+      await seedPlatformOrders(db.url, SMALL ? 100 : 10_000, SMALL ? 10_000 : 900_000);
+      await seedPlatformListings(db.url, SMALL ? 100 : 10_000);
+    }
     const config = loadConfig({
       DATABASE_URL: db.url,
       LOG_LEVEL: 'silent',
@@ -443,12 +452,17 @@ async function main() {
 async function benchStore(em: Parameters<typeof createStore>[0]) {
   const [existing] = await rows<{ id: number }>(em, sql`SELECT id FROM stores WHERE slug = 'bench-store'`);
   const storeId = existing?.id ?? (await createStore(em, { name: 'Bench Store', slug: 'bench-store' })).id;
-  if (!existing) {
+  // The platform's largest store: one product in forty (50,000 at 2M), every one re-priced.
+  const [listed] = await rows<{ n: number }>(
+    em,
+    sql`SELECT count(*)::integer AS n FROM listings WHERE store_id = ${storeId}`,
+  );
+  if ((listed?.n ?? 0) < Math.floor(PRODUCTS / 40)) {
     await rows(
       em,
       sql`INSERT INTO listings (store_id, product_id, custom_retail_price_cents)
-        SELECT ${storeId}, id, CASE WHEN id % 2 = 0 THEN retail_price_cents + 500 END
-        FROM products WHERE id % 200 = 0 ON CONFLICT DO NOTHING`,
+        SELECT ${storeId}, id, retail_price_cents + 500 FROM products WHERE id % 40 = 0
+        ON CONFLICT (store_id, product_id) DO UPDATE SET custom_retail_price_cents = EXCLUDED.custom_retail_price_cents`,
     );
   }
   return (await createApiKey(em, { storeId, scope: 'read', mode: 'test', name: 'bench' })).key;
