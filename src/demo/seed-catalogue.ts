@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { foldFacetCells } from '../catalogue/cells.ts';
 import { channelSummary, readinessColumns, recordCompleteness } from '../catalogue/readiness.ts';
 import { type RawBuilder, rows, sql } from '../db/sql.ts';
 import { slugify } from '../store/service.ts';
@@ -134,6 +135,8 @@ export async function seedProducts(
     }
   };
   await Promise.all(Array.from({ length: Math.min(SEED_WORKERS, starts.length) }, worker));
+  // The batches left their facet deltas unfolded (Migration20261125090000_bulk_load_folds).
+  await foldFacetCells(em);
   await rows(
     em,
     sql`SELECT setval(pg_get_serial_sequence('products', 'id'), (SELECT max(id) FROM products))`,
@@ -158,11 +161,13 @@ const variantCount = (id: RawBuilder<unknown>) => sql`(1 + ${h(id, 20)} % 4)`;
 /**
  * One batch, in one transaction: products inserted whole, their stock summed from the variants
  * inserted next and their readiness scored as they go in (readiness.ts), so each product is written
- * once; the variants' insert then leaves the products alone (`stockless.bulk_load`, migration
- * Migration20261125060000_bulk_load_stock). A seeded product stays exactly as the readiness pass
+ * once. Under `stockless.bulk_load` the variants' insert leaves the products alone (migration
+ * Migration20261125060000_bulk_load_stock) and the facet deltas wait for one fold at the end
+ * (Migration20261125090000_bulk_load_folds). A seeded product stays exactly as the readiness pass
  * would score it (a test runs the pass after a seed and sees nothing change).
  */
 async function insertBatch(tx: EntityManager, lo: number, hi: number, pools: Pools) {
+  await rows(tx, sql`SET LOCAL stockless.bulk_load = 'on'`);
   const g = sql`g`;
   const scored = readinessColumns(sql`src`, sql`sc.storefront`, sql`sc.mask`);
   await rows(
@@ -216,7 +221,6 @@ async function insertBatch(tx: EntityManager, lo: number, hi: number, pools: Poo
       FROM src CROSS JOIN LATERAL ${channelSummary(sql`src`)} sc`,
   );
   await recordCompleteness(tx, lo, hi);
-  await rows(tx, sql`SET LOCAL stockless.bulk_load = 'on'`);
   const pid = sql`p.id`;
   await rows(
     tx,

@@ -18,6 +18,7 @@ import { Migration20261125050000_unlogged_rate_limits } from './Migration2026112
 import { Migration20261125060000_bulk_load_stock } from './Migration20261125060000_bulk_load_stock.ts';
 import { Migration20261125070000_orders_sort_indexes } from './Migration20261125070000_orders_sort_indexes.ts';
 import { Migration20261125080000_covering_cells } from './Migration20261125080000_covering_cells.ts';
+import { Migration20261125090000_bulk_load_folds } from './Migration20261125090000_bulk_load_folds.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -50,4 +51,5 @@ export const migrationsList = [
     class: Migration20261125070000_orders_sort_indexes,
   },
   { name: 'Migration20261125080000_covering_cells', class: Migration20261125080000_covering_cells },
+  { name: 'Migration20261125090000_bulk_load_folds', class: Migration20261125090000_bulk_load_folds },
 ];
