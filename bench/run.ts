@@ -122,7 +122,9 @@ async function main() {
     // The rest of a platform's million orders, in 10,000 other stores.
     if (runs('latency')) {
       await seedPlatformOrders(db.url, SMALL ? 100 : 10_000, SMALL ? 10_000 : 900_000);
+      const built = performance.now();
       await seedPlatformListings(db.url, SMALL ? 100 : 10_000);
+      console.log(`platform listings in place (${Math.round((performance.now() - built) / 1000)} s)`);
     }
     const config = loadConfig({
       DATABASE_URL: db.url,
