@@ -178,8 +178,14 @@ export async function buildCatalogueQuery(
   }
   if (f.supplier_id !== undefined) q.facets.supplier_id = sql`p.supplier_id = ${f.supplier_id}`;
   if (f.pricing_type !== undefined) q.facets.pricing_type = sql`p.pricing_type = ${f.pricing_type}`;
-  if (f.purchase_mode !== undefined)
-    q.facets.purchase_mode = sql`${EFFECTIVE_PURCHASE_MODE} = ${f.purchase_mode}`;
+  if (f.purchase_mode !== undefined) {
+    // EFFECTIVE_PURCHASE_MODE = value, said on the bare columns: PostgreSQL estimates these from
+    // their statistics, where it guessed the CASE's selectivity and planned a parallel scan for a page.
+    q.facets.purchase_mode =
+      f.purchase_mode === 'enquiry'
+        ? sql`(p.purchase_mode = 'enquiry' OR l.purchase_mode = 'enquiry')`
+        : sql`(p.purchase_mode = 'buy_now' AND l.purchase_mode IS DISTINCT FROM 'enquiry')`;
+  }
   if (f.in_stock !== undefined) {
     q.facets.in_stock = f.in_stock ? sql`p.stock_quantity > 0` : sql`p.stock_quantity = 0`;
   }
