@@ -195,7 +195,8 @@ export async function contentionRound(databaseUrl: string, apiUrl: string, key: 
   try {
     const { rows } = await client.query<{ product_id: number; variant_id: number }>(
       `SELECT p.id AS product_id, v.id AS variant_id FROM products p JOIN product_variants v ON v.product_id = p.id
-       WHERE p.active AND p.owner_store_id IS NULL AND p.purchase_mode = 'buy_now'
+       WHERE p.active AND p.owner_store_id IS NULL AND p.purchase_mode = 'buy_now' AND p.image_url IS NOT NULL
+         AND EXISTS (SELECT 1 FROM product_images i WHERE i.product_id = p.id)
        ORDER BY p.id DESC, v.id LIMIT 1`,
     );
     const target = rows[0];
@@ -217,7 +218,7 @@ export async function contentionRound(databaseUrl: string, apiUrl: string, key: 
         const text = await res.body.text();
         return {
           status: res.statusCode,
-          code: res.statusCode === 400 ? JSON.parse(text).code : undefined,
+          code: res.statusCode === 201 ? undefined : (JSON.parse(text).code as string | undefined),
         };
       }),
     );
@@ -230,7 +231,10 @@ export async function contentionRound(databaseUrl: string, apiUrl: string, key: 
     const refused = answers.filter((a) => a.status === 400 && a.code === 'INSUFFICIENT_STOCK').length;
     const result = { buyers: 50, units: 10, placed, refused, stock_left: left[0]?.stock, ms };
     if (placed !== 10 || refused !== 40 || left[0]?.stock !== 0) {
-      throw new Error(`contention round sold the wrong amount: ${JSON.stringify(result)}`);
+      const answered = answers.map((a) => `${a.status} ${a.code ?? ''}`.trim());
+      throw new Error(
+        `contention round sold the wrong amount: ${JSON.stringify(result)}; answers: ${[...new Set(answered)].join(', ')}`,
+      );
     }
     return result;
   } finally {
