@@ -88,13 +88,20 @@ function pageIds(
   // estimated from the listings alone (a store that re-priced them all: none pass) and sorted 2M rows.
   const notRepriced = sql`NOT EXISTS (SELECT 1 FROM listings c WHERE c.store_id = ${ctx.storeId}
     AND c.product_id = p.id AND c.deleted_at IS NULL AND c.custom_retail_price_cents IS NOT NULL)`;
-  const stream = (margin: RawBuilder<unknown>, repriced: boolean) =>
-    sql`(SELECT p.id AS product_id, ${margin} AS margin FROM ${from}
-      WHERE ${where} AND ${repriced ? sql`l.custom_retail_price_cents IS NOT NULL` : notRepriced}
-      ORDER BY ${sortBy(margin, dir)} LIMIT ${reach})`;
+  const catalogue = sql`(SELECT p.id AS product_id, ${CATALOGUE_EARN_PER_SALE} AS margin FROM ${from}
+      WHERE ${where} AND ${notRepriced}
+      ORDER BY ${sortBy(CATALOGUE_EARN_PER_SALE, dir)} LIMIT ${reach})`;
+  // The store's re-priced listings in the order of their kept earn per sale (`custom_earn_cents`,
+  // equal to EARN_PER_SALE there: Migration20261125100000_listing_earn), an index range per store.
+  const earn = sql`l.custom_earn_cents`;
+  const repriced = sql`(SELECT p.id AS product_id, ${earn} AS margin
+      FROM listings l JOIN products p ON p.id = l.product_id
+      WHERE l.store_id = ${ctx.storeId} AND l.deleted_at IS NULL AND l.custom_retail_price_cents IS NOT NULL
+        AND ${where}
+      ORDER BY ${dir === 'asc' ? sql`${earn} ASC, l.product_id ASC` : sql`${earn} DESC, l.product_id DESC`}
+      LIMIT ${reach})`;
   const merged = dir === 'asc' ? sql`margin ASC, product_id ASC` : sql`margin DESC, product_id DESC`;
-  return sql`SELECT product_id FROM (
-      ${stream(CATALOGUE_EARN_PER_SALE, false)} UNION ALL ${stream(EARN_PER_SALE, true)}) s
+  return sql`SELECT product_id FROM (${catalogue} UNION ALL ${repriced}) s
     ORDER BY ${merged} LIMIT ${input.limit} OFFSET ${offset}`;
 }
 

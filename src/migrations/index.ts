@@ -19,6 +19,7 @@ import { Migration20261125060000_bulk_load_stock } from './Migration202611250600
 import { Migration20261125070000_orders_sort_indexes } from './Migration20261125070000_orders_sort_indexes.ts';
 import { Migration20261125080000_covering_cells } from './Migration20261125080000_covering_cells.ts';
 import { Migration20261125090000_bulk_load_folds } from './Migration20261125090000_bulk_load_folds.ts';
+import { Migration20261125100000_listing_earn } from './Migration20261125100000_listing_earn.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -52,4 +53,5 @@ export const migrationsList = [
   },
   { name: 'Migration20261125080000_covering_cells', class: Migration20261125080000_covering_cells },
   { name: 'Migration20261125090000_bulk_load_folds', class: Migration20261125090000_bulk_load_folds },
+  { name: 'Migration20261125100000_listing_earn', class: Migration20261125100000_listing_earn },
 ];
