@@ -93,11 +93,18 @@ async function variantsOf(em: EntityManager, productIds: number[]) {
   return { variants: byProduct(variants), options: byProduct(options) };
 }
 
+type Total = { total: number };
+
 export async function listListings(em: EntityManager, storeId: number, input: ListListingsInput) {
-  const where = sql.join([LIVE(storeId), ...filters(input)], sql` AND `);
+  const conds = filters(input);
+  const where = sql.join([LIVE(storeId), ...conds], sql` AND `);
   const offset = pageOffset(input.page, input.limit);
+  // Unfiltered, the total is the store's live listings alone (each has its product: a foreign key),
+  // an index-only count; joining products cost a lookup per listing (0.7 s for 50,000).
+  const live = sql`listings l WHERE l.store_id = ${storeId} AND l.deleted_at IS NULL`;
+  const counted = sql<Total>`SELECT count(*)::integer AS total FROM ${conds.length ? where : live}`;
   const [countRows, page] = await Promise.all([
-    rows<{ total: number }>(em, sql`SELECT count(*)::integer AS total FROM ${where}`),
+    rows(em, counted),
     rows<Row>(
       em,
       sql`SELECT ${COLUMNS} FROM ${where} ORDER BY l.created_at DESC, l.id DESC LIMIT ${input.limit} OFFSET ${offset}`,
