@@ -41,6 +41,8 @@ export interface CatalogueQuery {
   /** Set when searching: the relevance expression for sorting. */
   relevance?: RawBuilder<unknown>;
   ownership?: { applied: 'own' | 'btab' | 'all'; choices: ('own' | 'btab' | 'all')[] };
+  /** Whether some condition reads the store's listing (`l`): without one, `products p` alone will do. */
+  readsListing: boolean;
 }
 
 /** Catalogue rows this store may see at all: approved products, and only its own own-goods. */
@@ -144,6 +146,7 @@ export async function buildCatalogueQuery(
   const q: CatalogueQuery = {
     base: opts.forRemoval ? [sql`l.id IS NOT NULL`] : [visibility(ctx)],
     facets: {},
+    readsListing: opts.forRemoval === true,
   };
 
   const scopeStore = scopesToStore(ctx, f, opts.forRemoval);
@@ -162,7 +165,10 @@ export async function buildCatalogueQuery(
   }
   // On the join column, so PostgreSQL plans an anti-join (a nested loop can stop after a page);
   // `l.id IS NULL` kept it a left join filtered after joining every product.
-  if (f.exclude_in_store) q.base.push(sql`l.product_id IS NULL`);
+  if (f.exclude_in_store) {
+    q.base.push(sql`l.product_id IS NULL`);
+    q.readsListing = true;
+  }
 
   if (f.brand !== undefined && tax) q.facets.brand = anyOf(sql`p.brand_id`, tax.brands);
   if (f.category !== undefined && tax) {
@@ -185,6 +191,7 @@ export async function buildCatalogueQuery(
       f.purchase_mode === 'enquiry'
         ? sql`(p.purchase_mode = 'enquiry' OR l.purchase_mode = 'enquiry')`
         : sql`(p.purchase_mode = 'buy_now' AND l.purchase_mode IS DISTINCT FROM 'enquiry')`;
+    q.readsListing = true;
   }
   if (f.in_stock !== undefined) {
     q.facets.in_stock = f.in_stock ? sql`p.stock_quantity > 0` : sql`p.stock_quantity = 0`;
@@ -201,7 +208,10 @@ export async function buildCatalogueQuery(
   const price: RawBuilder<unknown>[] = [];
   if (f.price_min_cents !== undefined) price.push(sql`${EFFECTIVE_RETAIL} >= ${f.price_min_cents}`);
   if (f.price_max_cents !== undefined) price.push(sql`${EFFECTIVE_RETAIL} < ${f.price_max_cents}`);
-  if (price.length) q.facets.price_band = sql.join(price, sql` AND `);
+  if (price.length) {
+    q.facets.price_band = sql.join(price, sql` AND `);
+    q.readsListing = true;
+  }
 
   const term = f.search?.trim();
   if (term) {

@@ -50,17 +50,6 @@ function sortBy(column: RawBuilder<unknown>, dir: 'asc' | 'desc'): RawBuilder<un
   return dir === 'asc' ? sql`${column} ASC, p.id ASC` : sql`${column} DESC, p.id DESC`;
 }
 
-/** Whether some filter or the sort reads the store's listing (its custom price, selling mode, presence). */
-function readsListing(input: ListInput): boolean {
-  return (
-    input.exclude_in_store === true ||
-    input.price_min_cents !== undefined ||
-    input.price_max_cents !== undefined ||
-    input.purchase_mode !== undefined ||
-    input.sort_by === 'margin'
-  );
-}
-
 /**
  * The ids of a page. Sorting by margin would compute every match's earn per sale at the store's
  * own prices and sort them all; instead two ordered streams are merged: products the store has not
@@ -78,7 +67,7 @@ function pageIds(
   if (input.sort_by !== 'margin') {
     // Filters that never read the store's listing choose the page on products alone: a deep page
     // then skips entries of a covering sort index instead of probing a listing for each.
-    const source = readsListing(input) ? from : sql`products p`;
+    const source = q.readsListing ? from : sql`products p`;
     return sql`SELECT p.id AS product_id FROM ${source} WHERE ${where}
       ORDER BY ${orderBy(q, input)} LIMIT ${input.limit} OFFSET ${offset}`;
   }
