@@ -1,7 +1,6 @@
 import pg from 'pg';
-import { request } from 'undici';
 import { SORT_KEYS } from '../src/catalogue/schemas.ts';
-import { round, SMALL } from './lib.ts';
+import { median, quantile, round, SMALL, timedGet } from './lib.ts';
 
 /**
  * What one partner meets browsing the catalogue: every spec filter alone, every sort, all filters
@@ -118,23 +117,6 @@ export interface LatencyFigure {
   api_p50_spread_ms: [number, number];
 }
 
-async function timed(url: string, headers: Record<string, string>): Promise<number> {
-  const t = performance.now();
-  const res = await request(url, { headers });
-  await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode}`);
-  return performance.now() - t;
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? 0;
-};
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(s.length * q))] ?? 0;
-};
-
 export async function benchCatalogueLatency(
   scenarios: LatencyScenario[],
   bases: { api: string; raw: string },
@@ -143,15 +125,15 @@ export async function benchCatalogueLatency(
 ): Promise<LatencyFigure[]> {
   const out: LatencyFigure[] = [];
   for (const s of scenarios) {
-    await timed(bases.api + s.url, headers);
-    await timed(bases.raw + s.url, headers);
+    await timedGet(bases.api + s.url, headers);
+    await timedGet(bases.raw + s.url, headers);
     const api: number[][] = [];
     const raw: number[][] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const sides = round % 2 === 0 ? (['api', 'raw'] as const) : (['raw', 'api'] as const);
       for (const side of sides) {
         const samples: number[] = [];
-        for (let i = 0; i < PER_ROUND; i++) samples.push(await timed(bases[side] + s.url, headers));
+        for (let i = 0; i < PER_ROUND; i++) samples.push(await timedGet(bases[side] + s.url, headers));
         (side === 'api' ? api : raw).push(samples);
       }
     }

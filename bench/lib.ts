@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { request } from 'undici';
 
 /** `BENCH_SCALE=small`: a quick check (a 20,000-product database of its own, short rounds), not figures to publish. */
 export const SMALL = process.env.BENCH_SCALE === 'small';
@@ -54,4 +55,21 @@ export function printTable(head: string[], body: string[][]) {
   console.log(line(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of body) console.log(line(r));
+}
+
+/** One GET, read to its end; its time in ms. Anything but 200 fails the bench. */
+export async function timedGet(url: string, headers: Record<string, string>): Promise<number> {
+  const t = performance.now();
+  const res = await request(url, { headers });
+  await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode}`);
+  return performance.now() - t;
+}
+
+export const median = (xs: number[]) => quantile(xs, 0.5);
+
+/** The sample at quantile `q` (nearest rank, no interpolation). */
+export function quantile(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * q))] ?? 0;
 }

@@ -1,6 +1,5 @@
-import { request } from 'undici';
 import { ADJECTIVES, CATEGORIES, MATERIALS } from '../src/demo/taxonomy.ts';
-import { round } from './lib.ts';
+import { quantile, round, timedGet } from './lib.ts';
 
 /**
  * The search a partner's shoppers type: `count` queries drawn from the catalogue's own vocabulary, a
@@ -37,19 +36,6 @@ export function searchQueries(count: number): string[] {
 
 export const searchUrl = (q: string) => `/api/v1/products?limit=20&search=${encodeURIComponent(q)}`;
 
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(s.length * q))] ?? 0;
-};
-
-async function timed(url: string, headers: Record<string, string>): Promise<number> {
-  const t = performance.now();
-  const res = await request(url, { headers });
-  await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode}`);
-  return performance.now() - t;
-}
-
 /** Each query once on each side, the side asked first alternating; p50 and p99 over the queries. */
 export async function benchSearchMix(
   queries: string[],
@@ -61,7 +47,7 @@ export async function benchSearchMix(
   for (const [i, q] of queries.entries()) {
     const sides = i % 2 === 0 ? (['api', 'raw'] as const) : (['raw', 'api'] as const);
     for (const side of sides)
-      (side === 'api' ? api : raw).push(await timed(bases[side] + searchUrl(q), headers));
+      (side === 'api' ? api : raw).push(await timedGet(bases[side] + searchUrl(q), headers));
   }
   return {
     queries: queries.length,

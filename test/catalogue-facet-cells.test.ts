@@ -188,6 +188,21 @@ async function expectStoreCellsEqualRecount() {
   expect(stored).toEqual(recount);
 }
 
+/** Runs `body` in a transaction of its own connection: committed, or rolled back if it throws. */
+async function inTransaction(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<void>) {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await body(client);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
 async function pendingDeltas(): Promise<number> {
   const [row] = await rows<{ n: number }>(
     app.em(),
@@ -478,10 +493,8 @@ describe('facet cells', () => {
       // Each writer holds its first change for 0.5 s. Shared counters would make the others wait
       // that long for the cell; here any lock wait over 200 ms fails the writer. The folding writer
       // may wait for a fold another writer started.
-      const writer = async (first: number, second: number, fold: boolean) => {
-        const client = await pool.connect();
-        try {
-          await client.query('BEGIN');
+      const writer = (first: number, second: number, fold: boolean) =>
+        inTransaction(pool, async (client) => {
           await client.query(`SET LOCAL lock_timeout = '${fold ? '5s' : '200ms'}'`);
           await client.query('UPDATE product_variants SET stock_quantity = 0 WHERE product_id = $1', [first]);
           await client.query('SELECT pg_sleep(0.5)');
@@ -489,14 +502,7 @@ describe('facet cells', () => {
             second,
           ]);
           if (fold) await client.query('SELECT facet_cells_fold()');
-          await client.query('COMMIT');
-        } catch (err) {
-          await client.query('ROLLBACK');
-          throw err;
-        } finally {
-          client.release();
-        }
-      };
+        });
       const outcomes = await Promise.allSettled(
         cellA.map((a, i) => {
           const b = cellB[i] as number;
@@ -573,20 +579,11 @@ describe('facet cells', () => {
       // its listing to another band; whichever starts first holds its change for 0.3 s. Each side's
       // recount needs the other's row as committed: read unlocked, the listing's move would be
       // counted in the old category.
-      const change = async (sqlText: string, params: unknown[], hold: boolean) => {
-        const client = await pool.connect();
-        try {
-          await client.query('BEGIN');
+      const change = (sqlText: string, params: unknown[], hold: boolean) =>
+        inTransaction(pool, async (client) => {
           await client.query(sqlText, params);
           if (hold) await client.query('SELECT pg_sleep(0.3)');
-          await client.query('COMMIT');
-        } catch (err) {
-          await client.query('ROLLBACK');
-          throw err;
-        } finally {
-          client.release();
-        }
-      };
+        });
       const outcomes = await Promise.allSettled(
         pairs.flatMap((id, i) => {
           const product = (hold: boolean) =>
