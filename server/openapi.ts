@@ -6,7 +6,7 @@ import { addOAuthOperations } from './openapi-oauth.ts';
 import { type Json, RATE_LIMIT_HEADERS, ref, sampleOf } from './openapi-shared.ts';
 import { addWebhookEvents } from './openapi-webhooks.ts';
 
-export const CONTRACT_VERSION = '1.0.1';
+export const CONTRACT_VERSION = '1.0.2';
 export const TAGS = ['Catalogue', 'Store', 'Listings', 'Orders', 'Webhooks', 'OAuth'];
 
 const TAG_DESCRIPTIONS: Record<string, string> = {

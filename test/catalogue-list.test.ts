@@ -873,7 +873,13 @@ describe('GET /api/v1/products: sorting', () => {
 describe('GET /api/v1/products: pagination', () => {
   it('defaults to page 1 of 20', async () => {
     const body = await list('');
-    expect(body.pagination).toEqual({ page: 1, limit: 20, total_count: 7, total_pages: 1 });
+    expect(body.pagination).toEqual({
+      page: 1,
+      limit: 20,
+      total_count: 7,
+      total_pages: 1,
+      total_count_is_lower_bound: false,
+    });
     expect(body.products).toHaveLength(7);
   });
 
@@ -885,24 +891,45 @@ describe('GET /api/v1/products: pagination', () => {
       [3, all.slice(6)],
     ] as const) {
       const body = await list(`limit=3&page=${page}`);
-      expect(body.pagination).toEqual({ page, limit: 3, total_count: 7, total_pages: 3 });
+      expect(body.pagination).toEqual({
+        page,
+        limit: 3,
+        total_count: 7,
+        total_pages: 3,
+        total_count_is_lower_bound: false,
+      });
       expect(body.products.map((p: { id: number }) => p.id)).toEqual(slice);
     }
   });
 
   it('answers a page past the end with an empty page and the real totals', async () => {
     const body = await list('limit=3&page=4');
-    expect(body).toEqual({ products: [], pagination: { page: 4, limit: 3, total_count: 7, total_pages: 3 } });
+    expect(body).toEqual({
+      products: [],
+      pagination: { page: 4, limit: 3, total_count: 7, total_pages: 3, total_count_is_lower_bound: false },
+    });
     const far = await list('limit=500&page=1000');
     expect(far).toEqual({
       products: [],
-      pagination: { page: 1000, limit: 500, total_count: 7, total_pages: 1 },
+      pagination: {
+        page: 1000,
+        limit: 500,
+        total_count: 7,
+        total_pages: 1,
+        total_count_is_lower_bound: false,
+      },
     });
   });
 
   it('counts the filtered set, not the catalogue', async () => {
     const body = await list(`supplier_id=${supA}&limit=2&page=2`);
-    expect(body.pagination).toEqual({ page: 2, limit: 2, total_count: 3, total_pages: 2 });
+    expect(body.pagination).toEqual({
+      page: 2,
+      limit: 2,
+      total_count: 3,
+      total_pages: 2,
+      total_count_is_lower_bound: false,
+    });
     expect(body.products.map((p: { id: number }) => p.id)).toEqual(byDefault(['P1', 'P2', 'P5']).slice(2));
   });
 
@@ -910,16 +937,28 @@ describe('GET /api/v1/products: pagination', () => {
     const body = await list('brand=nobody');
     expect(body).toEqual({
       products: [],
-      pagination: { page: 1, limit: 20, total_count: 0, total_pages: 0 },
+      pagination: { page: 1, limit: 20, total_count: 0, total_pages: 0, total_count_is_lower_bound: false },
     });
   });
 
   it('accepts the limits 1 and 500', async () => {
     const one = await list('limit=1');
-    expect(one.pagination).toEqual({ page: 1, limit: 1, total_count: 7, total_pages: 7 });
+    expect(one.pagination).toEqual({
+      page: 1,
+      limit: 1,
+      total_count: 7,
+      total_pages: 7,
+      total_count_is_lower_bound: false,
+    });
     expect(one.products.map((p: { id: number }) => p.id)).toEqual(byDefault(VISIBLE_TO_S).slice(0, 1));
     const max = await list('limit=500');
-    expect(max.pagination).toEqual({ page: 1, limit: 500, total_count: 7, total_pages: 1 });
+    expect(max.pagination).toEqual({
+      page: 1,
+      limit: 500,
+      total_count: 7,
+      total_pages: 1,
+      total_count_is_lower_bound: false,
+    });
   });
 });
 

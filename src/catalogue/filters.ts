@@ -40,6 +40,10 @@ export interface CatalogueQuery {
   facets: Partial<Record<FacetName, RawBuilder<unknown>>>;
   /** Set when searching: the relevance expression for sorting. */
   relevance?: RawBuilder<unknown>;
+  /** Set when searching: the matches, counted up to SEARCH_RANKED + 1. */
+  searchMatches?: number;
+  /** With `deferSearch`: the ways the term may match, for the caller to try in order. */
+  searchModes?: SearchMode[];
   ownership?: { applied: 'own' | 'btab' | 'all'; choices: ('own' | 'btab' | 'all')[] };
   /** Whether some condition reads the store's listing (`l`): without one, `products p` alone will do. */
   readsListing: boolean;
@@ -92,27 +96,64 @@ export async function resolveTaxonomy(
 
 const anyOf = (column: RawBuilder<unknown>, ids: number[]) => sql`${column} = ANY(${ids}::integer[])`;
 
-async function searchCondition(
-  em: EntityManager,
-  ctx: StoreCatalogueContext,
-  term: string,
-  others: RawBuilder<unknown>[],
-) {
-  const tsquery = sql`websearch_to_tsquery('english', ${term})`;
-  const fts = sql`p.search_vector @@ ${tsquery}`;
-  // Full text first; when it finds nothing among the products the other filters leave (partial
-  // words, codes, stop words), fall back to substring matching on name and SKU (trigram indexes).
-  const [hit] = await rows<{ found: boolean }>(
-    em,
-    sql`SELECT EXISTS (SELECT 1 FROM ${catalogueFrom(ctx)} WHERE ${sql.join([fts, ...others], sql` AND `)}) AS found`,
-  );
-  if (hit?.found) return { where: fts, relevance: sql`ts_rank_cd(p.search_vector, ${tsquery})` };
-  const pattern = likePattern(term);
-  return {
-    where: sql`(p.name ILIKE ${pattern} OR p.sku ILIKE ${pattern})`,
-    relevance: sql`similarity(p.name, ${term})`,
-  };
+/**
+ * How many matches of a search are ranked by text relevance, and the bound up to which its total
+ * is exact. A broad term matches a tenth of a 2M catalogue: ranking and counting every match costs
+ * a second, where walking the matches in the order of a static quality score (the recommended score,
+ * indexed) reaches this many in milliseconds. So a search ranks the best SEARCH_RANKED matches by
+ * that score, and reports a total past it as a lower bound (docs/decisions.md, "Search at scale").
+ */
+export const SEARCH_RANKED = 1_000;
+/** The static quality order behind a search: the recommended score, then the newest id. */
+export const SEARCH_STATIC_ORDER = sql`p.recommended_score DESC, p.id DESC`;
+/** Trigram indexes hold three-character units: a shorter substring would read every product. */
+const SUBSTRING_MIN_CHARS = 3;
+
+/** One way a search term matches: the condition and its relevance expression. */
+export interface SearchMode {
+  where: RawBuilder<unknown>;
+  relevance: RawBuilder<unknown>;
 }
+
+/**
+ * The ways a term matches, in the order they are tried: full text first; when it finds nothing
+ * among the products the other filters leave (partial words, codes, stop words), a substring of name
+ * or SKU (trigram indexes).
+ */
+function searchModes(term: string): SearchMode[] {
+  const tsquery = sql`websearch_to_tsquery('english', ${term})`;
+  const modes = [
+    { where: sql`p.search_vector @@ ${tsquery}`, relevance: sql`ts_rank_cd(p.search_vector, ${tsquery})` },
+  ];
+  if ([...term].length >= SUBSTRING_MIN_CHARS) {
+    const pattern = likePattern(term);
+    modes.push({
+      where: sql`(p.name ILIKE ${pattern} OR p.sku ILIKE ${pattern})`,
+      relevance: sql`similarity(p.name, ${term})`,
+    });
+  }
+  return modes;
+}
+
+/**
+ * A search's matches, counted up to one past SEARCH_RANKED in the static order: that order lets
+ * PostgreSQL walk the recommended index for a broad term and stop, and sort a bitmap's few rows for a
+ * rare one. An unordered probe (EXISTS) was planned as a scan hoping for an early hit, and read all
+ * 2M rows when a term had none.
+ */
+async function probe(em: EntityManager, from: RawBuilder<unknown>, conditions: RawBuilder<unknown>[]) {
+  const [row] = await rows<{ n: number }>(
+    em,
+    sql`SELECT count(*)::integer AS n FROM (SELECT 1 FROM ${from}
+      WHERE ${sql.join(conditions, sql` AND `)}
+      ORDER BY ${SEARCH_STATIC_ORDER} LIMIT ${SEARCH_RANKED + 1}) s`,
+  );
+  return row?.n ?? 0;
+}
+
+/** The FROM a catalogue query needs: the store's listings joined only when a condition reads them. */
+export const queryFrom = (ctx: StoreCatalogueContext, q: CatalogueQuery) =>
+  q.readsListing ? catalogueFrom(ctx) : sql`products p`;
 
 /** Whether `scope=store` applies: the explicit parameter, else the store's setting (never for removal). */
 export function scopesToStore(ctx: StoreCatalogueContext, f: CatalogueFilters, forRemoval = false): boolean {
@@ -138,7 +179,7 @@ export async function buildCatalogueQuery(
   em: EntityManager,
   ctx: StoreCatalogueContext,
   f: CatalogueFilters,
-  opts: { forRemoval?: boolean; taxonomy?: Taxonomy } = {},
+  opts: { forRemoval?: boolean; taxonomy?: Taxonomy; deferSearch?: boolean } = {},
 ): Promise<CatalogueQuery> {
   // Removal is about what the store holds (its live listings, products since withdrawn included),
   // and the store's default browsing scope (a read preference) does not narrow it; only an explicit
@@ -215,9 +256,23 @@ export async function buildCatalogueQuery(
 
   const term = f.search?.trim();
   if (term) {
-    const search = await searchCondition(em, ctx, term, [...q.base, ...Object.values(q.facets)]);
-    q.base.push(search.where);
-    q.relevance = search.relevance;
+    const modes = searchModes(term);
+    if (opts.deferSearch) {
+      q.searchModes = modes;
+      return q;
+    }
+    const others = [...q.base, ...Object.values(q.facets)];
+    let mode: SearchMode = { where: sql`false`, relevance: sql`0::real` };
+    q.searchMatches = 0;
+    for (const m of modes) {
+      q.searchMatches = await probe(em, queryFrom(ctx, q), [m.where, ...others]);
+      if (q.searchMatches > 0) {
+        mode = m;
+        break;
+      }
+    }
+    q.base.push(mode.where);
+    q.relevance = mode.relevance;
   }
   return q;
 }

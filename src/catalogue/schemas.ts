@@ -31,7 +31,9 @@ export function describedBool(description: string) {
 export const catalogueFilters = {
   search: textParam(
     100,
-    described('Full-text search on name, SKU and description; falls back to substring.'),
+    described(
+      'Full-text search on name, SKU and description; when it finds nothing, a substring of the name or SKU (3 characters or more).',
+    ),
   ).optional(),
   in_stock: describedBool('Only products in stock (`true`) or out of stock (`false`).').optional(),
   pricing_type: z
@@ -161,7 +163,13 @@ export type CatalogueProduct = z.output<typeof catalogueProductSchema>;
 
 export const listOutput = z.object({
   products: z.array(catalogueProductSchema),
-  pagination: paginationSchema,
+  pagination: paginationSchema.extend({
+    total_count_is_lower_bound: z.boolean().meta({
+      description:
+        'Only a search can set it: more than 1,000 products match, `total_count` and `total_pages` say 1,000 and its pages, and pages past them still list the further matches.',
+      example: false,
+    }),
+  }),
   ownership: ownershipSchema.optional(),
 });
 

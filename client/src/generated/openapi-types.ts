@@ -1,10 +1,10 @@
 /**
- * Generated from openapi.json (Stockless Partner API 1.0.1) by client/scripts/generate-types.ts.
+ * Generated from openapi.json (Stockless Partner API 1.0.2) by client/scripts/generate-types.ts.
  * Do not edit: run `npm run sdk:types`.
  */
 
 /** The contract version these types were generated from. */
-export const CONTRACT_VERSION = '1.0.1';
+export const CONTRACT_VERSION = '1.0.2';
 
 // Components
 
@@ -477,7 +477,7 @@ export interface PingEventData {
  */
 export interface ListProductsQuery {
   /**
-   * Full-text search on name, SKU and description; falls back to substring.
+   * Full-text search on name, SKU and description; when it finds nothing, a substring of the name or SKU (3 characters or more).
    */
   search?: string;
   /**
@@ -628,6 +628,10 @@ export interface ListProductsResponse {
      */
     total_count: number;
     total_pages: number;
+    /**
+     * Only a search can set it: more than 1,000 products match, `total_count` and `total_pages` say 1,000 and its pages, and pages past them still list the further matches.
+     */
+    total_count_is_lower_bound: boolean;
   };
   /**
    * Only for a store whose account has own suppliers.
@@ -646,7 +650,7 @@ export interface ListProductsResponse {
  */
 export interface GetProductFacetsQuery {
   /**
-   * Full-text search on name, SKU and description; falls back to substring.
+   * Full-text search on name, SKU and description; when it finds nothing, a substring of the name or SKU (3 characters or more).
    */
   search?: string;
   /**
@@ -1070,7 +1074,7 @@ export interface BulkAddMyProductsBody {
    */
   filters?: {
     /**
-     * Full-text search on name, SKU and description; falls back to substring.
+     * Full-text search on name, SKU and description; when it finds nothing, a substring of the name or SKU (3 characters or more).
      */
     search?: string;
     /**
@@ -1170,7 +1174,7 @@ export interface BulkRemoveMyProductsBody {
    */
   filters?: {
     /**
-     * Full-text search on name, SKU and description; falls back to substring.
+     * Full-text search on name, SKU and description; when it finds nothing, a substring of the name or SKU (3 characters or more).
      */
     search?: string;
     /**
