@@ -10,6 +10,7 @@ import { createApiKey } from '../src/auth/keys-service.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { seedProducts } from '../src/demo/seed-catalogue.ts';
 import { createStore } from '../src/store/service.ts';
+import { buildFingerprint, ensureCurrentBuild, markBuilt } from './build-cache.ts';
 import { benchBulkAdd } from './bulk.ts';
 import { captureStatements } from './capture.ts';
 import {
@@ -95,6 +96,9 @@ async function main() {
     sharedBuffersMb,
     workMemMb: 32,
   });
+  const fingerprint = await buildFingerprint();
+  if (await ensureCurrentBuild(db.url, fingerprint))
+    console.log(`bench database: built afresh (no build of this checkout's migrations and loader in ${DATA_DIR})`);
   const orm = await openOrm(db.url, 10);
   const children: ChildProcess[] = [];
   try {
@@ -110,6 +114,7 @@ async function main() {
         if (done % 50_000 === 0 || done === total) console.log(`  ${done}/${total}`);
       });
       await rows(em, sql`VACUUM ANALYZE`);
+      await markBuilt(db.url, fingerprint);
     }
     const key = await benchStore(orm.em.fork());
     const [benchStoreRow] = await rows<{ id: number }>(

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows, sql } from '../src/db/sql.ts';
+import { bulkAdd, bulkRemove } from '../src/listings/service.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
@@ -957,5 +958,74 @@ describe('bulk: all or nothing when the database fails part way', () => {
       skipped: [],
     });
     expect(await jobs()).toEqual(DISPATCH_JOB);
+  });
+});
+
+describe('bulk by filter, in batches', () => {
+  // The same pre-state in two stores: live B101, B102 and B50; removed B110 (custom price) and B20.
+  async function prepared() {
+    const s = await app.createStore();
+    const fx = fixtures(app.em());
+    for (const i of [101, 102, 50]) await fx.listing(s.id, b(i));
+    for (const i of [110, 20]) await fx.listing(s.id, b(i), { customRetail: 55555, deleted: true });
+    return s;
+  }
+  const state = async (storeId: number) => ({
+    listings: (await listings(storeId)).map(({ product_id, live, custom }) => ({ product_id, live, custom })),
+    events: (await events(storeId)).map(({ event, product_id }) => `${event} ${product_id}`).sort(),
+  });
+  const filters = { price_min_cents: 1500, in_stock: true };
+
+  it('batches of 7 leave what one batch leaves: listings, restorations, events and the answer', async () => {
+    const whole = await prepared();
+    const batched = await prepared();
+    const f = { ...filters, supplier_id: supBig };
+    const one = await bulk('bulk', { mode: 'filter', filters: f }, whole.readWrite);
+    const many = await bulkAdd(app.em(), batched.id, { mode: 'filter', filters: f }, 7);
+    expect(many).toEqual(one);
+    expect(one.added).toBeGreaterThan(7 * 10);
+    expect(await state(batched.id)).toEqual(await state(whole.id));
+
+    const removeFilters = { supplier_id: supBig, price_max_cents: 20000 };
+    const gone = await bulk('bulk-remove', { mode: 'filter', filters: removeFilters }, whole.readWrite);
+    const goneBatched = await bulkRemove(app.em(), batched.id, { mode: 'filter', filters: removeFilters }, 7);
+    expect(goneBatched).toEqual(gone);
+    expect(gone.removed).toBeGreaterThan(7 * 10);
+    expect(await state(batched.id)).toEqual(await state(whole.id));
+  });
+
+  it('a failure part-way keeps the batches before it, each listing with its event, and a retry completes', async () => {
+    const s = await prepared();
+    const f = { ...filters, supplier_id: supBig };
+    const all = bigIds((m) => m.retail >= 1500 && m.inStock);
+    // What the call has to add or restore: every match but the three already live.
+    const candidates = all.filter((id) => ![b(101), b(102), b(50)].includes(id));
+    const failAt = candidates[40] as number;
+    await rows(
+      app.em(),
+      sql.raw(`CREATE FUNCTION test_refuse_listing() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.store_id = ${s.id} AND NEW.product_id = ${failAt} THEN RAISE EXCEPTION 'refused'; END IF;
+        RETURN NEW; END $$;
+        CREATE TRIGGER test_refuse_listing BEFORE INSERT ON listings FOR EACH ROW EXECUTE FUNCTION test_refuse_listing();`),
+    );
+    try {
+      await expect(bulkAdd(app.em(), s.id, { mode: 'filter', filters: f }, 10)).rejects.toThrow();
+    } finally {
+      await rows(app.em(), sql`DROP TRIGGER test_refuse_listing ON listings; DROP FUNCTION test_refuse_listing()`);
+    }
+    // Products are taken in id order: the four batches before the failing one committed whole.
+    const first = await state(s.id);
+    const added = first.events.filter((e) => e.startsWith('product.created'));
+    expect(added).toHaveLength(40);
+    const live = first.listings.filter((l) => l.live).map((l) => l.product_id);
+    expect(live.filter((id) => candidates.includes(id))).toEqual(candidates.slice(0, 40));
+    expect(live).not.toContain(failAt);
+
+    const retry = await bulk('bulk', { mode: 'filter', filters: f }, s.readWrite);
+    const end = await state(s.id);
+    const created = end.events.filter((e) => e.startsWith('product.created'));
+    expect(new Set(created).size).toBe(created.length);
+    expect(retry.added + retry.restored + 40).toBe(candidates.length);
+    expect(end.listings.filter((l) => l.live && all.includes(l.product_id))).toHaveLength(all.length);
   });
 });

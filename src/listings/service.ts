@@ -8,7 +8,7 @@ import {
   whereAll,
 } from '../catalogue/filters.ts';
 import type { CatalogueFilters } from '../catalogue/schemas.ts';
-import { rows, sql } from '../db/sql.ts';
+import { type RawBuilder, rows, sql } from '../db/sql.ts';
 import { enqueueDispatch, type ProductEvent, productEventsFrom, recordEvents } from '../events/outbox.ts';
 import { loadCatalogueContext, type StoreCatalogueContext } from '../store/catalogue-context.ts';
 import { AppError, notFound } from '../trpc/errors.ts';
@@ -161,44 +161,47 @@ export async function updateListing(
 }
 
 /**
- * Bulk add at default pricing. `ids`: each id is added, restored, or skipped with a reason.
- * `filter`: every catalogue match not already in the store, in one INSERT … SELECT. Either way a
- * single statement writes the listings and their events, inside one transaction: all or nothing.
+ * Products a bulk call by filter changes per transaction: each batch's listings, events and cell
+ * changes commit together in well under a second, so 100,000 products never hold their key locks,
+ * or one snapshot that keeps vacuum from the tables, for the whole call.
  */
-export async function bulkAdd(em: EntityManager, storeId: number, input: BulkInput) {
+export const BULK_BATCH = 5_000;
+
+const addedFrom = (storeId: number, source: RawBuilder<unknown>) => sql`changed AS (
+    INSERT INTO listings (store_id, product_id)
+    SELECT ${storeId}, s.id FROM (${source}) s
+    ON CONFLICT (store_id, product_id) DO UPDATE SET deleted_at = NULL, updated_at = now(),
+      custom_retail_price_cents = NULL, purchase_mode = NULL, vendor_fulfilled = false
+    WHERE listings.deleted_at IS NOT NULL
+    RETURNING product_id, (xmax <> 0) AS restored
+  ), events AS (${productEventsFrom(storeId, 'product.created', sql`changed`)})`;
+
+/**
+ * Bulk add at default pricing. `ids` (at most 500): each id is added, restored, or skipped with a
+ * reason, in one transaction. `filter`: every catalogue match not already in the store, in batches
+ * of BULK_BATCH products in id order, each one transaction (docs/decisions.md, "Bulk by filter").
+ */
+export async function bulkAdd(em: EntityManager, storeId: number, input: BulkInput, batch = BULK_BATCH) {
+  if (input.mode !== 'ids') return bulkAddByFilter(em, storeId, input.filters as CatalogueFilters, batch);
   return em.transactional(async (tx) => {
     const ctx = await loadCatalogueContext(tx, storeId);
-    let source: ReturnType<typeof sql>;
     const skipped: Skip[] = [];
-    if (input.mode === 'ids') {
-      const ids = dedupe(input.product_ids ?? [], skipped);
-      const found = await rows<{ id: number; listed: boolean }>(
-        tx,
-        sql`SELECT p.id, (l.id IS NOT NULL) AS listed FROM ${catalogueFrom(ctx)}
-          WHERE p.id = ANY(${ids}::integer[]) AND ${visibility(ctx)}`,
-      );
-      const state = new Map(found.map((r) => [r.id, r.listed]));
-      for (const id of ids) {
-        const listed = state.get(id);
-        if (listed === undefined) skipped.push({ product_id: id, reason: 'not_found' });
-        else if (listed) skipped.push({ product_id: id, reason: 'already_listed' });
-      }
-      const eligible = found.filter((r) => !r.listed).map((r) => r.id);
-      source = sql`SELECT unnest(${eligible}::integer[]) AS id`;
-    } else {
-      const q = await buildCatalogueQuery(tx, ctx, input.filters as CatalogueFilters);
-      source = sql`SELECT p.id FROM ${catalogueFrom(ctx)} WHERE ${whereAll(q)} AND l.id IS NULL`;
+    const ids = dedupe(input.product_ids ?? [], skipped);
+    const found = await rows<{ id: number; listed: boolean }>(
+      tx,
+      sql`SELECT p.id, (l.id IS NOT NULL) AS listed FROM ${catalogueFrom(ctx)}
+        WHERE p.id = ANY(${ids}::integer[]) AND ${visibility(ctx)}`,
+    );
+    const state = new Map(found.map((r) => [r.id, r.listed]));
+    for (const id of ids) {
+      const listed = state.get(id);
+      if (listed === undefined) skipped.push({ product_id: id, reason: 'not_found' });
+      else if (listed) skipped.push({ product_id: id, reason: 'already_listed' });
     }
+    const eligible = found.filter((r) => !r.listed).map((r) => r.id);
     const [counts] = await rows<{ added: number; restored: number }>(
       tx,
-      sql`WITH changed AS (
-          INSERT INTO listings (store_id, product_id)
-          SELECT ${storeId}, s.id FROM (${source}) s
-          ON CONFLICT (store_id, product_id) DO UPDATE SET deleted_at = NULL, updated_at = now(),
-            custom_retail_price_cents = NULL, purchase_mode = NULL, vendor_fulfilled = false
-          WHERE listings.deleted_at IS NOT NULL
-          RETURNING product_id, (xmax <> 0) AS restored
-        ), events AS (${productEventsFrom(storeId, 'product.created', sql`changed`)})
+      sql`WITH ${addedFrom(storeId, sql`SELECT unnest(${eligible}::integer[]) AS id`)}
         SELECT count(*) FILTER (WHERE NOT restored)::integer AS added,
                count(*) FILTER (WHERE restored)::integer AS restored
         FROM changed`,
@@ -209,38 +212,85 @@ export async function bulkAdd(em: EntityManager, storeId: number, input: BulkInp
   });
 }
 
-/** Bulk remove (soft delete). `filter` with no filters clears the whole store. */
-export async function bulkRemove(em: EntityManager, storeId: number, input: BulkInput) {
+async function bulkAddByFilter(em: EntityManager, storeId: number, filters: CatalogueFilters, batch: number) {
+  // The filter is resolved once (taxonomy, the search's mode); each batch then takes the next
+  // matches past the last product id it reached.
+  const ctx = await loadCatalogueContext(em, storeId);
+  const where = whereAll(await buildCatalogueQuery(em, ctx, filters));
+  const total = { added: 0, restored: 0, skipped: [] as Skip[] };
+  for (let after = 0; ; ) {
+    const step = await em.transactional(async (tx) => {
+      const [row] = await rows<{ last: number | null; added: number; restored: number }>(
+        tx,
+        sql`WITH next AS MATERIALIZED (
+            SELECT p.id FROM ${catalogueFrom(ctx)} WHERE ${where} AND l.id IS NULL AND p.id > ${after}
+            ORDER BY p.id LIMIT ${batch}
+          ), ${addedFrom(storeId, sql`SELECT id FROM next`)}
+          SELECT (SELECT max(id) FROM next) AS last,
+            count(*) FILTER (WHERE NOT restored)::integer AS added,
+            count(*) FILTER (WHERE restored)::integer AS restored
+          FROM changed`,
+      );
+      if ((row?.added ?? 0) + (row?.restored ?? 0) > 0) await enqueueDispatch(tx);
+      return row;
+    });
+    total.added += step?.added ?? 0;
+    total.restored += step?.restored ?? 0;
+    if (step?.last == null) return total;
+    after = step.last;
+  }
+}
+
+/**
+ * Bulk remove (soft delete). `ids`: one transaction. `filter` (with no filters: the whole store):
+ * in batches of BULK_BATCH listings in product id order, each one transaction.
+ */
+export async function bulkRemove(em: EntityManager, storeId: number, input: BulkInput, batch = BULK_BATCH) {
+  if (input.mode !== 'ids') return bulkRemoveByFilter(em, storeId, input.filters as CatalogueFilters, batch);
   return em.transactional(async (tx) => {
     const skipped: Skip[] = [];
-    let match: ReturnType<typeof sql>;
-    if (input.mode === 'ids') {
-      const ids = dedupe(input.product_ids ?? [], skipped);
-      match = sql`l.product_id = ANY(${ids}::integer[])`;
-    } else {
-      const ctx = await loadCatalogueContext(tx, storeId);
-      const q = await buildCatalogueQuery(tx, ctx, input.filters as CatalogueFilters, { forRemoval: true });
-      match = whereAll(q);
-    }
+    const ids = dedupe(input.product_ids ?? [], skipped);
     const removed = await rows<{ product_id: number }>(
       tx,
       sql`WITH changed AS (
           UPDATE listings l SET deleted_at = now(), updated_at = now()
-          FROM products p
-          WHERE p.id = l.product_id AND l.store_id = ${storeId} AND l.deleted_at IS NULL AND ${match}
+          WHERE l.store_id = ${storeId} AND l.deleted_at IS NULL AND l.product_id = ANY(${ids}::integer[])
           RETURNING l.product_id
         ), events AS (${productEventsFrom(storeId, 'product.deleted', sql`changed`)})
         SELECT product_id FROM changed`,
     );
-    if (input.mode === 'ids') {
-      const gone = new Set(removed.map((r) => r.product_id));
-      for (const id of dedupe(input.product_ids ?? [], [])) {
-        if (!gone.has(id)) skipped.push({ product_id: id, reason: 'not_in_store' });
-      }
-    }
+    const gone = new Set(removed.map((r) => r.product_id));
+    for (const id of ids) if (!gone.has(id)) skipped.push({ product_id: id, reason: 'not_in_store' });
     if (removed.length > 0) await enqueueDispatch(tx);
     return { removed: removed.length, skipped };
   });
+}
+
+async function bulkRemoveByFilter(em: EntityManager, storeId: number, filters: CatalogueFilters, batch: number) {
+  const ctx = await loadCatalogueContext(em, storeId);
+  const match = whereAll(await buildCatalogueQuery(em, ctx, filters, { forRemoval: true }));
+  let removed = 0;
+  for (let after = 0; ; ) {
+    const step = await em.transactional(async (tx) => {
+      const [row] = await rows<{ last: number | null; removed: number }>(
+        tx,
+        sql`WITH next AS MATERIALIZED (
+            SELECT l.product_id FROM ${catalogueFrom(ctx)}
+            WHERE ${match} AND l.product_id > ${after} ORDER BY l.product_id LIMIT ${batch}
+          ), changed AS (
+            UPDATE listings l SET deleted_at = now(), updated_at = now() FROM next
+            WHERE l.store_id = ${storeId} AND l.product_id = next.product_id AND l.deleted_at IS NULL
+            RETURNING l.product_id
+          ), events AS (${productEventsFrom(storeId, 'product.deleted', sql`changed`)})
+          SELECT (SELECT max(product_id) FROM next) AS last, count(*)::integer AS removed FROM changed`,
+      );
+      if ((row?.removed ?? 0) > 0) await enqueueDispatch(tx);
+      return row;
+    });
+    removed += step?.removed ?? 0;
+    if (step?.last == null) return { removed, skipped: [] as Skip[] };
+    after = step.last;
+  }
 }
 
 /** Keeps the first of each id; later repeats are reported as skipped duplicates. */
