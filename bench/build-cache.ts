@@ -18,7 +18,10 @@ export async function buildFingerprint(root = process.cwd()): Promise<string> {
     const path = join(root, source);
     const files = source.includes('.')
       ? [path]
-      : (await readdir(path)).filter((f) => f.endsWith('.ts')).sort().map((f) => join(path, f));
+      : (await readdir(path))
+          .filter((f) => f.endsWith('.ts'))
+          .sort()
+          .map((f) => join(path, f));
     for (const file of files) hash.update(file.slice(root.length)).update(await readFile(file));
   }
   return hash.digest('hex').slice(0, 16);

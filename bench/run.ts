@@ -98,7 +98,9 @@ async function main() {
   });
   const fingerprint = await buildFingerprint();
   if (await ensureCurrentBuild(db.url, fingerprint))
-    console.log(`bench database: built afresh (no build of this checkout's migrations and loader in ${DATA_DIR})`);
+    console.log(
+      `bench database: built afresh (no build of this checkout's migrations and loader in ${DATA_DIR})`,
+    );
   const orm = await openOrm(db.url, 10);
   const children: ChildProcess[] = [];
   try {

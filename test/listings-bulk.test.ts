@@ -1011,7 +1011,10 @@ describe('bulk by filter, in batches', () => {
     try {
       await expect(bulkAdd(app.em(), s.id, { mode: 'filter', filters: f }, 10)).rejects.toThrow();
     } finally {
-      await rows(app.em(), sql`DROP TRIGGER test_refuse_listing ON listings; DROP FUNCTION test_refuse_listing()`);
+      await rows(
+        app.em(),
+        sql`DROP TRIGGER test_refuse_listing ON listings; DROP FUNCTION test_refuse_listing()`,
+      );
     }
     // Products are taken in id order: the four batches before the failing one committed whole.
     const first = await state(s.id);
