@@ -24,7 +24,7 @@ beforeAll(async () => {
       SELECT ${supplier},
         CASE WHEN g % 3 = 0 THEN 'Cedar Bench ' || g ELSE 'Garden Bench ' || g END,
         CASE WHEN g % 2 = 0 THEN 'Cedar slats, cedar legs.' ELSE 'Slatted cedar.' END,
-        'BND-' || g, 1000, 2000, (g * 7919) % 97
+        'BND-' || g, 1000, CASE WHEN g % 2 = 0 THEN 2000 ELSE 150000 END, (g * 7919) % 97
       FROM generate_series(1, ${BROAD}) g`,
   );
   await rows(
@@ -133,3 +133,43 @@ describe('search under the bound', () => {
     expect(two.pagination).toMatchObject({ total_count: 0, total_count_is_lower_bound: false });
   });
 });
+
+describe('facets of a search', () => {
+  type Facets = {
+    facets: Record<string, { value: string; count: number }[]>;
+    total_count: number;
+    total_count_is_lower_bound: boolean;
+  };
+  const facets = async (query: string) => {
+    const res = await app.get<Facets>(`/api/v1/products/facets?${query}`, key);
+    expect(res.status).toBe(200);
+    return res.body;
+  };
+
+  it('past the bound, count within the 1,000 the list ranks, and say the counts are lower bounds', async () => {
+    const body = await facets('search=cedar');
+    expect(body.total_count_is_lower_bound).toBe(true);
+    expect(body.total_count).toBe(SEARCH_RANKED);
+    const dear = await rows<{ n: number }>(
+      app.em(),
+      sql`SELECT count(*) FILTER (WHERE retail_price_cents >= 100000)::integer AS n FROM (
+          SELECT retail_price_cents FROM products WHERE search_vector @@ 'cedar'::tsquery
+          ORDER BY recommended_score DESC, id DESC LIMIT ${SEARCH_RANKED}) best`,
+    );
+    const band = body.facets.price_band?.find((b) => b.value === '100000-');
+    expect(band?.count).toBe(dear[0]?.n);
+    expect(band?.count).not.toBe(Math.ceil(BROAD / 2));
+    const filtered = await facets('search=cedar&price_min_cents=100000');
+    expect(filtered.total_count).toBe(dear[0]?.n);
+    expect(filtered.total_count_is_lower_bound).toBe(true);
+  });
+
+  it('under the bound, count every match exactly, as the list does', async () => {
+    const body = await facets('search=birch');
+    expect(body).toMatchObject({ total_count: NARROW, total_count_is_lower_bound: false });
+    expect(body.facets.in_stock).toEqual([{ value: 'false', count: NARROW }]);
+    const none = await facets('search=birch&in_stock=true');
+    expect(none).toMatchObject({ total_count: 0, total_count_is_lower_bound: false });
+  });
+});
+

@@ -11,7 +11,10 @@ import {
   EFFECTIVE_RETAIL,
   needsTaxonomy,
   ownershipOf,
+  queryFrom,
   resolveTaxonomy,
+  SEARCH_RANKED,
+  SEARCH_STATIC_ORDER,
   type Taxonomy,
 } from './filters.ts';
 import { type CatalogueFilters, FACET_NAMES, type FacetName } from './schemas.ts';
@@ -125,8 +128,9 @@ async function scanCounts(
   f: CatalogueFilters,
   taxonomy: Taxonomy | undefined,
   tally: Tally,
+  built?: CatalogueQuery,
 ) {
-  const q = await buildCatalogueQuery(em, ctx, f, { taxonomy });
+  const q = built ?? (await buildCatalogueQuery(em, ctx, f, { taxonomy }));
   const from = catalogueFrom(ctx);
   const base = sql.join(q.base, sql` AND `);
   const [taxonomyRows, terms] = await Promise.all([
@@ -216,6 +220,24 @@ async function cellCounts(em: EntityManager, query: RawBuilder<CellCount>, tally
 export type FacetsPath = 'auto' | 'cells' | 'scan';
 
 /**
+ * A search's facets count within its best SEARCH_RANKED matches by static quality under the
+ * filters that are not facets, the list's ranking bound (docs/decisions.md, "Search at scale").
+ * When no more match, that is every match and the counts are exact; past it they are lower bounds.
+ * Either way the facets' drill-down runs over at most SEARCH_RANKED rows, not over the ~100,000
+ * matches of a broad word.
+ */
+async function searchWithinBound(em: EntityManager, ctx: StoreCatalogueContext, q: CatalogueQuery) {
+  const best = await rows<{ id: number }>(
+    em,
+    sql`SELECT p.id FROM ${queryFrom(ctx, q)} WHERE ${sql.join(q.base, sql` AND `)}
+      ORDER BY ${SEARCH_STATIC_ORDER} LIMIT ${SEARCH_RANKED + 1}`,
+  );
+  const ids = best.slice(0, SEARCH_RANKED).map((r) => r.id);
+  q.base.push(sql`p.id = ANY(${ids}::integer[])`);
+  return best.length > SEARCH_RANKED;
+}
+
+/**
  * Facet counts for the filters: from the precomputed cells (cells.ts) when every filter is a
  * condition on cell dimensions and the store's listing correction is small, else from a scan.
  * `path` forces one (tests compare them); forcing `cells` throws when the filters need a scan.
@@ -226,8 +248,11 @@ export async function catalogueFacets(
   f: CatalogueFilters,
   path: FacetsPath = 'auto',
 ) {
-  const tryCells = path !== 'scan' && !f.search?.trim();
+  const searching = Boolean(f.search?.trim());
+  const tryCells = path !== 'scan' && !searching;
   const taxonomy = needsTaxonomy(ctx, f) ? await resolveTaxonomy(em, ctx, f) : undefined;
+  const searched = searching ? await buildCatalogueQuery(em, ctx, f, { taxonomy }) : undefined;
+  const lowerBound = searched ? await searchWithinBound(em, ctx, searched) : false;
   const plan = tryCells ? cellPlan(ctx, f, taxonomy) : undefined;
   const fromCells = plan && cellQuery(ctx, plan);
   if (!fromCells && path === 'cells') throw new Error('these filters cannot be answered from facet cells');
@@ -248,7 +273,7 @@ export async function catalogueFacets(
             cellCounts(em, partial.query, tally),
             facetScans(em, ctx, f, taxonomy, partial.missing, tally),
           ])
-        : scanCounts(em, ctx, f, taxonomy, tally),
+        : scanCounts(em, ctx, f, taxonomy, tally, searched),
     rows<{ id: number; name: string }>(em, sql`SELECT id, name FROM brands`),
     rows<{ id: number; slug: string; type: string | null }>(
       em,
@@ -284,5 +309,10 @@ export async function catalogueFacets(
     facets[name] = list;
   }
   const ownership = ownershipOf(ctx, f);
-  return { facets, total_count: total, ...(ownership ? { ownership } : {}) };
+  return {
+    facets,
+    total_count: total,
+    total_count_is_lower_bound: lowerBound,
+    ...(ownership ? { ownership } : {}),
+  };
 }

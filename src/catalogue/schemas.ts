@@ -194,6 +194,11 @@ export const facetsOutput = z
       Object.fromEntries(FACET_NAMES.map((n) => [n, facetValues])) as Record<FacetName, typeof facetValues>,
     ),
     total_count: z.int().meta({ description: 'Products matching every active filter.' }),
+    total_count_is_lower_bound: z.boolean().meta({
+      description:
+        'Only a search can set it: more than 1,000 products match the filters that are not facets, and the counts are taken over the best 1,000 by recommended score (the ones the list ranks first), so each is a lower bound.',
+      example: false,
+    }),
     ownership: ownershipSchema.optional(),
   })
   .meta({
@@ -223,6 +228,7 @@ export const facetsOutput = z
         ],
       },
       total_count: 19,
+      total_count_is_lower_bound: false,
     },
   });
 

@@ -161,11 +161,13 @@ export async function updateListing(
 }
 
 /**
- * Products a bulk call by filter changes per transaction: each batch's listings, events and cell
- * changes commit together in well under a second, so 100,000 products never hold their key locks,
- * or one snapshot that keeps vacuum from the tables, for the whole call.
+ * The width of the product id range a bulk call by filter changes per transaction. Each range's
+ * listings, events and cell changes commit together in well under a second, so 100,000 products
+ * never hold their key locks, or one snapshot that keeps vacuum from the tables, for the whole call.
+ * Ranges rather than "the next N matches": a filter PostgreSQL cannot estimate (an effective price
+ * bound) was planned as a walk of the whole catalogue for every batch.
  */
-export const BULK_BATCH = 5_000;
+export const BULK_BATCH = 20_000;
 
 const addedFrom = (storeId: number, source: RawBuilder<unknown>) => sql`changed AS (
     INSERT INTO listings (store_id, product_id)
@@ -178,8 +180,8 @@ const addedFrom = (storeId: number, source: RawBuilder<unknown>) => sql`changed 
 
 /**
  * Bulk add at default pricing. `ids` (at most 500): each id is added, restored, or skipped with a
- * reason, in one transaction. `filter`: every catalogue match not already in the store, in batches
- * of BULK_BATCH products in id order, each one transaction (docs/decisions.md, "Bulk by filter").
+ * reason, in one transaction. `filter`: every catalogue match not already in the store, one product
+ * id range of BULK_BATCH at a time, each one transaction (docs/decisions.md, "Bulk by filter").
  */
 export async function bulkAdd(em: EntityManager, storeId: number, input: BulkInput, batch = BULK_BATCH) {
   if (input.mode !== 'ids') return bulkAddByFilter(em, storeId, input.filters as CatalogueFilters, batch);
@@ -213,21 +215,21 @@ export async function bulkAdd(em: EntityManager, storeId: number, input: BulkInp
 }
 
 async function bulkAddByFilter(em: EntityManager, storeId: number, filters: CatalogueFilters, batch: number) {
-  // The filter is resolved once (taxonomy, the search's mode); each batch then takes the next
-  // matches past the last product id it reached.
+  // The filter is resolved once (taxonomy, the search's mode); each batch then takes its id range.
   const ctx = await loadCatalogueContext(em, storeId);
   const where = whereAll(await buildCatalogueQuery(em, ctx, filters));
   const total = { added: 0, restored: 0, skipped: [] as Skip[] };
-  for (let after = 0; ; ) {
+  const span = await idSpan(em, sql<Span>`SELECT min(id) AS lo, max(id) AS hi FROM products`);
+  for (let lo = span.lo; lo <= span.hi; lo += batch) {
     const step = await em.transactional(async (tx) => {
-      const [row] = await rows<{ last: number | null; added: number; restored: number }>(
+      const [row] = await rows<{ added: number; restored: number }>(
         tx,
-        sql`WITH next AS MATERIALIZED (
-            SELECT p.id FROM ${catalogueFrom(ctx)} WHERE ${where} AND l.id IS NULL AND p.id > ${after}
-            ORDER BY p.id LIMIT ${batch}
-          ), ${addedFrom(storeId, sql`SELECT id FROM next`)}
-          SELECT (SELECT max(id) FROM next) AS last,
-            count(*) FILTER (WHERE NOT restored)::integer AS added,
+        sql`WITH ${addedFrom(
+          storeId,
+          sql`SELECT p.id FROM ${catalogueFrom(ctx)}
+            WHERE p.id BETWEEN ${lo} AND ${lo + batch - 1} AND ${where} AND l.id IS NULL`,
+        )}
+          SELECT count(*) FILTER (WHERE NOT restored)::integer AS added,
             count(*) FILTER (WHERE restored)::integer AS restored
           FROM changed`,
       );
@@ -236,14 +238,21 @@ async function bulkAddByFilter(em: EntityManager, storeId: number, filters: Cata
     });
     total.added += step?.added ?? 0;
     total.restored += step?.restored ?? 0;
-    if (step?.last == null) return total;
-    after = step.last;
   }
+  return total;
+}
+
+type Span = { lo: number | null; hi: number | null };
+
+/** The lowest and highest id a statement answers as `lo` and `hi` (an empty span when none). */
+async function idSpan(em: EntityManager, statement: RawBuilder<Span>) {
+  const [span] = await rows(em, statement);
+  return { lo: span?.lo ?? 1, hi: span?.hi ?? 0 };
 }
 
 /**
  * Bulk remove (soft delete). `ids`: one transaction. `filter` (with no filters: the whole store):
- * in batches of BULK_BATCH listings in product id order, each one transaction.
+ * one product id range of BULK_BATCH at a time, each one transaction.
  */
 export async function bulkRemove(em: EntityManager, storeId: number, input: BulkInput, batch = BULK_BATCH) {
   if (input.mode !== 'ids') return bulkRemoveByFilter(em, storeId, input.filters as CatalogueFilters, batch);
@@ -266,36 +275,33 @@ export async function bulkRemove(em: EntityManager, storeId: number, input: Bulk
   });
 }
 
-async function bulkRemoveByFilter(
-  em: EntityManager,
-  storeId: number,
-  filters: CatalogueFilters,
-  batch: number,
-) {
+async function bulkRemoveByFilter(em: EntityManager, storeId: number, filters: CatalogueFilters, batch: number) {
   const ctx = await loadCatalogueContext(em, storeId);
   const match = whereAll(await buildCatalogueQuery(em, ctx, filters, { forRemoval: true }));
   let removed = 0;
-  for (let after = 0; ; ) {
+  const span = await idSpan(
+    em,
+    sql<Span>`SELECT min(product_id) AS lo, max(product_id) AS hi FROM listings
+      WHERE store_id = ${storeId} AND deleted_at IS NULL`,
+  );
+  for (let lo = span.lo; lo <= span.hi; lo += batch) {
     const step = await em.transactional(async (tx) => {
-      const [row] = await rows<{ last: number | null; removed: number }>(
+      const [row] = await rows<{ removed: number }>(
         tx,
-        sql`WITH next AS MATERIALIZED (
-            SELECT l.product_id FROM ${catalogueFrom(ctx)}
-            WHERE ${match} AND l.product_id > ${after} ORDER BY l.product_id LIMIT ${batch}
-          ), changed AS (
-            UPDATE listings l SET deleted_at = now(), updated_at = now() FROM next
-            WHERE l.store_id = ${storeId} AND l.product_id = next.product_id AND l.deleted_at IS NULL
+        sql`WITH changed AS (
+            UPDATE listings l SET deleted_at = now(), updated_at = now() FROM products p
+            WHERE p.id = l.product_id AND l.store_id = ${storeId} AND l.deleted_at IS NULL
+              AND l.product_id BETWEEN ${lo} AND ${lo + batch - 1} AND ${match}
             RETURNING l.product_id
           ), events AS (${productEventsFrom(storeId, 'product.deleted', sql`changed`)})
-          SELECT (SELECT max(product_id) FROM next) AS last, count(*)::integer AS removed FROM changed`,
+          SELECT count(*)::integer AS removed FROM changed`,
       );
       if ((row?.removed ?? 0) > 0) await enqueueDispatch(tx);
       return row;
     });
     removed += step?.removed ?? 0;
-    if (step?.last == null) return { removed, skipped: [] as Skip[] };
-    after = step.last;
   }
+  return { removed, skipped: [] as Skip[] };
 }
 
 /** Keeps the first of each id; later repeats are reported as skipped duplicates. */

@@ -762,6 +762,10 @@ export interface GetProductFacetsResponse {
    */
   total_count: number;
   /**
+   * Only a search can set it: more than 1,000 products match the filters that are not facets, and the counts are taken over the best 1,000 by recommended score (the ones the list ranks first), so each is a lower bound.
+   */
+  total_count_is_lower_bound: boolean;
+  /**
    * Only for a store whose account has own suppliers.
    */
   ownership?: {
