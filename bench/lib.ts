@@ -73,3 +73,45 @@ export function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(s.length * q))] ?? 0;
 }
+
+export interface Rounds {
+  /** Median of the rounds' requests per second, with the slowest and fastest round. */
+  rps: number;
+  rps_min: number;
+  rps_max: number;
+  /** Medians of the rounds' p50 and p99 latency. */
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+/**
+ * A throughput scenario as the issue asks it to be measured: one untimed warm-up round each, then
+ * `rounds` rounds alternating between the two sides (API first in even rounds, raw first in odd),
+ * so load from elsewhere on the machine falls on both alike. Each side's figures are the medians of
+ * its rounds, with the range of requests per second beside them.
+ */
+export async function alternatingRounds(
+  api: () => Promise<Load>,
+  raw: () => Promise<Load>,
+  rounds = 5,
+): Promise<{ api: Rounds; raw: Rounds; throughput_ratio: number }> {
+  await api();
+  await raw();
+  const got = { api: [] as Load[], raw: [] as Load[] };
+  for (let i = 0; i < rounds; i++) {
+    const order = i % 2 === 0 ? (['api', 'raw'] as const) : (['raw', 'api'] as const);
+    for (const side of order) got[side].push(await (side === 'api' ? api : raw)());
+  }
+  const summary = (xs: Load[]): Rounds => ({
+    rps: round(median(xs.map((x) => x.rps))),
+    rps_min: round(Math.min(...xs.map((x) => x.rps))),
+    rps_max: round(Math.max(...xs.map((x) => x.rps))),
+    p50: round(median(xs.map((x) => x.p50))),
+    p99: round(median(xs.map((x) => x.p99))),
+    errors: xs.reduce((n, x) => n + x.errors, 0),
+  });
+  const a = summary(got.api);
+  const r = summary(got.raw);
+  return { api: a, raw: r, throughput_ratio: round(a.rps / r.rps) };
+}

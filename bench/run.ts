@@ -10,6 +10,8 @@ import { createApiKey } from '../src/auth/keys-service.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { seedProducts } from '../src/demo/seed-catalogue.ts';
 import { createStore } from '../src/store/service.ts';
+import { inventoryStore } from './build/inventory-store.ts';
+import { seedOrders, seedPlatformListings, seedPlatformOrders } from './build/orders-data.ts';
 import { buildFingerprint, ensureCurrentBuild, markBuilt } from './build-cache.ts';
 import { benchBulkAdd } from './bulk.ts';
 import { captureStatements } from './capture.ts';
@@ -19,15 +21,9 @@ import {
   LATENCY_TARGETS,
   selectedScenarios,
 } from './catalogue-latency.ts';
-import { benchInventorySync, inventoryStore } from './inventory.ts';
-import { fmt, load, p50Of, printTable, round, SECONDS, SMALL, waitFor } from './lib.ts';
-import {
-  benchWholesale,
-  contentionRound,
-  seedOrders,
-  seedPlatformListings,
-  seedPlatformOrders,
-} from './orders.ts';
+import { benchInventorySync } from './inventory.ts';
+import { alternatingRounds, fmt, load, p50Of, printTable, round, SECONDS, SMALL, waitFor } from './lib.ts';
+import { benchWholesale, contentionRound } from './orders.ts';
 import { benchSearchMix, searchQueries, searchUrl } from './search-mix.ts';
 import { benchUnderLoad } from './under-load.ts';
 import { benchWebhooks } from './webhooks.ts';
@@ -221,21 +217,27 @@ async function main() {
     async function benchCatalogue() {
       const table: string[][] = [];
       for (const [name, url] of Object.entries(THROUGHPUT)) {
-        const api = await load(`http://127.0.0.1:${apiPort}${url}`, headers, CONNECTIONS);
-        const raw = await load(`http://127.0.0.1:${rawPort}${url}`, headers, CONNECTIONS);
-        const ratio = api.rps / raw.rps;
-        results[name] = { url, api, raw, throughput_ratio: round(ratio) };
+        const r = await alternatingRounds(
+          () => load(`http://127.0.0.1:${apiPort}${url}`, headers, CONNECTIONS),
+          () => load(`http://127.0.0.1:${rawPort}${url}`, headers, CONNECTIONS),
+        );
+        results[name] = { url, ...r };
         table.push([
           name,
-          fmt(api.rps),
-          fmt(raw.rps),
-          `${Math.round(ratio * 100)}%`,
-          `${api.p50}`,
-          `${raw.p50}`,
+          `${fmt(r.api.rps)} (${fmt(r.api.rps_min)}–${fmt(r.api.rps_max)})`,
+          `${fmt(r.raw.rps)} (${fmt(r.raw.rps_min)}–${fmt(r.raw.rps_max)})`,
+          `${Math.round(r.throughput_ratio * 100)}%`,
+          `${r.api.p50} / ${r.api.p99}`,
+          `${r.raw.p50} / ${r.raw.p99}`,
         ]);
       }
-      console.log(`\nThroughput at ${CONNECTIONS} connections, ${SECONDS}s each (${PRODUCTS} products)`);
-      printTable(['scenario', 'api req/s', 'raw req/s', 'api/raw', 'api p50 ms', 'raw p50 ms'], table);
+      console.log(
+        `\nThroughput at ${CONNECTIONS} connections: medians of 5 alternating rounds of ${SECONDS}s, range in brackets (${PRODUCTS} products)`,
+      );
+      printTable(
+        ['scenario', 'api req/s', 'raw req/s', 'api/raw', 'api p50 / p99 ms', 'raw p50 / p99 ms'],
+        table,
+      );
 
       // Latency with one connection, so queueing does not blur what a single request costs.
       const latency: string[][] = [];
