@@ -20,6 +20,7 @@ import { Migration20261125070000_orders_sort_indexes } from './Migration20261125
 import { Migration20261125080000_covering_cells } from './Migration20261125080000_covering_cells.ts';
 import { Migration20261125090000_bulk_load_folds } from './Migration20261125090000_bulk_load_folds.ts';
 import { Migration20261125100000_listing_earn } from './Migration20261125100000_listing_earn.ts';
+import { Migration20261125110000_store_cells_empty } from './Migration20261125110000_store_cells_empty.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -54,4 +55,5 @@ export const migrationsList = [
   { name: 'Migration20261125080000_covering_cells', class: Migration20261125080000_covering_cells },
   { name: 'Migration20261125090000_bulk_load_folds', class: Migration20261125090000_bulk_load_folds },
   { name: 'Migration20261125100000_listing_earn', class: Migration20261125100000_listing_earn },
+  { name: 'Migration20261125110000_store_cells_empty', class: Migration20261125110000_store_cells_empty },
 ];
