@@ -17,11 +17,11 @@ export interface DomainEvent {
  * pending one is already running, so nothing written after it started is missed.
  */
 export async function enqueueDispatch(tx: EntityManager): Promise<void> {
-  await rows(
-    tx,
-    sql`SELECT add_keyed_job('dispatch_events', '{}'::json, 'dispatch_events', 'preserve_run_at', max_attempts => 25)`,
-  );
+  await rows(tx, sql`SELECT ${DISPATCH_WAKE}`);
 }
+
+/** The expression behind enqueueDispatch, for a statement that writes events and wakes in one go. */
+export const DISPATCH_WAKE = sql`add_keyed_job('dispatch_events', '{}'::json, 'dispatch_events', 'preserve_run_at', max_attempts => 25)`;
 
 /** Records events in the caller's transaction (must be one) and wakes the dispatcher. */
 export async function recordEvents(tx: EntityManager, events: DomainEvent[]): Promise<void> {

@@ -275,7 +275,12 @@ export async function bulkRemove(em: EntityManager, storeId: number, input: Bulk
   });
 }
 
-async function bulkRemoveByFilter(em: EntityManager, storeId: number, filters: CatalogueFilters, batch: number) {
+async function bulkRemoveByFilter(
+  em: EntityManager,
+  storeId: number,
+  filters: CatalogueFilters,
+  batch: number,
+) {
   const ctx = await loadCatalogueContext(em, storeId);
   const match = whereAll(await buildCatalogueQuery(em, ctx, filters, { forRemoval: true }));
   let removed = 0;
