@@ -172,4 +172,3 @@ describe('facets of a search', () => {
     expect(none).toMatchObject({ total_count: 0, total_count_is_lower_bound: false });
   });
 });
-

@@ -1020,7 +1020,9 @@ describe('bulk by filter, in batches', () => {
     // with its event, and nothing of the failing range or after it.
     const first = await state(s.id);
     const added = first.events.filter((e) => e.startsWith('product.created'));
-    const live = first.listings.filter((l) => l.live && candidates.includes(l.product_id)).map((l) => l.product_id);
+    const live = first.listings
+      .filter((l) => l.live && candidates.includes(l.product_id))
+      .map((l) => l.product_id);
     expect(live.length).toBeGreaterThan(20);
     expect(live).toEqual(candidates.slice(0, live.length));
     expect(live).not.toContain(failAt);
