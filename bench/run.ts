@@ -15,6 +15,7 @@ import { seedOrders, seedPlatformListings, seedPlatformOrders } from './build/or
 import { buildFingerprint, ensureCurrentBuild, markBuilt } from './build-cache.ts';
 import { benchBulkAdd } from './bulk.ts';
 import { captureStatements } from './capture.ts';
+import { benchCatalogueFanout } from './catalogue-fanout.ts';
 import {
   benchCatalogueLatency,
   latencyScenarios as catalogueScenarios,
@@ -33,13 +34,22 @@ import { benchWebhooks } from './webhooks.ts';
  * the same SQL, measured in the same run on the same database. Prints ratios, writes
  * bench/results.json. Settings: BENCH_SCALE (`small`: 20,000 products, 2 s rounds, for a quick check),
  * BENCH_PRODUCTS (200000), BENCH_SECONDS (8), BENCH_CONNECTIONS (10),
- * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, webhooks: runs that part alone;
+ * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, load, webhooks, fanout: runs that part alone;
  * bench/results.json then holds that part's figures alone). For the latency part: BENCH_STATS
  * (fresh, analysed, both), BENCH_LATENCY_SAMPLES (per side per round), BENCH_LATENCY_MATCH (a
  * regular expression on scenario names), BENCH_SEARCH_QUERIES (the search mix's size, 1,000),
  * BENCH_DATA_DIR (another cluster, e.g. a 2M-product one).
  */
-const PARTS = ['catalogue', 'latency', 'bulk', 'wholesale', 'inventory', 'load', 'webhooks'] as const;
+const PARTS = [
+  'catalogue',
+  'latency',
+  'bulk',
+  'wholesale',
+  'inventory',
+  'load',
+  'webhooks',
+  'fanout',
+] as const;
 const ONLY = process.env.BENCH_ONLY;
 if (ONLY !== undefined && !(PARTS as readonly string[]).includes(ONLY)) {
   throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}`);
@@ -187,6 +197,40 @@ async function main() {
     if (runs('inventory')) await benchInventory();
     if (runs('load')) await benchLoad();
     if (runs('webhooks')) await benchHooks();
+    if (runs('fanout')) await benchFanout();
+
+    async function benchFanout() {
+      const f = await benchCatalogueFanout(orm);
+      results['catalogue fan-out'] = f;
+      console.log(
+        `\nCatalogue change fanned out to ${f.stores} listing stores (medians of 5 alternating rounds)`,
+      );
+      printTable(
+        ['', 'p50 ms (spread)', 'vs raw', 'target'],
+        [
+          [
+            'change: one transaction (product, variants, readiness, prices)',
+            `${f.change_ms.p50} (${f.change_ms.spread.join('–')})`,
+            '',
+            'report',
+          ],
+          [
+            'fan-out: events + feed, 1,000 stores a transaction',
+            `${f.api_fanout_ms.p50} (${f.api_fanout_ms.spread.join('–')})`,
+            `${Math.round(f.ratio * 100)}%`,
+            'batched, measured',
+          ],
+          [
+            'raw: the same rows in one statement',
+            `${f.raw_fanout_ms.p50} (${f.raw_fanout_ms.spread.join('–')})`,
+            '',
+            '',
+          ],
+          ['longest batch transaction', `${f.longest_batch_ms}`, '', '≤ 1,000 ms'],
+          ['events a second', `${f.events_per_second}`, '', 'report'],
+        ],
+      );
+    }
 
     async function benchHooks() {
       const w = await benchWebhooks(orm, db.url);

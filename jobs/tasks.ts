@@ -1,5 +1,6 @@
 import type { TaskList } from 'graphile-worker';
 import type { Orm } from '../server/orm.ts';
+import { runProductFanout } from '../src/catalogue/change-fanout.ts';
 import { runReadinessPass } from '../src/catalogue/readiness.ts';
 import { dispatchPendingEvents } from '../src/events/dispatch.ts';
 import { fanOutStock, parseFanoutPayload } from '../src/inventory/fanout.ts';
@@ -28,6 +29,10 @@ export function createTaskList(orm: Orm, mail: MailSettings, webhooks: WebhookSe
       if (!parsed) throw new Error('inventory_fanout needs a numeric product_id');
       const stores = await fanOutStock(orm.em.fork(), parsed.productId, parsed.variantId);
       helpers.logger.debug(`stock of product ${parsed.productId} reached ${stores} stores`);
+    },
+    catalogue_fanout: async (payload, helpers) => {
+      const stores = await runProductFanout(orm.em.fork(), payload);
+      helpers.logger.debug(`a catalogue change reached ${stores} stores`);
     },
     prune_rate_limits: async () => {
       await pruneLimits(orm.em.fork());

@@ -40,7 +40,8 @@ const configSchema = z.object({
     .string()
     .regex(/^[0-9a-f]{64}$/i, 'SECRET_KEY must be 64 hex characters (32 bytes)')
     .optional(),
-  PAGE_SIZE_MAX: z.coerce.number().int().min(1).max(5000).default(500),
+  // The contract documents the inventory limit's maximum as 500: a platform may lower it, never raise it.
+  PAGE_SIZE_MAX: z.coerce.number().int().min(1).max(500).default(500),
   INVENTORY_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(600),
   EXTERNAL_ORDERS_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(120),
   APP_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(120),

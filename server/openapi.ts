@@ -3,11 +3,12 @@ import type { AppScope, AppScopeRule } from '../src/auth/actor.ts';
 import { appRouter } from '../src/router.ts';
 import { proceduresMeta } from '../src/trpc/meta.ts';
 import { addOAuthOperations } from './openapi-oauth.ts';
+import { addServiceOperations } from './openapi-service.ts';
 import { type Json, RATE_LIMIT_HEADERS, ref, sampleOf } from './openapi-shared.ts';
 import { addWebhookEvents } from './openapi-webhooks.ts';
 
-export const CONTRACT_VERSION = '1.0.2';
-export const TAGS = ['Catalogue', 'Store', 'Listings', 'Orders', 'Webhooks', 'OAuth'];
+export const CONTRACT_VERSION = '1.0.3';
+export const TAGS = ['Catalogue', 'Store', 'Listings', 'Orders', 'Webhooks', 'OAuth', 'Service'];
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
   Catalogue:
@@ -32,6 +33,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     'Connecting a partner app to a store: OAuth 2.1 authorization code with PKCE (S256) for public clients, ' +
     'dynamic client registration (RFC 7591), revocation (RFC 7009) and discovery (RFC 8414, RFC 9728). These ' +
     'endpoints answer errors in the RFC 6749 form `{ error, error_description }`.',
+  Service: 'The status check and this contract, served without a credential.',
 };
 
 const API_DESCRIPTION = `The partner API of Stockless: the catalogue, the store's listings, orders and invoices, the inventory feed, marketplace orders, signed webhooks, and OAuth 2.1 for partner apps.
@@ -267,6 +269,7 @@ const RESPONSE_EXAMPLES: Record<string, (sample: Json) => Json> = {
         sku: 'OAK-TBL-180',
         name: 'Oak dining table 180 cm',
         listed: true,
+        withdrawn_at: null,
         in_stock: true,
         stock_quantity: 14,
         variants: [
@@ -648,6 +651,7 @@ export function buildOpenApiDocument(baseUrl = 'http://localhost:3000'): OpenAPI
   }
   addInvoiceOperation(doc);
   addOAuthOperations(doc);
+  addServiceOperations(doc);
   addWebhookEvents(doc);
   return doc;
 }

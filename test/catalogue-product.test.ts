@@ -184,6 +184,7 @@ describe('GET /api/v1/products/{id}', () => {
           { url: `https://img.example/d/${desk}/1.pdf`, title: 'Drawing' },
           { url: `https://img.example/d/${desk}/2.pdf`, title: 'Drawing' },
         ],
+        hidden_channels: [],
       },
     });
     expect(deskVariantIds).toHaveLength(3);
@@ -194,7 +195,8 @@ describe('GET /api/v1/products/{id}', () => {
     const list = await app.get('/api/v1/products?search=DESK-1&limit=5', store.read);
     expect(list.status).toBe(200);
     const item = list.body.products.find((p: { id: number }) => p.id === desk);
-    const { images, options, variants, assembled_dimensions, drawings, ...listFields } = detail.body.product;
+    const { images, options, variants, assembled_dimensions, drawings, hidden_channels, ...listFields } =
+      detail.body.product;
     expect(listFields).toEqual(item);
   });
 
@@ -252,6 +254,7 @@ describe('GET /api/v1/products/{id}', () => {
         ],
         assembled_dimensions: null,
         drawings: [],
+        hidden_channels: [],
       },
     });
   });

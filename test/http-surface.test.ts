@@ -81,6 +81,7 @@ describe('HTTP surface', () => {
       'Orders',
       'Webhooks',
       'OAuth',
+      'Service',
     ]);
     expect(res.body.components.securitySchemes.ApiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(Object.keys(res.body.paths)).toEqual(

@@ -48,6 +48,7 @@ interface Item {
   sku: string;
   name: string;
   listed: boolean;
+  withdrawn_at: string | null;
   in_stock: boolean;
   stock_quantity: number;
   variants: Variant[];
@@ -331,6 +332,7 @@ async function expectedItem(storeId: number, productId: number, target: TestApp 
     sku: p.sku,
     name: p.name,
     listed: p.listed,
+    withdrawn_at: null,
     in_stock: p.stock_quantity > 0,
     stock_quantity: p.stock_quantity,
     variants: variants.map((v) => ({
@@ -400,6 +402,7 @@ describe('GET /api/v1/inventory: items and order', () => {
       sku: 'INV-STOOL',
       name: 'Walnut Stool',
       listed: true,
+      withdrawn_at: null,
       in_stock: true,
       stock_quantity: 10,
       variants: [

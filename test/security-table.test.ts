@@ -138,6 +138,8 @@ function operationsOf(doc: Doc): { method: string; path: string; security: unkno
     // The OAuth and discovery endpoints are documented too; the table is about the partner API.
     if (!path.startsWith('/api/v1/')) continue;
     for (const [m, op] of Object.entries(item)) {
+      // Operations that take no credential (`security: []`) are checked on their own below.
+      if (Array.isArray(op.security) && op.security.length === 0) continue;
       if (METHODS.includes(m)) out.push({ method: m.toUpperCase(), path, security: op.security });
     }
   }
@@ -150,6 +152,37 @@ const OPERATIONS = operationsOf(contract);
 if (!OPERATIONS.some((o) => o.method === 'GET' && o.path === '/api/v1/orders/{id}/invoice')) {
   OPERATIONS.push({ method: 'GET', path: '/api/v1/orders/{id}/invoice', security: undefined });
 }
+
+/** Every operation the contract documents as taking no credential, wherever it is served. */
+function publicOperations(doc: Doc): string[] {
+  return Object.entries<Record<string, { security?: unknown }>>(doc.paths ?? {})
+    .filter(([path]) => !path.startsWith('/oauth/') && !path.startsWith('/.well-known/'))
+    .flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([m, op]) => METHODS.includes(m) && Array.isArray(op.security) && op.security.length === 0)
+        .map(([m]) => `${m.toUpperCase()} ${path}`),
+    )
+    .sort();
+}
+
+describe('operations without a credential', () => {
+  it("are exactly the spec's rows with no scope: the contract and the status check", () => {
+    const unscoped = SPEC.filter((r) => !r.scope).flatMap((r) => r.methods.map((m) => `${m} ${r.path}`));
+    expect(publicOperations(contract)).toEqual(unscoped.sort());
+    expect(unscoped).toEqual(['GET /api/v1/openapi.json', 'GET /health']);
+  });
+
+  it.each(['/api/v1/openapi.json', '/health'])(
+    '%s answers with no credential and ignores any',
+    async (path) => {
+      for (const key of [undefined, store.read, 'not-a-credential']) {
+        const res = await app.request(path, { key });
+        expect(res.status, `${path} with ${key ?? 'no credential'}`).toBe(200);
+        expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+      }
+    },
+  );
+});
 
 describe('the app-scope table', () => {
   it('covers exactly the operations of openapi.json', () => {

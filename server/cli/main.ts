@@ -14,6 +14,7 @@ import { newRequestId } from '../request-id.ts';
 import { connectDatabase } from '../runtime.ts';
 import { resolveSecretKey } from '../secret-key.ts';
 import { integer, parse, requireString, UsageError } from './args.ts';
+import { catalogueCommands } from './catalogue-commands.ts';
 import { progressBar } from './progress.ts';
 
 let settings: DomainSettings;
@@ -210,6 +211,7 @@ const commands: Record<string, Command> = {
     return operator(await env.orm()).listMail({ status: status as 'held' | undefined });
   },
   'readiness:run': async (_argv, env) => operator(await env.orm()).runReadinessPass(),
+  ...catalogueCommands(async (env) => operator(await env.orm())),
   'openapi:write': async (argv) => {
     const { positionals } = parse(argv, {});
     const file = positionals[0] ?? 'openapi.json';

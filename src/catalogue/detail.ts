@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import { notFound } from '../trpc/errors.ts';
+import type { Channel } from './channels.ts';
 import { catalogueFrom, visibility } from './filters.ts';
 import { type ProductRow, productColumns, toCatalogueProduct } from './list.ts';
 
@@ -21,6 +22,7 @@ interface DetailRow extends ProductRow {
     stock_quantity: number;
   }[];
   drawings: { url: string; title: string }[];
+  hidden_channels: Channel[];
 }
 
 /** One catalogue product with its images, options, variants and drawings, in a single round trip. */
@@ -28,7 +30,7 @@ export async function getCatalogueProduct(em: EntityManager, ctx: StoreCatalogue
   const [row] = await rows<DetailRow>(
     em,
     sql`SELECT ${productColumns(ctx)},
-        p.width_cm::float8 AS width_cm, p.depth_cm::float8 AS depth_cm, p.height_cm::float8 AS height_cm,
+        p.hidden_channels, p.width_cm::float8 AS width_cm, p.depth_cm::float8 AS depth_cm, p.height_cm::float8 AS height_cm,
         COALESCE((SELECT json_agg(json_build_object('url', i.url, 'alt', i.alt, 'position', i.position)
           ORDER BY i.position, i.id) FROM product_images i WHERE i.product_id = p.id), '[]') AS images,
         COALESCE((SELECT json_agg(json_build_object('name', o.name, 'values', o."values")
@@ -36,7 +38,7 @@ export async function getCatalogueProduct(em: EntityManager, ctx: StoreCatalogue
         COALESCE((SELECT json_agg(json_build_object('id', v.id, 'sku', v.sku, 'title', v.title,
             'option_values', v.option_values, 'wholesale_price_cents', v.wholesale_price_cents,
             'retail_price_cents', v.retail_price_cents, 'stock_quantity', v.stock_quantity)
-          ORDER BY v.position, v.id) FROM product_variants v WHERE v.product_id = p.id), '[]') AS variants,
+          ORDER BY v.position, v.id) FROM product_variants v WHERE v.product_id = p.id AND v.retired_at IS NULL), '[]') AS variants,
         COALESCE((SELECT json_agg(json_build_object('url', d.url, 'title', d.title)
           ORDER BY d.position, d.id) FROM product_drawings d WHERE d.product_id = p.id), '[]') AS drawings
       FROM ${catalogueFrom(ctx)}
@@ -56,6 +58,7 @@ export async function getCatalogueProduct(em: EntityManager, ctx: StoreCatalogue
         ? { width_cm: row.width_cm, depth_cm: row.depth_cm, height_cm: row.height_cm }
         : null,
       drawings: row.drawings,
+      hidden_channels: row.hidden_channels,
     },
   };
 }

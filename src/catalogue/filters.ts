@@ -4,6 +4,11 @@ import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import { channelBit } from './channels.ts';
 import type { CatalogueFilters, FacetName } from './schemas.ts';
 
+/**
+ * A withdrawn product has nothing to sell: its listing reads with no stock, whatever the supplier
+ * still holds (docs/decisions.md, "Catalogue maintenance").
+ */
+export const SELLABLE_STOCK = sql`(CASE WHEN p.withdrawn_at IS NULL THEN p.stock_quantity ELSE 0 END)`;
 /** The store's retail price for a product: its custom price when listed with one, else suggested. */
 export const EFFECTIVE_RETAIL = sql`COALESCE(l.custom_retail_price_cents, p.retail_price_cents)`;
 /** A product quote-only in the catalogue is quote-only in every store, whatever the listing says. */
@@ -21,9 +26,14 @@ export const EARN_PER_SALE = earnAt(EFFECTIVE_RETAIL);
 export const CATALOGUE_EARN_PER_SALE = earnAt(sql`p.retail_price_cents`);
 
 export function minimumPrice(ctx: StoreCatalogueContext): RawBuilder<unknown> {
+  return minimumPriceAt(sql`${ctx.minMarginBps}::integer`);
+}
+
+/** The minimum retail price of product `p` for a store whose minimum margin is `marginBps`. */
+export function minimumPriceAt(marginBps: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`(CASE p.pricing_type
     WHEN 'commission' THEN p.retail_price_cents
-    ELSE LEAST(2147483647, ceil(p.wholesale_price_cents::numeric * (10000 + ${ctx.minMarginBps}::integer) / 10000))
+    ELSE LEAST(2147483647, ceil(p.wholesale_price_cents::numeric * (10000 + ${marginBps}) / 10000))
     END)::integer`;
 }
 

@@ -110,11 +110,12 @@ export async function recordCompleteness(tx: EntityManager, lo: number, hi: numb
 }
 
 /**
- * Scores products `lo`–`hi` (one transaction). Only products never scored or whose scores changed
+ * Scores products `lo`–`hi` (one transaction; a catalogue change rescores its product with it).
+ * Only products never scored or whose scores changed
  * are written: a nightly pass over an unchanged catalogue rewrites nothing (each rewrite is a new
  * row version in every index), and `readiness_checked_at` is when the scores last changed.
  */
-async function scoreRange(tx: EntityManager, lo: number, hi: number) {
+export async function scoreRange(tx: EntityManager, lo: number, hi: number) {
   await recordCompleteness(tx, lo, hi);
   const columns = readinessColumns(sql`p`, sql`pc.score`, sql`COALESCE(m.mask, 0)`);
   const [row] = await rows<{ products: number; changed: number }>(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { boolParam, described, intParam, PG_INT_MAX, textParam } from '../trpc/params.ts';
+import { CHANNELS } from './channels.ts';
 
 export const SORT_KEYS = [
   'name',
@@ -138,12 +139,36 @@ export const catalogueProductSchema = z.object({
     .int()
     .nullable()
     .meta({ description: "The store's own retail price, if it set one.", example: 64900 }),
-  image_url: z.string().nullable().meta({ example: 'https://cdn.stockless.example/p/1042/main.jpg' }),
+  image_url: z
+    .string()
+    .nullable()
+    .meta({
+      description:
+        'The main image, or null while the supplier has given none: such a product cannot be ordered ' +
+        '(`PRODUCT_NOT_ORDERABLE`) and scores below 100% for every channel.',
+      example: 'https://cdn.stockless.example/p/1042/main.jpg',
+    }),
   in_stock: z.boolean().meta({ example: true }),
   stock_quantity: z.int().meta({ example: 14 }),
   metadata: z.object({
-    category: z.string().nullable().meta({ example: 'dining-tables' }),
-    weight_oz: z.number().nullable().meta({ example: 1120 }),
+    category: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'The category: its name, else the raw value the supplier gave; null for a product not yet categorised ' +
+          '(`scope=store` includes those).',
+        example: 'dining-tables',
+      }),
+    weight_oz: z
+      .number()
+      .nullable()
+      .meta({
+        description:
+          'Shipping weight in ounces, or null while the supplier has given none (`missing=weight` on ' +
+          '`/my-products` finds those listings).',
+        example: 1120,
+      }),
   }),
   earn_per_sale_cents: z
     .int()
@@ -271,6 +296,12 @@ export const productDetailSchema = catalogueProductSchema.extend({
       title: z.string().meta({ example: 'Dimensions' }),
     }),
   ),
+  hidden_channels: z.array(z.enum(CHANNELS)).meta({
+    description:
+      'Sales channels the supplier keeps this product off (`storefront`, `google`, `meta`, `freight`); ' +
+      'empty when it may be sold everywhere.',
+    example: ['google'],
+  }),
 });
 
 export const productIdInput = z.object({

@@ -30,8 +30,9 @@ async function mapSkus(tx: EntityManager, storeId: number, skus: string[]): Prom
       LEFT JOIN sku_mappings m ON m.store_id = ${storeId} AND m.sku = s.sku
       LEFT JOIN LATERAL (
         SELECT v.* FROM product_variants v JOIN products p ON p.id = v.product_id
-        WHERE (m.variant_id IS NOT NULL AND v.id = m.variant_id)
-           OR (m.variant_id IS NULL AND v.sku = s.sku AND p.owner_store_id = ${storeId})
+        WHERE ((m.variant_id IS NOT NULL AND v.id = m.variant_id)
+           OR (m.variant_id IS NULL AND v.sku = s.sku AND p.owner_store_id = ${storeId}))
+          AND v.retired_at IS NULL
         LIMIT 1
       ) v ON true
       LEFT JOIN products p ON p.id = v.product_id`,

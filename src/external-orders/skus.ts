@@ -14,7 +14,8 @@ export async function mapSku(
     const variants = await rows<{ id: number }>(
       tx,
       sql`SELECT v.id FROM product_variants v JOIN products p ON p.id = v.product_id
-        WHERE v.product_id = ${productId} AND (p.owner_store_id IS NULL OR p.owner_store_id = ${storeId})
+        WHERE v.product_id = ${productId} AND v.retired_at IS NULL
+          AND (p.owner_store_id IS NULL OR p.owner_store_id = ${storeId})
         ORDER BY v.position, v.id`,
     );
     const variant =

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { createApiKey, revokeApiKey } from '../auth/keys-service.ts';
+import { catalogueInternalRouter } from '../catalogue/internal-router.ts';
 import { runReadinessPass } from '../catalogue/readiness.ts';
 import { listHeldPosts } from '../external-orders/held.ts';
 import { mapSku } from '../external-orders/skus.ts';
 import { setStock } from '../inventory/stock.ts';
+import { listingsInternalRouter } from '../listings/internal-router.ts';
 import { createOwnGoods, listOwnGoods } from '../listings/own-goods.ts';
 import { listMail } from '../mail/list.ts';
 import { uninstallApp } from '../oauth/tokens.ts';
@@ -20,6 +22,9 @@ import { internalProcedure } from '../trpc/procedures.ts';
 
 /** Operator and dashboard procedures. Never exposed as REST, never in the partner contract. */
 export const internalRouter = router({
+  catalogue: catalogueInternalRouter,
+  listings: listingsInternalRouter,
+
   createStore: internalProcedure
     .input(
       z.object({

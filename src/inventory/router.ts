@@ -22,6 +22,14 @@ export const inventoryOutput = z.object({
       sku: z.string(),
       name: z.string(),
       listed: z.boolean().meta(described('false once the store removed the listing.')),
+      withdrawn_at: z.iso
+        .datetime()
+        .nullable()
+        .meta(
+          described(
+            'When the product was withdrawn from the catalogue, else null: a withdrawn product has no stock to sell.',
+          ),
+        ),
       in_stock: z.boolean(),
       stock_quantity: z.int(),
       variants: z.array(variant),
@@ -89,8 +97,10 @@ export const inventoryRouter = router({
           .meta(described('A next_cursor from an earlier page; absent = from the start.')),
         limit: intParam(
           1,
-          5000,
-          described('At most the platform page size (500 by default); default the page size.'),
+          500,
+          described(
+            'Items per page: at most the platform page size, 500 unless the platform set it lower; default the page size.',
+          ),
         ).optional(),
       }),
     )

@@ -3,40 +3,79 @@ import { rows, sql } from '../db/sql.ts';
 import { AppError, notFound } from '../trpc/errors.ts';
 
 /**
- * A supplier stock update: sets one variant's stock. The product's total follows by trigger, and
- * the same transaction enqueues the fan-out that brings the change to every store listing it.
- * `variantId` may be left out for a product with a single variant.
+ * The live variant a stock change is for, locked: `variantId` may be left out for a product with a
+ * single live variant. A retired variant holds no stock and takes none.
  */
-export async function setStock(em: EntityManager, productId: number, quantity: number, variantId?: number) {
-  return em.transactional(async (tx) => {
-    const variants = await rows<{ id: number }>(
-      tx,
-      sql`SELECT id FROM product_variants WHERE product_id = ${productId} ORDER BY position, id`,
-    );
-    if (!variants.length) throw notFound(`No catalogue product with id ${productId}`, 'PRODUCT_NOT_FOUND');
-    let target = variantId;
-    if (target === undefined) {
-      if (variants.length > 1) {
-        throw new AppError(
-          'bad_request',
-          'VARIANT_REQUIRED',
-          `Product ${productId} has ${variants.length} variants: name one`,
-        );
-      }
-      target = variants[0]?.id;
-    } else if (!variants.some((v) => v.id === target)) {
-      throw notFound(`Product ${productId} has no variant ${target}`, 'VARIANT_NOT_FOUND');
+async function stockVariant(tx: EntityManager, productId: number, variantId: number | undefined) {
+  const variants = await rows<{ id: number; retired: boolean }>(
+    tx,
+    sql`SELECT id, retired_at IS NOT NULL AS retired FROM product_variants
+      WHERE product_id = ${productId} ORDER BY position, id FOR UPDATE`,
+  );
+  if (!variants.length) throw notFound(`No catalogue product with id ${productId}`, 'PRODUCT_NOT_FOUND');
+  const live = variants.filter((v) => !v.retired);
+  if (variantId === undefined) {
+    if (live.length !== 1) {
+      throw new AppError(
+        'bad_request',
+        'VARIANT_REQUIRED',
+        `Product ${productId} has ${live.length} variants: name one`,
+      );
     }
-    await rows(tx, sql`UPDATE product_variants SET stock_quantity = ${quantity} WHERE id = ${target}`);
+    return live[0]?.id as number;
+  }
+  const variant = variants.find((v) => v.id === variantId);
+  if (!variant) throw notFound(`Product ${productId} has no variant ${variantId}`, 'VARIANT_NOT_FOUND');
+  if (variant.retired) throw new AppError('conflict', 'VARIANT_RETIRED', `Variant ${variantId} is retired`);
+  return variant.id;
+}
+
+/**
+ * Writes a variant's stock (`set` replaces it: a supplier's stock update; `add` adds to it: goods
+ * received). The product's total follows by trigger, and the same transaction enqueues the fan-out
+ * that brings the change to every store listing it (`inventory.updated`, the feed).
+ */
+async function writeStock(
+  em: EntityManager,
+  productId: number,
+  variantId: number | undefined,
+  change: { set: number } | { add: number },
+) {
+  return em.transactional(async (tx) => {
+    const target = await stockVariant(tx, productId, variantId);
+    const value =
+      'set' in change ? sql`${change.set}::bigint` : sql`stock_quantity::bigint + ${change.add}::bigint`;
+    const [variant] = await rows<{ stock_quantity: number }>(
+      tx,
+      sql`UPDATE product_variants SET stock_quantity = ${value} WHERE id = ${target} RETURNING stock_quantity`,
+    ).catch((err: unknown) => {
+      // The variant's or the product's total (the sum of its variants) past PostgreSQL's integer.
+      if ((err as { code?: string }).code === '22003') {
+        throw new AppError('bad_request', 'STOCK_OUT_OF_RANGE', 'That stock would exceed 2147483647 units', {
+          extra: { details: [{ path: 'quantity', message: 'the stock would exceed 2147483647' }] },
+        });
+      }
+      throw err;
+    });
     const [after] = await rows<{ stock_quantity: number }>(
       tx,
       sql`SELECT stock_quantity FROM products WHERE id = ${productId}`,
     );
     return {
       product_id: productId,
-      variant_id: target as number,
-      quantity,
+      variant_id: target,
+      quantity: variant?.stock_quantity ?? 0,
       product_stock: after?.stock_quantity ?? 0,
     };
   });
+}
+
+/** A supplier stock update: sets one variant's stock. */
+export function setStock(em: EntityManager, productId: number, quantity: number, variantId?: number) {
+  return writeStock(em, productId, variantId, { set: quantity });
+}
+
+/** Goods received: adds to one variant's stock. */
+export function receiveStock(em: EntityManager, productId: number, quantity: number, variantId?: number) {
+  return writeStock(em, productId, variantId, { add: quantity });
 }

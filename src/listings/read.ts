@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { EFFECTIVE_PURCHASE_MODE } from '../catalogue/filters.ts';
+import type { Channel } from '../catalogue/channels.ts';
+import { EFFECTIVE_PURCHASE_MODE, SELLABLE_STOCK } from '../catalogue/filters.ts';
 import { isoTime, likePattern, pageOffset, pagination, type RawBuilder, rows, sql } from '../db/sql.ts';
 import { notFound } from '../trpc/errors.ts';
 import type { ListingListItem, ListListingsInput } from './schemas.ts';
@@ -8,17 +9,22 @@ import type { ListingListItem, ListListingsInput } from './schemas.ts';
 const LIVE = (storeId: number) => sql`listings l JOIN products p ON p.id = l.product_id
   WHERE l.store_id = ${storeId} AND l.deleted_at IS NULL`;
 
-const COLUMNS = sql`l.id, p.id AS product_id, p.name, p.sku, p.image_url, p.wholesale_price_cents,
-  p.retail_price_cents, l.custom_retail_price_cents,
+/** The channels a listing is kept off: the supplier's and the store's own, sorted. */
+export const HIDDEN_CHANNELS = sql`ARRAY(SELECT DISTINCT c FROM unnest(p.hidden_channels || l.hidden_channels) c ORDER BY c)`;
+
+const COLUMNS = sql`l.id, p.id AS product_id, p.name, l.custom_title, p.sku,
+  p.image_url, p.wholesale_price_cents, p.retail_price_cents, l.custom_retail_price_cents,
   COALESCE(l.custom_retail_price_cents, p.retail_price_cents) AS effective_retail_price_cents,
   ${EFFECTIVE_PURCHASE_MODE} AS purchase_mode, l.vendor_fulfilled,
-  COALESCE(p.owner_store_id = l.store_id, false) AS own_goods, p.active, p.stock_quantity,
+  COALESCE(p.owner_store_id = l.store_id, false) AS own_goods, p.active, ${SELLABLE_STOCK} AS stock_quantity,
+  ${HIDDEN_CHANNELS} AS hidden_channels, ${isoTime(sql`p.withdrawn_at`)} AS withdrawn_at,
   ${isoTime(sql`l.created_at`)} AS created_at, ${isoTime(sql`l.updated_at`)} AS updated_at`;
 
 interface Row {
   id: number;
   product_id: number;
   name: string;
+  custom_title: string | null;
   sku: string;
   image_url: string | null;
   wholesale_price_cents: number;
@@ -30,6 +36,8 @@ interface Row {
   own_goods: boolean;
   active: boolean;
   stock_quantity: number;
+  hidden_channels: Channel[];
+  withdrawn_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -77,7 +85,8 @@ async function variantsOf(em: EntityManager, productIds: number[]) {
     rows<VariantRow>(
       em,
       sql`SELECT product_id, id, sku, title, option_values, retail_price_cents, stock_quantity
-        FROM product_variants WHERE product_id = ANY(${productIds}::integer[]) ORDER BY product_id, position, id`,
+        FROM product_variants WHERE product_id = ANY(${productIds}::integer[]) AND retired_at IS NULL
+        ORDER BY product_id, position, id`,
     ),
     rows<{ product_id: number; name: string; values: string[] }>(
       em,
@@ -128,7 +137,7 @@ export async function listListings(em: EntityManager, storeId: number, input: Li
         title: v.title,
         option_values: v.option_values,
         available_for_sale: availableForSale(r, v.stock_quantity),
-        quantity_available: v.stock_quantity,
+        quantity_available: r.withdrawn_at ? 0 : v.stock_quantity,
       })),
     };
   });
@@ -157,7 +166,7 @@ export async function getListing(em: EntityManager, storeId: number, productId: 
         option_values: v.option_values,
         price_cents: row.custom_retail_price_cents ?? v.retail_price_cents,
         available_for_sale: availableForSale(row, v.stock_quantity),
-        quantity_available: v.stock_quantity,
+        quantity_available: row.withdrawn_at ? 0 : v.stock_quantity,
       })),
     },
   };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHANNELS } from '../catalogue/channels.ts';
 import { catalogueFilters, paginationSchema } from '../catalogue/schemas.ts';
 import { boolParam, described, idParam, intParam, PG_INT_MAX, textParam } from '../trpc/params.ts';
 
@@ -48,9 +49,19 @@ const listingBase = z.object({
   product_id: z
     .int()
     .meta({ description: 'The catalogue product id (used in every /my-products path).', example: 1042 }),
-  name: z.string().meta({ example: 'Oak dining table 180 cm' }),
+  name: z
+    .string()
+    .meta({ description: "The catalogue's name of the product.", example: 'Oak dining table 180 cm' }),
+  custom_title: z.string().nullable().meta({
+    description:
+      "The store's own title for the listing (what its storefront shows), or null: the catalogue's `name`.",
+    example: null,
+  }),
   sku: z.string().meta({ example: 'OAK-TBL-180' }),
-  image_url: z.string().nullable().meta({ example: 'https://cdn.stockless.example/p/1042/main.jpg' }),
+  image_url: z.string().nullable().meta({
+    description: 'The main image, or null while the supplier has given none.',
+    example: 'https://cdn.stockless.example/p/1042/main.jpg',
+  }),
   wholesale_price_cents: z.int().meta({ example: 42000 }),
   retail_price_cents: z.int().meta({ description: 'Suggested retail price.', example: 69900 }),
   custom_retail_price_cents: z.int().nullable().meta({ example: 64900 }),
@@ -65,7 +76,21 @@ const listingBase = z.object({
     .meta({ description: 'The vendor ships this listing themselves.', example: false }),
   own_goods: z.boolean().meta({ description: "A product of the store's own supplier.", example: false }),
   in_stock: z.boolean().meta({ example: true }),
-  stock_quantity: z.int().meta({ example: 14 }),
+  stock_quantity: z.int().meta({ description: 'Units the store can sell (0 once withdrawn).', example: 14 }),
+  hidden_channels: z.array(z.enum(CHANNELS)).meta({
+    description:
+      'Sales channels the listing is kept off, by the supplier or by the store (`storefront`, `google`, `meta`, `freight`).',
+    example: [],
+  }),
+  withdrawn_at: z.iso
+    .datetime()
+    .nullable()
+    .meta({
+      description:
+        'When the product was withdrawn from the catalogue, else null. A withdrawn listing stays readable but sells nothing; ' +
+        'it sells again if the product is reinstated.',
+      example: null,
+    }),
   created_at: z.iso.datetime().meta({ example: '2026-10-20T01:15:00.000Z' }),
   updated_at: z.iso.datetime().meta({ example: '2026-11-02T09:30:00.000Z' }),
 });

@@ -21,6 +21,7 @@ import { Migration20261125080000_covering_cells } from './Migration2026112508000
 import { Migration20261125090000_bulk_load_folds } from './Migration20261125090000_bulk_load_folds.ts';
 import { Migration20261125100000_listing_earn } from './Migration20261125100000_listing_earn.ts';
 import { Migration20261125110000_store_cells_empty } from './Migration20261125110000_store_cells_empty.ts';
+import { Migration20261125120000_catalogue_maintenance } from './Migration20261125120000_catalogue_maintenance.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -56,4 +57,8 @@ export const migrationsList = [
   { name: 'Migration20261125090000_bulk_load_folds', class: Migration20261125090000_bulk_load_folds },
   { name: 'Migration20261125100000_listing_earn', class: Migration20261125100000_listing_earn },
   { name: 'Migration20261125110000_store_cells_empty', class: Migration20261125110000_store_cells_empty },
+  {
+    name: 'Migration20261125120000_catalogue_maintenance',
+    class: Migration20261125120000_catalogue_maintenance,
+  },
 ];

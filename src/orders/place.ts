@@ -64,6 +64,7 @@ export async function resolveVariants<L extends RequestedLine>(
         count(*) OVER (PARTITION BY p.id)::integer AS variants
       FROM products p JOIN product_variants v ON v.product_id = p.id
       WHERE p.id = ANY(${productIds}::integer[]) AND (p.owner_store_id IS NULL OR p.owner_store_id = ${storeId})
+        AND v.retired_at IS NULL
       ORDER BY p.id, v.position, v.id`,
   );
   return lines.map((line) => {

@@ -20,9 +20,16 @@ export interface StorefrontCheckout {
 export async function checkoutStorefront(em: EntityManager, input: StorefrontCheckout) {
   return em.transactional(async (tx) => {
     const resolved = await resolveVariants(tx, input.storeId, input.items);
-    const listings = await rows<{ product_id: number; custom: number | null; mode: 'buy_now' | 'enquiry' }>(
+    const listings = await rows<{
+      product_id: number;
+      custom: number | null;
+      mode: 'buy_now' | 'enquiry';
+      shown: boolean;
+    }>(
       tx,
-      sql`SELECT l.product_id, l.custom_retail_price_cents AS custom, ${EFFECTIVE_PURCHASE_MODE} AS mode
+      // Hidden from the storefront by the supplier or by the store: not for sale there.
+      sql`SELECT l.product_id, l.custom_retail_price_cents AS custom, ${EFFECTIVE_PURCHASE_MODE} AS mode,
+          NOT ('storefront' = ANY(p.hidden_channels || l.hidden_channels)) AS shown
         FROM listings l JOIN products p ON p.id = l.product_id
         WHERE l.store_id = ${input.storeId} AND l.deleted_at IS NULL
           AND l.product_id = ANY(${resolved.map((r) => r.line.product_id)}::integer[])`,
@@ -30,7 +37,7 @@ export async function checkoutStorefront(em: EntityManager, input: StorefrontChe
     const byProduct = new Map(listings.map((l) => [l.product_id, l]));
     const lines = resolved.map(({ line, variant }) => {
       const listing = byProduct.get(line.product_id);
-      if (!listing || !variant.active || listing.mode !== 'buy_now') {
+      if (!listing || !variant.active || listing.mode !== 'buy_now' || !listing.shown) {
         throw new AppError(
           'bad_request',
           'PRODUCT_NOT_FOR_SALE',

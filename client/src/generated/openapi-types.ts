@@ -1,10 +1,10 @@
 /**
- * Generated from openapi.json (Stockless Partner API 1.0.2) by client/scripts/generate-types.ts.
+ * Generated from openapi.json (Stockless Partner API 1.0.3) by client/scripts/generate-types.ts.
  * Do not edit: run `npm run sdk:types`.
  */
 
 /** The contract version these types were generated from. */
-export const CONTRACT_VERSION = '1.0.2';
+export const CONTRACT_VERSION = '1.0.3';
 
 // Components
 
@@ -588,11 +588,20 @@ export interface ListProductsResponse {
      * The store's own retail price, if it set one.
      */
     custom_retail_price_cents: number | null;
+    /**
+     * The main image, or null while the supplier has given none: such a product cannot be ordered (`PRODUCT_NOT_ORDERABLE`) and scores below 100% for every channel.
+     */
     image_url: string | null;
     in_stock: boolean;
     stock_quantity: number;
     metadata: {
+      /**
+       * The category: its name, else the raw value the supplier gave; null for a product not yet categorised (`scope=store` includes those).
+       */
       category: string | null;
+      /**
+       * Shipping weight in ounces, or null while the supplier has given none (`missing=weight` on `/my-products` finds those listings).
+       */
       weight_oz: number | null;
     };
     /**
@@ -811,11 +820,20 @@ export interface GetProductResponse {
      * The store's own retail price, if it set one.
      */
     custom_retail_price_cents: number | null;
+    /**
+     * The main image, or null while the supplier has given none: such a product cannot be ordered (`PRODUCT_NOT_ORDERABLE`) and scores below 100% for every channel.
+     */
     image_url: string | null;
     in_stock: boolean;
     stock_quantity: number;
     metadata: {
+      /**
+       * The category: its name, else the raw value the supplier gave; null for a product not yet categorised (`scope=store` includes those).
+       */
       category: string | null;
+      /**
+       * Shipping weight in ounces, or null while the supplier has given none (`missing=weight` on `/my-products` finds those listings).
+       */
       weight_oz: number | null;
     };
     /**
@@ -869,6 +887,10 @@ export interface GetProductResponse {
       url: string;
       title: string;
     }[];
+    /**
+     * Sales channels the supplier keeps this product off (`storefront`, `google`, `meta`, `freight`); empty when it may be sold everywhere.
+     */
+    hidden_channels: ('storefront' | 'google' | 'meta' | 'freight')[];
   };
 }
 
@@ -954,8 +976,18 @@ export interface ListMyProductsResponse {
      * The catalogue product id (used in every /my-products path).
      */
     product_id: number;
+    /**
+     * The catalogue's name of the product.
+     */
     name: string;
+    /**
+     * The store's own title for the listing (what its storefront shows), or null: the catalogue's `name`.
+     */
+    custom_title: string | null;
     sku: string;
+    /**
+     * The main image, or null while the supplier has given none.
+     */
     image_url: string | null;
     wholesale_price_cents: number;
     /**
@@ -980,7 +1012,18 @@ export interface ListMyProductsResponse {
      */
     own_goods: boolean;
     in_stock: boolean;
+    /**
+     * Units the store can sell (0 once withdrawn).
+     */
     stock_quantity: number;
+    /**
+     * Sales channels the listing is kept off, by the supplier or by the store (`storefront`, `google`, `meta`, `freight`).
+     */
+    hidden_channels: ('storefront' | 'google' | 'meta' | 'freight')[];
+    /**
+     * When the product was withdrawn from the catalogue, else null. A withdrawn listing stays readable but sells nothing; it sells again if the product is reinstated.
+     */
+    withdrawn_at: string | null;
     created_at: string;
     updated_at: string;
     /**
@@ -1280,8 +1323,18 @@ export interface GetMyProductResponse {
      * The catalogue product id (used in every /my-products path).
      */
     product_id: number;
+    /**
+     * The catalogue's name of the product.
+     */
     name: string;
+    /**
+     * The store's own title for the listing (what its storefront shows), or null: the catalogue's `name`.
+     */
+    custom_title: string | null;
     sku: string;
+    /**
+     * The main image, or null while the supplier has given none.
+     */
     image_url: string | null;
     wholesale_price_cents: number;
     /**
@@ -1306,7 +1359,18 @@ export interface GetMyProductResponse {
      */
     own_goods: boolean;
     in_stock: boolean;
+    /**
+     * Units the store can sell (0 once withdrawn).
+     */
     stock_quantity: number;
+    /**
+     * Sales channels the listing is kept off, by the supplier or by the store (`storefront`, `google`, `meta`, `freight`).
+     */
+    hidden_channels: ('storefront' | 'google' | 'meta' | 'freight')[];
+    /**
+     * When the product was withdrawn from the catalogue, else null. A withdrawn listing stays readable but sells nothing; it sells again if the product is reinstated.
+     */
+    withdrawn_at: string | null;
     created_at: string;
     updated_at: string;
     options: {
@@ -1690,7 +1754,7 @@ export interface ListInventoryQuery {
    */
   updated_since?: string;
   /**
-   * At most the platform page size (500 by default); default the page size.
+   * Items per page: at most the platform page size, 500 unless the platform set it lower; default the page size.
    */
   limit?: number;
 }
@@ -1707,6 +1771,10 @@ export interface ListInventoryResponse {
      * false once the store removed the listing.
      */
     listed: boolean;
+    /**
+     * When the product was withdrawn from the catalogue, else null: a withdrawn product has no stock to sell.
+     */
+    withdrawn_at: string | null;
     in_stock: boolean;
     stock_quantity: number;
     variants: {
@@ -2128,6 +2196,35 @@ export type GetApiProtectedResourceMetadataResponse = ProtectedResourceMetadata;
  */
 export type GetMcpProtectedResourceMetadataResponse = ProtectedResourceMetadata;
 
+/**
+ * Response of health (200).
+ */
+export interface HealthResponse {
+  /**
+   * The service as a whole.
+   */
+  status: 'ok' | 'unavailable';
+  /**
+   * Whether PostgreSQL answered within a second.
+   */
+  database: 'ok' | 'unreachable';
+}
+
+/**
+ * An OpenAPI 3.1 document.
+ */
+export interface GetOpenApiDocumentResponse {
+  openapi: string;
+  info: {
+    title: string;
+    version: string;
+  };
+  paths: {
+    [k: string]: unknown | undefined;
+  };
+  [k: string]: unknown | undefined;
+}
+
 /** Every operation of the contract: its types. */
 export interface Operations {
   listProducts: {
@@ -2463,6 +2560,24 @@ export interface Operations {
     bodyRequired: false;
     response: GetMcpProtectedResourceMetadataResponse;
   };
+  health: {
+    method: 'GET';
+    path: '/health';
+    pathParams: never;
+    query: never;
+    body: never;
+    bodyRequired: false;
+    response: HealthResponse;
+  };
+  getOpenApiDocument: {
+    method: 'GET';
+    path: '/api/v1/openapi.json';
+    pathParams: never;
+    query: never;
+    body: never;
+    bodyRequired: false;
+    response: GetOpenApiDocumentResponse;
+  };
 }
 
 /** Every operation of the contract: method, path template and response kind. */
@@ -2536,6 +2651,8 @@ export const operations = {
     path: '/.well-known/oauth-protected-resource/mcp',
     response: 'json',
   },
+  health: { method: 'GET', path: '/health', response: 'json' },
+  getOpenApiDocument: { method: 'GET', path: '/api/v1/openapi.json', response: 'json' },
 } as const;
 
 /**

@@ -1,0 +1,83 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { rows, sql } from '../db/sql.ts';
+import { fanOutToListingStores } from '../events/listing-stores.ts';
+
+export type CatalogueEvent = 'product.updated' | 'product.deleted';
+
+export interface ProductChange {
+  productId: number;
+  event: CatalogueEvent;
+  /** The variants the change touched; absent or empty when it was the product as a whole. */
+  variantIds?: number[];
+  /** Whether the inventory feed shows what changed (name, variants, availability). */
+  feed: boolean;
+}
+
+/**
+ * Queues the fan-out of a catalogue change in the caller's transaction, so it exists exactly when
+ * the change committed. One pending job per product: changes queued before it runs are merged into
+ * its payload (Graphile's batch jobs concatenate array payloads under one job key).
+ */
+export async function queueProductChange(tx: EntityManager, change: ProductChange): Promise<void> {
+  const item = {
+    product_id: change.productId,
+    event: change.event,
+    variant_ids: change.variantIds?.length ? change.variantIds : null,
+    feed: change.feed,
+  };
+  await rows(
+    tx,
+    sql`SELECT add_keyed_job('catalogue_fanout', ${JSON.stringify([item])}::json,
+      ${`catalogue_fanout:${change.productId}`}, 'replace')`,
+  );
+}
+
+interface PlannedFanout {
+  productId: number;
+  events: { event: string; data: Record<string, unknown> }[];
+  touchFeed: boolean;
+}
+
+/**
+ * What a merged `catalogue_fanout` payload asks for: one event of each kind the changes named, with
+ * `variant_id` when every change of that kind touched the same single variant (the spec's rule).
+ */
+export function planProductFanout(payload: unknown): PlannedFanout | null {
+  const items = (Array.isArray(payload) ? payload : [payload]) as Record<string, unknown>[];
+  const productId = items[0]?.product_id;
+  if (typeof productId !== 'number' || !Number.isInteger(productId)) return null;
+  const byEvent = new Map<string, { variants: Set<number>; whole: boolean }>();
+  let touchFeed = false;
+  for (const item of items) {
+    if (item?.product_id !== productId) return null;
+    const event = item.event === 'product.deleted' ? 'product.deleted' : 'product.updated';
+    const seen = byEvent.get(event) ?? { variants: new Set<number>(), whole: false };
+    if (Array.isArray(item.variant_ids)) for (const v of item.variant_ids) seen.variants.add(Number(v));
+    else seen.whole = true;
+    byEvent.set(event, seen);
+    touchFeed ||= item.feed === true;
+  }
+  const events = [...byEvent].map(([event, seen]) => {
+    const [only] = seen.variants;
+    const single = !seen.whole && seen.variants.size === 1 && only !== undefined;
+    return { event, data: single ? { product_id: productId, variant_id: only } : { product_id: productId } };
+  });
+  return { productId, events, touchFeed };
+}
+
+/** Runs a queued fan-out: every store listing the product gets its events, in batches of stores. */
+export async function runProductFanout(
+  em: EntityManager,
+  payload: unknown,
+  onBatch?: (stores: number, ms: number) => void,
+): Promise<number> {
+  const plan = planProductFanout(payload);
+  if (!plan) throw new Error('catalogue_fanout needs a numeric product_id');
+  return fanOutToListingStores(
+    em,
+    plan.productId,
+    { events: plan.events, touchFeed: plan.touchFeed },
+    undefined,
+    onBatch,
+  );
+}

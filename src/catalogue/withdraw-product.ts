@@ -1,0 +1,46 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { isoTime, rows, sql } from '../db/sql.ts';
+import { AppError } from '../trpc/errors.ts';
+import { queueProductChange } from './change-fanout.ts';
+import { scoreRange } from './readiness.ts';
+import { lockProduct } from './update-product.ts';
+
+/**
+ * Withdraws a product from the catalogue: it leaves the catalogue's reads at once, cannot be listed
+ * or ordered, and every store that lists it gets `product.deleted`. The listings themselves are kept
+ * (docs/decisions.md, "Catalogue maintenance"): they stay readable, marked `withdrawn_at`, with
+ * nothing available to sell, and come back as they were if the product is reinstated.
+ */
+export async function withdrawProduct(em: EntityManager, productId: number) {
+  return em.transactional(async (tx) => {
+    const product = await lockProduct(tx, productId);
+    if (product.withdrawn) {
+      throw new AppError('conflict', 'ALREADY_WITHDRAWN', `Product ${productId} is already withdrawn`);
+    }
+    const [row] = await rows<{ withdrawn_at: string }>(
+      tx,
+      sql`UPDATE products SET active = false, withdrawn_at = now(), updated_at = now() WHERE id = ${productId}
+        RETURNING ${isoTime(sql`withdrawn_at`)} AS withdrawn_at`,
+    );
+    await scoreRange(tx, productId, productId);
+    await queueProductChange(tx, { productId, event: 'product.deleted', feed: true });
+    return { product_id: productId, withdrawn_at: row?.withdrawn_at ?? null };
+  });
+}
+
+/** Brings a withdrawn product back: its listings sell again and their stores get `product.updated`. */
+export async function reinstateProduct(em: EntityManager, productId: number) {
+  return em.transactional(async (tx) => {
+    const product = await lockProduct(tx, productId);
+    if (!product.withdrawn) {
+      throw new AppError('conflict', 'NOT_WITHDRAWN', `Product ${productId} is not withdrawn`);
+    }
+    await rows(
+      tx,
+      sql`UPDATE products SET active = true, withdrawn_at = NULL, updated_at = now() WHERE id = ${productId}`,
+    );
+    await scoreRange(tx, productId, productId);
+    await queueProductChange(tx, { productId, event: 'product.updated', feed: true });
+    return { product_id: productId, withdrawn_at: null };
+  });
+}
