@@ -8,8 +8,9 @@ import { checkHealth } from './health.ts';
 import { INVOICE_PATH, serveInvoice } from './invoice-route.ts';
 import type { Logger } from './logger.ts';
 import { refuseMalformed } from './malformed-request.ts';
+import { MCP_PATH, serveMcp } from './mcp/route.ts';
 import { handleOAuth, type OAuthDeps } from './oauth/routes.ts';
-import { buildOpenApiDocument } from './openapi.ts';
+import { buildOpenApiDocument, CONTRACT_VERSION } from './openapi.ts';
 import type { Orm } from './orm.ts';
 import { newRequestId } from './request-id.ts';
 import { readTarget } from './request-target.ts';
@@ -56,6 +57,7 @@ export function createApp({ orm, config, log }: AppDeps): Server {
     },
   };
   const openapiText = JSON.stringify(buildOpenApiDocument(config.publicUrl));
+  const mcp = { createContext, publicUrl: config.publicUrl, log, version: CONTRACT_VERSION };
 
   async function route(req: IncomingMessage, res: ServerResponse, requestId: string) {
     const target = readTarget(req);
@@ -109,6 +111,7 @@ export function createApp({ orm, config, log }: AppDeps): Server {
       });
     }
     if (path.startsWith('/api/v1/')) return rest(req, res, requestId, target);
+    if (path === MCP_PATH) return serveMcp(req, res, mcp);
     if (await serveDocs(req, res, path)) return;
     return sendError(
       res,

@@ -7,7 +7,7 @@ import { addServiceOperations } from './openapi-service.ts';
 import { type Json, RATE_LIMIT_HEADERS, ref, sampleOf } from './openapi-shared.ts';
 import { addWebhookEvents } from './openapi-webhooks.ts';
 
-export const CONTRACT_VERSION = '1.0.3';
+export const CONTRACT_VERSION = '1.0.4';
 export const TAGS = ['Catalogue', 'Store', 'Listings', 'Orders', 'Webhooks', 'OAuth', 'Service'];
 
 const TAG_DESCRIPTIONS: Record<string, string> = {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../server/config.ts';
-import { APP_SCOPES } from '../src/auth/actor.ts';
+import { APP_SCOPES, OAUTH_SCOPES } from '../src/auth/actor.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import {
@@ -128,9 +128,10 @@ describe('registration (RFC 7591)', () => {
     expect(res.body.client_id_issued_at).toBeGreaterThanOrEqual(before - 5);
     expect(res.body.client_id_issued_at).toBeLessThanOrEqual(before + 60);
     expect(res.body).not.toHaveProperty('client_secret');
-    // Without a scope, a client is registered for every app scope.
+    // Without a scope, a client is registered for every scope; the resource it later asks for decides
+    // which it can get (never manage_webhooks for the REST API: test/mcp-auth.test.ts).
     const all = await registerClient(app, {});
-    expect(all.scope.split(' ').sort()).toEqual([...APP_SCOPES].sort());
+    expect(all.scope.split(' ').sort()).toEqual([...OAUTH_SCOPES].sort());
   });
 
   it('accepts loopback IP redirects for native apps, and they work at authorize', async () => {
@@ -196,7 +197,7 @@ describe('authorize', () => {
     ['response_type=token', { responseType: 'token' }, 'unsupported_response_type'],
     ['a missing response_type', { extra: { response_type: undefined } }, 'unsupported_response_type'],
     ['a missing resource', { extra: { resource: undefined } }, 'invalid_target'],
-    ['the MCP resource', { resource: `${ISSUER}/mcp` }, 'invalid_target'],
+    ['the MCP resource with a trailing slash', { resource: `${ISSUER}/mcp/` }, 'invalid_target'],
     ['another host', { resource: 'https://api.other.example/api/v1' }, 'invalid_target'],
     ['the bare base URL', { resource: ISSUER }, 'invalid_target'],
     ['an unknown scope', { scope: 'read_products admin' }, 'invalid_scope'],
@@ -839,20 +840,21 @@ describe('discovery documents', () => {
       token_endpoint_auth_methods_supported: ['none'],
       authorization_response_iss_parameter_supported: true,
     });
-    expect([...res.body.scopes_supported].sort()).toEqual([...APP_SCOPES].sort());
+    expect([...res.body.scopes_supported].sort()).toEqual([...OAUTH_SCOPES].sort());
     expect(res.body.grant_types_supported).not.toContain('password');
     expect(res.body.grant_types_supported).not.toContain('implicit');
   });
 
   it.each([
-    ['/.well-known/oauth-protected-resource', RESOURCE],
-    ['/.well-known/oauth-protected-resource/api/v1', RESOURCE],
-    ['/.well-known/oauth-protected-resource/mcp', `${ISSUER}/mcp`],
-  ])('serves %s for the resource %s (RFC 9728)', async (path, resource) => {
+    ['/.well-known/oauth-protected-resource', RESOURCE, APP_SCOPES],
+    ['/.well-known/oauth-protected-resource/api/v1', RESOURCE, APP_SCOPES],
+    // The vendor MCP endpoint also grants the MCP-only scopes (manage_webhooks).
+    ['/.well-known/oauth-protected-resource/mcp', `${ISSUER}/mcp`, OAUTH_SCOPES],
+  ])('serves %s for the resource %s (RFC 9728)', async (path, resource, scopes) => {
     const res = await app.get(path);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ resource, authorization_servers: [ISSUER] });
-    expect([...res.body.scopes_supported].sort()).toEqual([...APP_SCOPES].sort());
+    expect([...res.body.scopes_supported].sort()).toEqual([...scopes].sort());
   });
 
   it('answers an unknown well-known document with a 404 in the OAuth form', async () => {

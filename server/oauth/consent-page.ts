@@ -9,6 +9,7 @@ const SCOPE_TEXT: Record<string, string> = {
   write_orders: 'Update your orders',
   read_customers: 'See buyer names, emails and addresses',
   write_external_orders: 'Post and cancel marketplace orders',
+  manage_webhooks: 'Create, change and delete your webhook subscriptions (and see their signing secrets)',
 };
 
 export function escapeHtml(s: string): string {
@@ -72,12 +73,14 @@ export function consentForm(o: {
   storeName: string;
   email: string;
   scopes: string[];
+  /** The token is for the vendor MCP endpoint: the app is an AI assistant acting as the store. */
+  assistant?: boolean;
 }) {
   const items = o.scopes
     .map((s) => `<li><strong>${escapeHtml(s)}</strong>: ${escapeHtml(SCOPE_TEXT[s] ?? s)}</li>`)
     .join('');
   return `<h1>${escapeHtml(o.clientName)} wants access to ${escapeHtml(o.storeName)}</h1>
-<p>It asks to:</p><ul>${items}</ul>
+${o.assistant ? '<p>It connects an AI assistant to your store through the Stockless MCP endpoint.</p>\n' : ''}<p>It asks to:</p><ul>${items}</ul>
 <form method="post" action="/oauth/consent">
 <input type="hidden" name="request" value="${escapeHtml(o.requestId)}">
 <input type="hidden" name="csrf" value="${escapeHtml(o.csrf)}">

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { apiResource, mcpResource } from '../../src/auth/resources.ts';
 import { randomToken, sameSecret } from '../../src/auth/secret-tokens.ts';
-import { apiResource, pendingRequest, startAuthorization } from '../../src/oauth/authorize.ts';
+import { pendingRequest, startAuthorization } from '../../src/oauth/authorize.ts';
 import { registerClient } from '../../src/oauth/clients.ts';
 import { approve, createSession, deny, findSession } from '../../src/oauth/consent.ts';
 import { OAuthError } from '../../src/oauth/errors.ts';
@@ -87,7 +88,7 @@ export async function handleOAuth(
         '/.well-known/oauth-protected-resource/api/v1': () =>
           protectedResourceMetadata(publicUrl, apiResource(publicUrl)),
         '/.well-known/oauth-protected-resource/mcp': () =>
-          protectedResourceMetadata(publicUrl, `${publicUrl}/mcp`),
+          protectedResourceMetadata(publicUrl, mcpResource(publicUrl)),
       };
       const doc = docs[path];
       if (!doc) throw new OAuthError('not_found', `No document at ${path}`, 404);
@@ -212,6 +213,7 @@ async function consent(
           storeName: session.storeName,
           email: session.email,
           scopes: request.scopes,
+          assistant: request.resource === mcpResource(publicUrl),
         }),
       );
     }

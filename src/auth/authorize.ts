@@ -1,11 +1,34 @@
 import { AppError } from '../trpc/errors.ts';
-import { type Actor, type AppScopeRule, appHasScope } from './actor.ts';
+import {
+  type Actor,
+  type AppScopeRule,
+  actorHasScope,
+  isAppScope,
+  type McpOnlyScope,
+  type OAuthScope,
+} from './actor.ts';
+
+export interface OperationRule {
+  write: boolean;
+  appScope: AppScopeRule;
+  /** Where apps are refused (`appScope: null`), the MCP-only scope that still lets an MCP token in. */
+  mcpScope?: McpOnlyScope;
+}
+
+/**
+ * The scope an OAuth token needs for an operation: `*` any, `null` none would do. An MCP token follows
+ * the app rule, except where apps are refused and the operation names an MCP-only scope.
+ */
+export function requiredScope(kind: Actor['kind'], op: OperationRule): OAuthScope | '*' | null {
+  if (kind === 'mcp' && op.appScope === null) return op.mcpScope ?? null;
+  return op.appScope;
+}
 
 /**
  * The two rules every partner operation applies, whatever the transport: a `read` credential may
- * only read (GET/HEAD), and an app token needs the operation's app scope (`null`: apps refused).
+ * only read (GET/HEAD), and an OAuth token needs the operation's scope (`null`: refused).
  */
-export function authorize(actor: Actor, op: { write: boolean; appScope: AppScopeRule }): void {
+export function authorize(actor: Actor, op: OperationRule): void {
   if (op.write && actor.scope !== 'read_write') {
     throw new AppError(
       'forbidden',
@@ -16,17 +39,18 @@ export function authorize(actor: Actor, op: { write: boolean; appScope: AppScope
       },
     );
   }
-  if (actor.kind !== 'app') return;
-  if (op.appScope === null) {
+  if (actor.kind === 'api_key') return;
+  const needed = requiredScope(actor.kind, op);
+  if (needed === null) {
     throw new AppError('forbidden', 'APP_TOKEN_NOT_ALLOWED', 'App tokens cannot use this operation');
   }
-  if (op.appScope !== '*' && !appHasScope(actor.appScopes, op.appScope)) {
+  if (needed !== '*' && !actorHasScope(actor, needed)) {
     throw new AppError(
       'forbidden',
       'INSUFFICIENT_SCOPE',
-      `This operation needs the app scope ${op.appScope}`,
+      `This operation needs the ${isAppScope(needed) ? 'app scope' : 'scope'} ${needed}`,
       {
-        extra: { required_scope: op.appScope },
+        extra: { required_scope: needed },
       },
     );
   }

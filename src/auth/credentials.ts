@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
 import { AppError } from '../trpc/errors.ts';
-import type { Actor, AppScope } from './actor.ts';
+import { type Actor, isAppScope, type McpOnlyScope, type OAuthScope } from './actor.ts';
 import { API_KEY_PATTERN } from './api-keys.ts';
+import { apiResource, mcpResource } from './resources.ts';
 import { hashToken } from './secret-tokens.ts';
 
 const ACCESS_TOKEN_PATTERN = /^sl_at_[a-z2-7]{40}$/;
@@ -24,39 +25,71 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
+interface AccessToken {
+  id: number;
+  store_id: number;
+  client_id: number;
+  scopes: OAuthScope[];
+  resource: string;
+}
+
 /**
- * An app's access token: valid only for the REST API's resource, and only while its grant stands.
- * The scopes are the grant's as they are now, so a narrowed reinstall applies from the next call.
+ * An OAuth access token that is live (not expired, not revoked, its grant standing), with the scopes
+ * it acts with: what it was issued for (a refresh may narrow it), within what the grant allows now,
+ * so a narrowed reinstall applies from the next call.
  */
-async function resolveAppToken(em: EntityManager, token: string, publicUrl: string): Promise<Actor> {
-  const [t] = await rows<{
-    id: number;
-    store_id: number;
-    client_id: number;
-    scopes: AppScope[];
-    resource: string;
-  }>(
+async function findAccessToken(em: EntityManager, token: string): Promise<AccessToken | undefined> {
+  if (!ACCESS_TOKEN_PATTERN.test(token)) return undefined;
+  const [t] = await rows<AccessToken>(
     em,
-    // What the token was issued for (a refresh may narrow it), within what the grant allows now.
     sql`SELECT t.id, g.store_id, g.client_id,
         ARRAY(SELECT unnest(g.scopes) INTERSECT SELECT unnest(t.scopes)) AS scopes, t.resource
       FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
       WHERE t.token_hash = ${hashToken(token)} AND t.kind = 'access' AND t.revoked_at IS NULL
         AND t.expires_at > now() AND g.revoked_at IS NULL`,
   );
+  return t;
+}
+
+/** A live access token bound to `resource`, or the 401 every other token gets. */
+async function tokenFor(em: EntityManager, token: string, resource: string): Promise<AccessToken> {
+  const t = await findAccessToken(em, token);
   if (!t) throw unauthorized('Invalid or expired access token');
-  if (t.resource !== `${publicUrl}/api/v1`) throw unauthorized('This access token is for another resource');
-  const scopes = new Set(t.scopes);
+  if (t.resource !== resource) throw unauthorized('This access token is for another resource');
+  return t;
+}
+
+function oauthActor(t: AccessToken, kind: 'app' | 'mcp'): Actor {
+  const appScopes = new Set(t.scopes.filter(isAppScope));
   return {
     storeId: t.store_id,
-    kind: 'app',
-    // Apps are governed by their resource scopes, not by the key's method rule.
+    kind,
+    // OAuth clients are governed by their resource scopes, not by the key's method rule.
     scope: 'read_write',
-    appScopes: scopes,
+    appScopes,
+    ...(kind === 'mcp'
+      ? { mcpScopes: new Set(t.scopes.filter((s): s is McpOnlyScope => !isAppScope(s))) }
+      : {}),
     credentialId: t.id,
     appId: t.client_id,
-    canReadCustomers: scopes.has('read_customers'),
+    canReadCustomers: appScopes.has('read_customers'),
   };
+}
+
+/** An app's access token: valid only for the REST API's resource, and only while its grant stands. */
+async function resolveAppToken(em: EntityManager, token: string, publicUrl: string): Promise<Actor> {
+  return oauthActor(await tokenFor(em, token, apiResource(publicUrl)), 'app');
+}
+
+/**
+ * A token for the vendor MCP endpoint: valid only there (never on the REST API), with the app rules
+ * and the MCP-only scopes. API keys are not accepted: the MCP authorization profile is OAuth.
+ */
+export async function resolveMcpToken(em: EntityManager, token: string, publicUrl: string): Promise<Actor> {
+  if (API_KEY_PATTERN.test(token)) {
+    throw unauthorized('API keys are not accepted on the MCP endpoint; connect with OAuth');
+  }
+  return oauthActor(await tokenFor(em, token, mcpResource(publicUrl)), 'mcp');
 }
 
 /** Resolves a bearer credential (API key or app access token) to an actor, or throws 401. */

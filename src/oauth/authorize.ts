@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { apiResource, mcpResource, resourceScopes } from '../auth/resources.ts';
 import { randomToken } from '../auth/secret-tokens.ts';
 import { rows, sql } from '../db/sql.ts';
 import { findClient } from './clients.ts';
 import type { OAuthError } from './errors.ts';
-import { parseScopes } from './scopes.ts';
+import { checkResourceScopes, parseScopes } from './scopes.ts';
 
 const REQUEST_TTL_MINUTES = 10;
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
@@ -22,9 +23,6 @@ export function redirectWith(redirectUri: string, params: Record<string, string 
   for (const [k, v] of Object.entries(params)) if (v !== undefined) u.searchParams.set(k, v);
   return u.toString();
 }
-
-/** The resource an app token is for: the REST API, and nothing else (RFC 8707). */
-export const apiResource = (publicUrl: string) => `${publicUrl}/api/v1`;
 
 export async function startAuthorization(
   em: EntityManager,
@@ -71,11 +69,20 @@ export async function startAuthorization(
     return fail('invalid_request', 'code_challenge must be 43 base64url characters');
   const resource = q.get('resource');
   if (!resource) return fail('invalid_target', 'resource is required: the API this token is for');
-  const expected = apiResource(issuer);
-  if (resource !== expected) return fail('invalid_target', `resource must be ${expected}`);
+  // RFC 8707: the REST API for partner apps, or the vendor MCP endpoint for the store's assistant.
+  const allowed: readonly string[] | undefined = resourceScopes(issuer, resource);
+  if (!allowed) {
+    return fail('invalid_target', `resource must be ${apiResource(issuer)} or ${mcpResource(issuer)}`);
+  }
   let scopes: string[];
   try {
-    scopes = parseScopes(q.get('scope') ?? client.scope, client.scope.split(' '));
+    const registered = client.scope.split(' ');
+    // No scope asked: what the client registered, as far as this resource allows it.
+    scopes = parseScopes(
+      q.get('scope') ?? registered.filter((s) => allowed.includes(s)).join(' '),
+      registered,
+    );
+    checkResourceScopes(scopes, allowed, resource);
   } catch (err) {
     return fail('invalid_scope', (err as OAuthError).description);
   }

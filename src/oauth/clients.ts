@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { APP_SCOPES } from '../auth/actor.ts';
+import { OAUTH_SCOPES } from '../auth/actor.ts';
 import { randomToken } from '../auth/secret-tokens.ts';
 import { rows, sql } from '../db/sql.ts';
 import { OAuthError } from './errors.ts';
@@ -88,7 +88,9 @@ export async function registerClient(em: EntityManager, body: unknown) {
   }
   let scope: string;
   try {
-    scope = parseScopes(m.scope ?? APP_SCOPES.join(' ')).join(' ');
+    // Registration is not bound to a resource: without a scope, a client may later ask for any scope,
+    // and the resource it asks for decides which it gets (an app on the REST API, no MCP-only ones).
+    scope = parseScopes(m.scope ?? OAUTH_SCOPES.join(' ')).join(' ');
   } catch (err) {
     throw new OAuthError('invalid_client_metadata', (err as Error).message);
   }

@@ -1,4 +1,5 @@
-import { APP_SCOPES } from '../auth/actor.ts';
+import { OAUTH_SCOPES } from '../auth/actor.ts';
+import { mcpResource, resourceScopes } from '../auth/resources.ts';
 
 /** Authorization server metadata (RFC 8414): served at discovery and shown in the contract. */
 export function authorizationServerMetadata(publicUrl: string) {
@@ -14,7 +15,7 @@ export function authorizationServerMetadata(publicUrl: string) {
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: ['none'],
     revocation_endpoint_auth_methods_supported: ['none'],
-    scopes_supported: [...APP_SCOPES],
+    scopes_supported: [...OAUTH_SCOPES],
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${publicUrl}/docs`,
   };
@@ -25,9 +26,10 @@ export function protectedResourceMetadata(publicUrl: string, resource: string) {
   return {
     resource,
     authorization_servers: [publicUrl],
-    scopes_supported: [...APP_SCOPES],
+    scopes_supported: [...(resourceScopes(publicUrl, resource) ?? [])],
     bearer_methods_supported: ['header'],
-    resource_name: 'Stockless partner API',
+    resource_name:
+      resource === mcpResource(publicUrl) ? 'Stockless vendor MCP endpoint' : 'Stockless partner API',
     resource_documentation: `${publicUrl}/docs`,
   };
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { apiResource, mcpResource, resourceScopes } from '../auth/resources.ts';
 import { hashToken, randomToken } from '../auth/secret-tokens.ts';
 import { rows, sql } from '../db/sql.ts';
-import { apiResource } from './authorize.ts';
 import { findClient } from './clients.ts';
 import { OAuthError } from './errors.ts';
 import { pkceChallenge } from './random.ts';
@@ -23,15 +23,26 @@ function required(form: Form, name: string): string {
   return v;
 }
 
-function checkResource(form: Form, publicUrl: string, bound?: string): string {
+/** The one `resource` sent, which must be the one the code or refresh token is bound to. */
+function checkResource(form: Form, publicUrl: string, bound: string): string {
   const values = form.getAll('resource');
   if (values.length > 1) throw new OAuthError('invalid_target', 'Send exactly one resource');
   const resource = values[0];
-  if (!resource) throw new OAuthError('invalid_target', `resource is required: ${apiResource(publicUrl)}`);
-  if (resource !== apiResource(publicUrl) || (bound !== undefined && resource !== bound)) {
-    throw new OAuthError('invalid_target', `resource must be ${apiResource(publicUrl)}`);
-  }
+  const known = `${apiResource(publicUrl)} or ${mcpResource(publicUrl)}`;
+  if (!resource) throw new OAuthError('invalid_target', `resource is required: ${known}`);
+  if (!resourceScopes(publicUrl, resource))
+    throw new OAuthError('invalid_target', `resource must be ${known}`);
+  if (resource !== bound) throw new OAuthError('invalid_target', `resource must be ${bound}, as authorized`);
   return resource;
+}
+
+/**
+ * The grant's scopes a token for `resource` may carry. One grant per (store, app) serves both
+ * resources, so an MCP approval may have put MCP-only scopes into it: an app token never takes them.
+ */
+function forResource(scopes: string[], publicUrl: string, resource: string): string[] {
+  const allowed: readonly string[] = resourceScopes(publicUrl, resource) ?? [];
+  return scopes.filter((s) => allowed.includes(s));
 }
 
 async function issue(
@@ -114,7 +125,12 @@ export async function exchangeCode(em: EntityManager, form: Form, publicUrl: str
       sql`SELECT scopes FROM oauth_grants WHERE id = ${c.grant_id} AND revoked_at IS NULL`,
     );
     if (!grant) throw new OAuthError('invalid_grant', invalid);
-    return issue(tx, { grantId: c.grant_id, codeHash, resource: c.resource, scopes: grant.scopes });
+    return issue(tx, {
+      grantId: c.grant_id,
+      codeHash,
+      resource: c.resource,
+      scopes: forResource(grant.scopes, publicUrl, c.resource),
+    });
   });
 }
 
@@ -144,8 +160,9 @@ export async function refresh(em: EntityManager, form: Form, publicUrl: string) 
     );
     if (!t) throw new OAuthError('invalid_grant', 'The refresh token is invalid, expired or revoked');
     checkResource(form, publicUrl, t.resource);
+    const allowed = forResource(t.grant_scopes, publicUrl, t.resource);
     const asked = form.get('scope');
-    const scopes = asked ? parseScopes(asked, t.grant_scopes) : t.grant_scopes;
+    const scopes = asked ? parseScopes(asked, allowed) : allowed;
     return issue(tx, { grantId: t.grant_id, codeHash: t.code_hash, resource: t.resource, scopes });
   });
 }

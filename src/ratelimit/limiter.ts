@@ -95,6 +95,9 @@ export async function pruneLimits(em: EntityManager): Promise<void> {
   await rows(em, sql`DELETE FROM rate_limits WHERE tat < now()`);
 }
 
-/** The per-store, per-app request limit's key. */
-export const appLimitKey = (actor: { storeId: number; appId?: number }) =>
-  `app:${actor.storeId}:${actor.appId ?? 0}`;
+/**
+ * The per-store, per-client request limit's key. An MCP client has an allowance of its own, apart
+ * from the same client's calls as a partner app.
+ */
+export const appLimitKey = (actor: { storeId: number; appId?: number; kind?: string }) =>
+  `${actor.kind === 'mcp' ? 'mcp' : 'app'}:${actor.storeId}:${actor.appId ?? 0}`;

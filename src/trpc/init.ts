@@ -1,12 +1,14 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { AppScopeRule } from '../auth/actor.ts';
+import type { AppScopeRule, McpOnlyScope } from '../auth/actor.ts';
 import type { Context } from './context.ts';
 import { shapeError } from './errors.ts';
 
 export type Meta = OpenApiMeta<{
   /** The app scope an OAuth app token needs here; `null` refuses app tokens. */
   appScope?: AppScopeRule;
+  /** Where apps are refused, the MCP-only scope that lets a vendor MCP token in (webhook management). */
+  mcpScope?: McpOnlyScope;
   /** The REST status of a success (default 200), e.g. 201 for a create. */
   successStatus?: number;
   /** The shared limit this operation counts against (per store for inventory, per key for external orders). */

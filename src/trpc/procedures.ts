@@ -6,18 +6,18 @@ import { AppError } from './errors.ts';
 import { baseProcedure } from './init.ts';
 
 /**
- * Partners: an API key or an app token. Applies the method rule (a `read` credential may only
- * query) and the app-scope rule named in the procedure's meta.
+ * Partners: an API key, an app token, or a vendor MCP token (preset by the MCP endpoint). Applies the
+ * method rule (a `read` credential may only query) and the scope rule named in the procedure's meta.
  */
 export const partnerProcedure = baseProcedure.use(async ({ ctx, meta, type, next }) => {
   // In-process callers (tests, dashboards acting for a store) may arrive with the actor resolved;
   // the HTTP transports never set it, so over the wire the bearer credential is always checked.
   const actor =
     ctx.actor ?? (await resolveCredential(ctx.em, ctx.headers.authorization, ctx.settings.publicUrl));
-  authorize(actor, { write: type !== 'query', appScope: meta?.appScope ?? null });
+  authorize(actor, { write: type !== 'query', appScope: meta?.appScope ?? null, mcpScope: meta?.mcpScope });
   ctx.onAuthenticated?.(actor);
-  // An app counts every call against its per-store limit, besides any limit of the operation.
-  if (actor.kind === 'app') {
+  // An OAuth client counts every call against its per-store limit, besides any limit of the operation.
+  if (actor.kind !== 'api_key') {
     const headers = await enforceLimit(ctx.em, appLimitKey(actor), ctx.settings.rateLimits.app);
     if (ctx.response) Object.assign(ctx.response.headers, headers);
   }

@@ -35,11 +35,13 @@ const ONE = { ...AUTH, 404: 'No such subscription in this store' };
 const URL_ERRORS =
   'Invalid body: not https, a private or unresolvable host, an unknown event, an empty events list';
 
-// App tokens are refused everywhere here (`appScope: null`): subscriptions belong to the store.
+// App tokens are refused everywhere here (`appScope: null`): subscriptions belong to the store, and only
+// its owner's own assistant, over the vendor MCP endpoint with `manage_webhooks`, may manage them.
 export const webhooksRouter = router({
   list: partnerProcedure
     .meta({
       appScope: null,
+      mcpScope: 'manage_webhooks',
       openapi: {
         method: 'GET',
         path: BASE,
@@ -57,6 +59,7 @@ export const webhooksRouter = router({
   create: partnerProcedure
     .meta({
       appScope: null,
+      mcpScope: 'manage_webhooks',
       successStatus: 201,
       openapi: {
         method: 'POST',
@@ -77,6 +80,7 @@ export const webhooksRouter = router({
   get: partnerProcedure
     .meta({
       appScope: null,
+      mcpScope: 'manage_webhooks',
       openapi: {
         method: 'GET',
         path: `${BASE}/{id}`,
@@ -93,6 +97,7 @@ export const webhooksRouter = router({
   update: partnerProcedure
     .meta({
       appScope: null,
+      mcpScope: 'manage_webhooks',
       openapi: {
         method: 'PUT',
         path: `${BASE}/{id}`,
@@ -112,6 +117,7 @@ export const webhooksRouter = router({
   delete: partnerProcedure
     .meta({
       appScope: null,
+      mcpScope: 'manage_webhooks',
       openapi: {
         method: 'DELETE',
         path: `${BASE}/{id}`,
@@ -129,6 +135,7 @@ export const webhooksRouter = router({
   rotateSecret: partnerProcedure
     .meta({
       appScope: null,
+      mcpScope: 'manage_webhooks',
       openapi: {
         method: 'POST',
         path: `${BASE}/{id}/rotate-secret`,
@@ -146,6 +153,7 @@ export const webhooksRouter = router({
   deliveries: partnerProcedure
     .meta({
       appScope: null,
+      mcpScope: 'manage_webhooks',
       openapi: {
         method: 'GET',
         path: `${BASE}/{id}/deliveries`,
@@ -163,6 +171,7 @@ export const webhooksRouter = router({
   resend: partnerProcedure
     .meta({
       appScope: null,
+      mcpScope: 'manage_webhooks',
       successStatus: 202,
       openapi: {
         method: 'POST',
@@ -188,6 +197,7 @@ export const webhooksRouter = router({
   test: partnerProcedure
     .meta({
       appScope: null,
+      mcpScope: 'manage_webhooks',
       successStatus: 202,
       openapi: {
         method: 'POST',
