@@ -390,4 +390,33 @@ describe('rate limits', () => {
     await new Promise((r) => setTimeout(r, 120));
     expect((await hitLimit(em, quick, 1, 0.1)).allowed).toBe(true);
   });
+
+  it('a refusal that waited for a concurrent request tells the real wait, not the one it first saw', async () => {
+    const key = `test:waited:${Date.now()}`;
+    // One left of 2 an hour; a concurrent request takes it while this one waits on the row.
+    await hitLimit(app.em(), key, 2, 3600);
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let locked: () => void = () => {};
+    const taken = new Promise<void>((r) => {
+      locked = r;
+    });
+    const holder = app.em().transactional(async (tx) => {
+      const got = await hitLimit(tx, key, 2, 3600);
+      expect(got.allowed).toBe(true);
+      locked();
+      await held;
+    });
+    await taken;
+    const waiting = hitLimit(app.em(), key, 2, 3600);
+    await new Promise((r) => setTimeout(r, 200));
+    release();
+    await holder;
+    const refused = await waiting;
+    expect(refused.allowed).toBe(false);
+    // The window is full for the next 30 minutes: saying 1 second would send the client straight back.
+    expect(refused.retryAfterSeconds).toBeGreaterThan(1700);
+  });
 });

@@ -50,7 +50,14 @@ export async function hitLimit(
       allowed: true,
     };
   }
-  const ahead = row?.ahead ?? windowSeconds;
+  // The statement's own read of the key may predate a concurrent request it waited for (it saw the
+  // row as it was when the statement began): a refusal reads the key again, as it is now, so
+  // Retry-After is never shorter than the real wait.
+  const [now] = await rows<{ ahead: number }>(
+    em,
+    sql`SELECT GREATEST(0, extract(epoch FROM tat - now()))::float8 AS ahead FROM rate_limits WHERE key = ${key}`,
+  );
+  const ahead = Math.max(row?.ahead ?? 0, now?.ahead ?? windowSeconds);
   return {
     limit,
     remaining: 0,
