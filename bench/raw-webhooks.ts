@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
 
 /**
@@ -11,7 +12,14 @@ const count = Number(process.env.COUNT);
 const concurrency = Number(process.env.CONCURRENCY);
 const body = process.env.BODY ?? '{}';
 const headers = JSON.parse(process.env.HEADERS ?? '{}') as Record<string, string>;
-const agent = new Agent({ connect: { ca: readFileSync(process.env.CA_FILE ?? '', 'utf8') } });
+const pin = process.env.PIN_ADDRESS;
+const pinned: LookupFunction = (_host, options, callback) => {
+  if (options.all) callback(null, [{ address: pin ?? '', family: 4 }]);
+  else callback(null, pin ?? '', 4);
+};
+const agent = new Agent({
+  connect: { ca: readFileSync(process.env.CA_FILE ?? '', 'utf8'), ...(pin ? { lookup: pinned } : {}) },
+});
 
 let next = 0;
 const started = performance.now();

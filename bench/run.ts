@@ -22,6 +22,7 @@ import {
   LATENCY_TARGETS,
   selectedScenarios,
 } from './catalogue-latency.ts';
+import { benchDeliveryScale } from './deliveries-scale.ts';
 import { benchInventorySync } from './inventory.ts';
 import { alternatingRounds, fmt, load, p50Of, printTable, round, SECONDS, SMALL, waitFor } from './lib.ts';
 import { benchWholesale, contentionRound } from './orders.ts';
@@ -34,7 +35,7 @@ import { benchWebhooks } from './webhooks.ts';
  * the same SQL, measured in the same run on the same database. Prints ratios, writes
  * bench/results.json. Settings: BENCH_SCALE (`small`: 20,000 products, 2 s rounds, for a quick check),
  * BENCH_PRODUCTS (200000), BENCH_SECONDS (8), BENCH_CONNECTIONS (10),
- * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, load, webhooks, fanout: runs that part alone;
+ * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, load, webhooks, fanout, deliveries: runs that part alone;
  * bench/results.json then holds that part's figures alone). For the latency part: BENCH_STATS
  * (fresh, analysed, both), BENCH_LATENCY_SAMPLES (per side per round), BENCH_LATENCY_MATCH (a
  * regular expression on scenario names), BENCH_SEARCH_QUERIES (the search mix's size, 1,000),
@@ -49,6 +50,7 @@ const PARTS = [
   'load',
   'webhooks',
   'fanout',
+  'deliveries',
 ] as const;
 const ONLY = process.env.BENCH_ONLY;
 if (ONLY !== undefined && !(PARTS as readonly string[]).includes(ONLY)) {
@@ -198,6 +200,41 @@ async function main() {
     if (runs('load')) await benchLoad();
     if (runs('webhooks')) await benchHooks();
     if (runs('fanout')) await benchFanout();
+    if (runs('deliveries')) await benchDeliveries();
+
+    async function benchDeliveries() {
+      const d = await benchDeliveryScale(orm, db.url);
+      results['delivery scale'] = d;
+      console.log(
+        `\nWebhook delivery at scale: ${d.subscriptions} subscriptions, receivers answering in 200 ms (1% never), ${d.concurrency_per_worker} slots a worker`,
+      );
+      printTable(
+        ['scenario', 'figure', 'target'],
+        [
+          [`backlog of ${d.backlog}, 1 worker`, `${d.one_worker_per_second} deliveries/s`, '≥ 1,000/s'],
+          [
+            'CPU ms per delivery (1 worker): PostgreSQL / worker / receivers',
+            `${d.cpu_ms_per_delivery.postgres} / ${d.cpu_ms_per_delivery.workers} / ${d.cpu_ms_per_delivery.bench}`,
+            'report',
+          ],
+          [
+            `backlog of ${d.backlog}, 2 workers`,
+            `${d.two_workers_per_second} deliveries/s (${d.scale_up}x)`,
+            '≥ 1.6x',
+          ],
+          [
+            `${d.hung.subscriptions} hung subscriptions: the others' commit → receipt`,
+            `p50 ${d.hung.others_p50_ms} ms, p95 ${d.hung.others_p95_ms} ms`,
+            'p95 < 1,000 ms',
+          ],
+          [
+            `commit → receipt at ${d.steady.events_per_second} events/s`,
+            `p50 ${d.steady.p50_ms} ms, p99 ${d.steady.p99_ms} ms`,
+            'p99 ≤ 250 ms',
+          ],
+        ],
+      );
+    }
 
     async function benchFanout() {
       const f = await benchCatalogueFanout(orm);

@@ -6,15 +6,15 @@ import { dispatchPendingEvents } from '../src/events/dispatch.ts';
 import { fanOutStock, parseFanoutPayload } from '../src/inventory/fanout.ts';
 import { type MailSettings, sendQueuedMail } from '../src/mail/send.ts';
 import { pruneLimits } from '../src/ratelimit/limiter.ts';
-import { deliverDue } from '../src/webhooks/deliver.ts';
+import { DeliveryRun } from '../src/webhooks/delivery-run.ts';
 import { closeCoalescingWindow } from '../src/webhooks/fanout.ts';
 import type { WebhookSettings } from '../src/webhooks/settings.ts';
 
-/** The advisory lock key of the webhook delivery run. */
-const DELIVERY_LOCK = 74_117_001;
-
 /** Every Graphile task the service runs. Each forks its own unit of work. */
 export function createTaskList(orm: Orm, mail: MailSettings, webhooks: WebhookSettings): TaskList {
+  // One delivery run per worker process: its slots are the process's. Runs of several processes share
+  // the due deliveries by row claims (src/webhooks/delivery-queries.ts).
+  let delivering: DeliveryRun | undefined;
   return {
     send_mail: async (_payload, helpers) => {
       const c = await sendQueuedMail(orm.em.fork(), mail);
@@ -47,19 +47,16 @@ export function createTaskList(orm: Orm, mail: MailSettings, webhooks: WebhookSe
       await closeCoalescingWindow(orm.em.fork(), payload);
     },
     deliver_webhooks: async (_payload, helpers) => {
-      // One delivery run at a time in the whole cluster: it already takes every due delivery as it
-      // comes, so other wake-ups return at once instead of holding worker slots on slow receivers.
-      // A session advisory lock ends with its connection, so a crashed worker never leaves it held.
-      await helpers.withPgClient(async (client) => {
-        const { rows: got } = await client.query('SELECT pg_try_advisory_lock($1) AS ok', [DELIVERY_LOCK]);
-        if (!got[0]?.ok) return;
-        try {
-          const n = await deliverDue(orm.em.fork(), webhooks);
-          if (n) helpers.logger.debug(`webhooks: ${n} attempts`);
-        } finally {
-          await client.query('SELECT pg_advisory_unlock($1)', [DELIVERY_LOCK]);
-        }
-      });
+      // This process already delivers: tell its run to look again rather than start a second one.
+      if (delivering) return delivering.poke();
+      const run = new DeliveryRun(orm.em.fork(), webhooks);
+      delivering = run;
+      try {
+        const n = await run.run();
+        if (n) helpers.logger.debug(`webhooks: ${n} attempts`);
+      } finally {
+        delivering = undefined;
+      }
     },
     readiness_pass: async (_payload, helpers) => {
       const result = await runReadinessPass(orm.em.fork());

@@ -1,6 +1,8 @@
+import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import type { DomainSettings } from '../src/trpc/context.ts';
+import { type HostResolver, systemResolver, testHostsResolver } from '../src/webhooks/host-resolver.ts';
 import type { WebhookSettings } from '../src/webhooks/settings.ts';
 import { parseDuration } from './duration.ts';
 
@@ -26,7 +28,7 @@ const duration = (fallback: string) =>
       return ms;
     });
 
-const configSchema = z.object({
+const configFields = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
@@ -79,6 +81,29 @@ const configSchema = z.object({
       }
       return list;
     }),
+  // `hooks-1.test=127.0.0.1,hooks-2.test=::1`: webhook hosts answered without DNS (tests, the bench,
+  // several processes on one machine). Names under .test only (RFC 6761), so no real partner's host
+  // can be redirected; the answers still pass the public-address rule (see WEBHOOK_ALLOW_PRIVATE).
+  WEBHOOK_TEST_HOSTS: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      const hosts = new Map<string, string[]>();
+      for (const entry of value.split(',').map((s) => s.trim())) {
+        if (!entry) continue;
+        const [name = '', address = '', ...rest] = entry.split('=').map((s) => s.trim());
+        const host = name.toLowerCase();
+        if (rest.length > 0 || !/^([a-z0-9-]+\.)+test$/.test(host) || !isIP(address)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `not a name under .test and an IP address (e.g. hooks-1.test=127.0.0.1): ${entry}`,
+          });
+          continue;
+        }
+        hosts.set(host, [...(hosts.get(host) ?? []), address]);
+      }
+      return hosts as ReadonlyMap<string, readonly string[]>;
+    }),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .default('1m,5m,30m,2h,12h')
@@ -93,9 +118,21 @@ const configSchema = z.object({
       }
       return steps as number[];
     }),
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
+  // Attempts wait on the network, not the CPU: a worker holds hundreds at once.
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(256),
   WEBHOOK_COALESCE_WINDOW: duration('30s'),
   WEBHOOK_TIMEOUT: duration('10s'),
+});
+
+const configSchema = configFields.superRefine((cfg, ctx) => {
+  // Refused rather than ignored: a test setting that reached production is a mistake to see at boot.
+  if (cfg.NODE_ENV === 'production' && cfg.WEBHOOK_TEST_HOSTS.size > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['WEBHOOK_TEST_HOSTS'],
+      message: 'WEBHOOK_TEST_HOSTS is for tests and development; it is refused when NODE_ENV=production',
+    });
+  }
 });
 
 export type Config = z.output<typeof configSchema> & { publicUrl: string };
@@ -111,6 +148,11 @@ export function webhookSettingsOf(cfg: Config): WebhookSettings {
     timeoutMs: cfg.WEBHOOK_TIMEOUT,
     concurrency: cfg.WEBHOOK_CONCURRENCY,
   };
+}
+
+/** How this process resolves webhook hosts: DNS, with WEBHOOK_TEST_HOSTS answered first when given. */
+export function webhookResolverOf(cfg: Config): HostResolver {
+  return cfg.WEBHOOK_TEST_HOSTS.size > 0 ? testHostsResolver(cfg.WEBHOOK_TEST_HOSTS) : systemResolver;
 }
 
 /** The settings procedures see (a subset of config; SECRET_KEY must be resolved). */

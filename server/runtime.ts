@@ -1,8 +1,9 @@
 import type { Server } from 'node:http';
 import type { Runner } from 'graphile-worker';
 import { startWorker } from '../jobs/worker.ts';
+import { setWebhookResolver } from '../src/webhooks/url-guard.ts';
 import { createApp } from './app.ts';
-import { type Config, merchantOf, webhookSettingsOf } from './config.ts';
+import { type Config, merchantOf, webhookResolverOf, webhookSettingsOf } from './config.ts';
 import { type Database, startEmbeddedPostgres } from './database.ts';
 import type { Logger } from './logger.ts';
 import { migrate, type Orm, openOrm } from './orm.ts';
@@ -38,6 +39,8 @@ export async function connectDatabase(config: Config, log: Logger): Promise<Data
 
 export async function startRuntime(given: Config, log: Logger, opts: RuntimeOptions): Promise<Runtime> {
   const config: Config = { ...given, SECRET_KEY: await resolveSecretKey(given) };
+  // Before anything checks a webhook URL: the API at create and update, the worker at every delivery.
+  setWebhookResolver(webhookResolverOf(config));
   const db = await connectDatabase(config, log);
   const orm = await openOrm(db.url, config.DB_POOL_SIZE);
   await migrate(orm, db.url);

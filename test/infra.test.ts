@@ -45,7 +45,7 @@ describe('loadConfig', () => {
     expect(cfg.WEBHOOK_COALESCE_WINDOW).toBe(30_000);
     expect(cfg.WEBHOOK_RETRY_SCHEDULE).toEqual([60_000, 300_000, 1_800_000, 7_200_000, 43_200_000]);
     expect(cfg.WEBHOOK_ALLOW_PRIVATE).toEqual([]);
-    expect(cfg.WEBHOOK_CONCURRENCY).toBe(20);
+    expect(cfg.WEBHOOK_CONCURRENCY).toBe(256);
     expect([
       cfg.APP_RATE_LIMIT,
       cfg.OAUTH_TOKEN_RATE_LIMIT,

@@ -22,6 +22,7 @@ import { Migration20261125090000_bulk_load_folds } from './Migration202611250900
 import { Migration20261125100000_listing_earn } from './Migration20261125100000_listing_earn.ts';
 import { Migration20261125110000_store_cells_empty } from './Migration20261125110000_store_cells_empty.ts';
 import { Migration20261125120000_catalogue_maintenance } from './Migration20261125120000_catalogue_maintenance.ts';
+import { Migration20261125130000_delivery_claims } from './Migration20261125130000_delivery_claims.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -61,4 +62,5 @@ export const migrationsList = [
     name: 'Migration20261125120000_catalogue_maintenance',
     class: Migration20261125120000_catalogue_maintenance,
   },
+  { name: 'Migration20261125130000_delivery_claims', class: Migration20261125130000_delivery_claims },
 ];

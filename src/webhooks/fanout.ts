@@ -97,8 +97,9 @@ export async function createWebhookEvents(tx: EntityManager, events: NewWebhookE
 /**
  * Attaches webhooks to the event dispatcher, in the dispatcher's transaction. Order, invoice and
  * site events become deliveries now; `product.*` and `inventory.updated` go to a coalescing job per
- * (store, event, product) that runs when the window closes. Stores with no active subscription for
- * an event cost nothing but the subscription lookup.
+ * (event, product), whose payload collects every store's changes while the window is open: a stock
+ * change of a product 10,000 stores list is one job, not 10,000. Stores with no active subscription
+ * for an event cost nothing but the subscription lookup.
  */
 export async function fanOutToWebhooks(
   tx: EntityManager,
@@ -120,7 +121,7 @@ export async function fanOutToWebhooks(
     if (!wants(e.store_id, e.event)) continue;
     if (COALESCED_EVENTS.includes(e.event)) {
       const productId = Number(e.entity_id);
-      const key = `webhook_coalesce:${e.store_id}:${e.event}:${productId}`;
+      const key = `webhook_coalesce:${e.event}:${productId}`;
       const variant = typeof e.data.variant_id === 'number' ? e.data.variant_id : null;
       const list = coalesced.get(key) ?? [];
       list.push({ store_id: e.store_id, event: e.event, product_id: productId, variant_id: variant });
@@ -151,28 +152,41 @@ export async function fanOutToWebhooks(
   }
 }
 
+/** Stores whose coalesced events are written per transaction when a window closes. */
+const COALESCE_BATCH = 1000;
+
 /**
- * A coalescing window closed: one ids-only event for the product, with the variant when every
- * change in the window was to that one variant.
+ * A coalescing window closed: for each store whose changes it collected, one ids-only event for the
+ * product, with the variant when every change of that store in the window was to that one variant.
+ * Written in batches of stores, each its own transaction, so no transaction holds 10,000 stores' rows.
  */
 export async function closeCoalescingWindow(em: EntityManager, payload: unknown): Promise<number> {
   const changes = (Array.isArray(payload) ? payload : []) as CoalescedChange[];
-  const first = changes[0];
-  if (!first) return 0;
-  const variants = new Set(changes.map((c) => c.variant_id));
-  const only = variants.size === 1 ? [...variants][0] : null;
+  const byStore = new Map<number, CoalescedChange[]>();
+  for (const c of changes) {
+    const mine = byStore.get(c.store_id);
+    if (mine) mine.push(c);
+    else byStore.set(c.store_id, [c]);
+  }
   const now = new Date();
-  const data: Record<string, unknown> = { product_id: first.product_id };
-  if (typeof only === 'number') data.variant_id = only;
-  return em.transactional((tx) =>
-    createWebhookEvents(tx, [
-      {
-        storeId: first.store_id,
-        event: first.event,
-        eventKey: `${first.event}:${first.product_id}.${now.getTime()}`,
-        createdAt: now.toISOString(),
-        data,
-      },
-    ]),
-  );
+  const events: NewWebhookEvent[] = [...byStore.values()].map((mine) => {
+    const first = mine[0] as CoalescedChange;
+    const variants = new Set(mine.map((c) => c.variant_id));
+    const only = variants.size === 1 ? [...variants][0] : null;
+    const data: Record<string, unknown> = { product_id: first.product_id };
+    if (typeof only === 'number') data.variant_id = only;
+    return {
+      storeId: first.store_id,
+      event: first.event,
+      eventKey: `${first.event}:${first.product_id}.${now.getTime()}`,
+      createdAt: now.toISOString(),
+      data,
+    };
+  });
+  let made = 0;
+  for (let i = 0; i < events.length; i += COALESCE_BATCH) {
+    const batch = events.slice(i, i + COALESCE_BATCH);
+    made += await em.transactional((tx) => createWebhookEvents(tx, batch));
+  }
+  return made;
 }

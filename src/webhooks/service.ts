@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoTime, rows, sql } from '../db/sql.ts';
 import { AppError, badRequest, notFound } from '../trpc/errors.ts';
-import { disable } from './deliver.ts';
 import { WEBHOOK_EVENTS } from './events.ts';
 import { createWebhookEvents } from './fanout.ts';
+import { disable } from './record-attempts.ts';
 import type {
   AttemptEntry,
   CreateWebhookInput,

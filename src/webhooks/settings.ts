@@ -7,7 +7,7 @@ export interface WebhookSettings {
   coalesceWindowMs: number;
   /** The whole-request deadline of one attempt. */
   timeoutMs: number;
-  /** Attempts in flight at once per delivery job. */
+  /** Attempts in flight at once per worker process. */
   concurrency: number;
   /** SECRET_KEY (hex), from which the secrets-at-rest key is derived. */
   secretKey: string;

@@ -1,7 +1,8 @@
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import ipaddr from 'ipaddr.js';
-import { rememberUpTo } from './remember.ts';
+import { type HostResolver, type ResolvedAddress, systemResolver } from './host-resolver.ts';
+import { type Held, rememberFor, rememberUpTo } from './remember.ts';
 
 export type UrlProblem =
   | { code: 'INVALID_WEBHOOK_URL'; message: string }
@@ -105,9 +106,101 @@ function ipLiteral(hostname: string): { address: string; family: number } | unde
   return family ? { address: bare, family } : undefined;
 }
 
+/** The host's checked addresses, IPv4 first (a delivery connects to the first), or why it is refused. */
+export type HostVerdict = { addresses: readonly { address: string; family: 4 | 6 }[] } | UrlProblem;
+
+/** A checked answer is kept for its records' shortest TTL, within these bounds (seconds). */
+export const MIN_TTL_SECONDS = 1;
+export const MAX_TTL_SECONDS = 300;
+/** Refusals are kept briefly, so a host whose record is fixed is accepted again within seconds. */
+export const REFUSAL_TTL_SECONDS = 5;
+export const MAX_HOSTS = REMEMBERED;
+
+export interface HostCheckOptions {
+  resolver: HostResolver;
+  /** Hosts (per allow list) whose verdict is kept; past that the oldest is dropped. */
+  maxHosts?: number;
+  /** Monotonic milliseconds; tests bring their own. */
+  now?: () => number;
+}
+
+/** A host's verdict, from the kept ones while its TTL lasts; lookups of one host at once share one. */
+export type HostCheck = (
+  hostname: string,
+  allow: readonly string[],
+  timeoutMs: number,
+) => Promise<HostVerdict>;
+
+export function hostCheck({ resolver, maxHosts = MAX_HOSTS, now }: HostCheckOptions): HostCheck {
+  const kept = rememberFor<HostVerdict>(maxHosts, now);
+  return (hostname, allow, timeoutMs) =>
+    kept(`${allow.join(',')} ${hostname}`, () => checkHost(resolver, hostname, allow, timeoutMs));
+}
+
+async function checkHost(
+  resolver: HostResolver,
+  hostname: string,
+  allow: readonly string[],
+  timeoutMs: number,
+): Promise<Held<HostVerdict>> {
+  const answer = await resolveWithin(resolver, hostname, timeoutMs);
+  const refusal = REFUSAL_TTL_SECONDS * 1000;
+  if (answer.length === 0) {
+    const message = `the host ${hostname} does not resolve`;
+    return { value: { code: 'WEBHOOK_HOST_UNRESOLVABLE', message }, forMs: refusal };
+  }
+  // Every address, not only the one connected to: a host that points partly into private space is
+  // refused whole.
+  if (answer.some((a) => !allowed(a.address, allow))) return { value: notPublic(hostname), forMs: refusal };
+  const ttl = Math.min(...answer.map((a) => a.ttl)) || 0;
+  const seconds = Math.min(MAX_TTL_SECONDS, Math.max(MIN_TTL_SECONDS, ttl));
+  const addresses = answer.map(({ address, family }) => ({ address, family }));
+  return { value: { addresses }, forMs: seconds * 1000 };
+}
+
+/** The resolver's answer within the deadline; none when it fails or is late (it is told to stop). */
+async function resolveWithin(
+  resolver: HostResolver,
+  hostname: string,
+  timeoutMs: number,
+): Promise<ResolvedAddress[]> {
+  const done = new AbortController();
+  try {
+    return await Promise.race([
+      resolver(hostname, done.signal),
+      delay(timeoutMs, [] as ResolvedAddress[], { signal: done.signal }),
+    ]);
+  } catch {
+    return [];
+  } finally {
+    done.abort();
+  }
+}
+
+function notPublic(hostname: string): UrlProblem {
+  return {
+    code: 'WEBHOOK_URL_NOT_PUBLIC',
+    message: `the host ${hostname} resolves to a private or reserved address; webhook endpoints must be public`,
+  };
+}
+
+let checkWebhookHost = hostCheck({ resolver: systemResolver });
+
 /**
- * Resolves the host once and checks every address it resolves to; the delivery then connects to
- * the first, so a second lookup can never swap in a private address (DNS rebinding).
+ * How this process resolves webhook hosts from now on (DNS settings are process-wide too): tests and
+ * WEBHOOK_TEST_HOSTS bring their own resolver; no resolver means DNS again. Kept verdicts are
+ * forgotten.
+ */
+export function setWebhookResolver(
+  resolver: HostResolver = systemResolver,
+  options: Omit<HostCheckOptions, 'resolver'> = {},
+): void {
+  checkWebhookHost = hostCheck({ resolver, ...options });
+}
+
+/**
+ * Checks every address the host resolves to (kept for the answer's TTL); the delivery then connects
+ * to the first of them, so no later lookup can swap in a private address (DNS rebinding).
  */
 export async function resolveTarget(
   raw: string,
@@ -117,34 +210,12 @@ export async function resolveTarget(
   const url = parseWebhookUrl(raw);
   if (!(url instanceof URL)) return url;
   const literal = ipLiteral(url.hostname);
-  let addresses: { address: string; family: number }[];
   if (literal) {
-    addresses = [literal];
-  } else {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      addresses = await Promise.race([
-        lookup(url.hostname, { all: true, verbatim: true }),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error('DNS lookup timed out')), timeoutMs);
-        }),
-      ]);
-    } catch {
-      addresses = [];
-    } finally {
-      clearTimeout(timer);
-    }
-    if (addresses.length === 0) {
-      return { code: 'WEBHOOK_HOST_UNRESOLVABLE', message: `the host ${url.hostname} does not resolve` };
-    }
+    if (!allowed(literal.address, allow)) return notPublic(url.hostname);
+    return { url, address: literal.address, family: literal.family === 6 ? 6 : 4 };
   }
-  const refused = addresses.find((a) => !allowed(a.address, allow));
-  if (refused) {
-    return {
-      code: 'WEBHOOK_URL_NOT_PUBLIC',
-      message: `the host ${url.hostname} resolves to a private or reserved address; webhook endpoints must be public`,
-    };
-  }
-  const first = addresses[0] as { address: string; family: number };
-  return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
+  const verdict = await checkWebhookHost(url.hostname, allow, timeoutMs);
+  if ('code' in verdict) return verdict;
+  const first = verdict.addresses[0] as { address: string; family: 4 | 6 };
+  return { url, address: first.address, family: first.family };
 }

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inject } from 'vitest';
 import { createApp } from '../../server/app.ts';
-import { loadConfig, merchantOf } from '../../server/config.ts';
+import { loadConfig, merchantOf, webhookResolverOf } from '../../server/config.ts';
 import { ensureDatabase } from '../../server/database.ts';
 import { createLogger } from '../../server/logger.ts';
 import { type Orm, openOrm } from '../../server/orm.ts';
@@ -11,6 +11,7 @@ import type { Actor } from '../../src/auth/actor.ts';
 import { createApiKey } from '../../src/auth/keys-service.ts';
 import { createStore } from '../../src/store/service.ts';
 import type { Context, DomainSettings } from '../../src/trpc/context.ts';
+import { setWebhookResolver } from '../../src/webhooks/url-guard.ts';
 import { withDatabase } from './global-setup.ts';
 
 /** Mail settings for tests that run Graphile tasks in-process: no SMTP unless a test brings one. */
@@ -99,6 +100,9 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8,::1/128',
     ...env,
   });
+  // As startRuntime does: the URL checks of this process's API answer WEBHOOK_TEST_HOSTS names.
+  const testHosts = config.WEBHOOK_TEST_HOSTS.size > 0;
+  if (testHosts) setWebhookResolver(webhookResolverOf(config));
   const orm = await openOrm(databaseUrl, 6);
   const server: Server = createApp({ orm, config, log: createLogger('silent') });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -135,6 +139,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       return { id: store.id, readWrite: rw.key, read: ro.key };
     },
     async close() {
+      if (testHosts) setWebhookResolver();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await orm.close(true);

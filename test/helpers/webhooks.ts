@@ -15,13 +15,15 @@ export interface Received {
 
 /**
  * What the receiver does with a request: answer with a status, hang, reset, redirect, or answer with
- * a status and then a body of 256 KiB (`huge`) or one cut off after its first bytes (`cut`).
+ * a status and then a body of 256 KiB (`huge`) or one cut off after its first bytes (`cut`), or
+ * answer 200 after `delay` milliseconds (a receiver's latency).
  */
 export type Behaviour =
   | number
   | 'hang'
   | 'reset'
   | { redirect: string }
+  | { delay: number }
   | { status: number; body: 'huge' | 'cut' };
 
 export interface Receiver {
@@ -35,8 +37,11 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** A real HTTPS endpoint on 127.0.0.1 with a self-signed certificate made for this run. */
-export async function startReceiver(): Promise<Receiver> {
+/**
+ * A real HTTPS endpoint on 127.0.0.1 with a self-signed certificate made for this run; it names
+ * `localhost`, `127.0.0.1` and any `hostnames` given (names of WEBHOOK_TEST_HOSTS, say).
+ */
+export async function startReceiver(opts: { hostnames?: readonly string[] } = {}): Promise<Receiver> {
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keySize: 2048,
     algorithm: 'sha256',
@@ -50,6 +55,7 @@ export async function startReceiver(): Promise<Receiver> {
         altNames: [
           { type: 2, value: 'localhost' },
           { type: 7, ip: '127.0.0.1' },
+          ...(opts.hostnames ?? []).map((value) => ({ type: 2 as const, value })),
         ],
       },
     ],
@@ -81,6 +87,17 @@ export async function startReceiver(): Promise<Receiver> {
       }
       if (typeof b === 'object' && 'redirect' in b) {
         res.writeHead(302, { location: b.redirect }).end();
+        return;
+      }
+      if (typeof b === 'object' && 'delay' in b) {
+        const timer = setTimeout(
+          () => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'),
+          b.delay,
+        );
+        hanging.add(() => {
+          clearTimeout(timer);
+          res.destroy();
+        });
         return;
       }
       if (typeof b === 'object') {

@@ -1,0 +1,131 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { rows, sql } from '../db/sql.ts';
+import { queueMail } from '../mail/outbox.ts';
+import type { Attempted } from './attempt.ts';
+import { DEAD_LETTER_LIMIT, type WebhookSettings } from './settings.ts';
+
+/**
+ * Writes a batch of attempts in one transaction: the log, each delivery's next state (done, retry at
+ * the ladder's next step, or dead-lettered), and what the outcomes mean for their subscriptions
+ * (410 switches one off at once; twenty dead letters in a row too; a success ends the streak).
+ * Only deliveries this worker still holds (its claim token) move on and leave their lease; an attempt
+ * whose lease another worker took over after it ran out is logged, and its delivery left to that
+ * worker. Each subscription written for is due again at once, so its backlog goes on without waiting
+ * for a lease to end.
+ */
+export async function recordAttempts(
+  em: EntityManager,
+  s: WebhookSettings,
+  done: Attempted[],
+  token: string,
+): Promise<void> {
+  const maxAttempts = s.retrySchedule.length + 1;
+  const plan = done.map((a) => {
+    const round = a.delivery.round_attempts + 1;
+    const retry = (a.outcome === 'failed' || a.outcome === 'refused') && round < maxAttempts;
+    const status =
+      a.outcome === 'succeeded'
+        ? 'succeeded'
+        : a.outcome === 'gone'
+          ? 'discarded'
+          : retry
+            ? 'pending'
+            : 'dead';
+    return { a, round, status, waitMs: retry ? (s.retrySchedule[round - 1] ?? 0) : null };
+  });
+  const succeeded = [
+    ...new Set(plan.filter((p) => p.status === 'succeeded').map((p) => p.a.delivery.subscription_id)),
+  ];
+  const visited = [...new Set(done.map((a) => a.delivery.subscription_id))];
+  // One statement: the deliveries' next state, the log, and a success ending its subscription's
+  // streak. It answers with the deliveries it dead-lettered.
+  const statement = sql<{ id: string }>`WITH input AS (
+      SELECT * FROM unnest(${plan.map((p) => p.a.delivery.id)}::bigint[], ${plan.map((p) => p.status)}::text[],
+        ${plan.map((p) => p.waitMs)}::integer[], ${plan.map((p) => p.a.outcome)}::text[],
+        ${plan.map((p) => p.a.status)}::integer[], ${plan.map((p) => p.a.error)}::text[],
+        ${plan.map((p) => p.a.durationMs)}::integer[])
+        AS i(delivery_id, status, wait_ms, outcome, response_status, error, duration_ms)
+    ), updated AS (
+      UPDATE webhook_deliveries d SET attempts = d.attempts + 1,
+        round_attempts = d.round_attempts + 1, updated_at = now(), claimed_until = NULL, claim_token = NULL,
+        -- Only a pending delivery moves on: one discarded while its attempt was out (its subscription
+        -- switched off) stays discarded, and the attempt is still logged.
+        status = CASE WHEN d.status = 'pending' THEN i.status ELSE d.status END,
+        next_attempt_at = CASE WHEN i.wait_ms IS NULL OR d.status <> 'pending' THEN d.next_attempt_at
+          ELSE now() + i.wait_ms * interval '1 millisecond' END
+      FROM input i WHERE d.id = i.delivery_id AND d.claim_token = ${token}::uuid
+      RETURNING d.id, d.subscription_id, d.attempts, d.next_attempt_at, d.status
+    ), subscriptions AS (
+      UPDATE webhook_subscriptions SET
+        dead_letter_streak = CASE WHEN id = ANY (${succeeded}::integer[]) THEN 0 ELSE dead_letter_streak END,
+        next_due_at = LEAST(next_due_at, now())
+      WHERE id = ANY (${visited}::integer[])
+    ), logged AS (
+      INSERT INTO webhook_attempts (delivery_id, subscription_id, attempt, outcome, response_status, error, duration_ms, next_attempt_at)
+      SELECT i.delivery_id, d.subscription_id, COALESCE(u.attempts, d.attempts + 1), i.outcome, i.response_status,
+        i.error, i.duration_ms, CASE WHEN u.status = 'pending' THEN u.next_attempt_at END
+      -- A delivery deleted with its subscription while the attempt was out has no log to keep.
+      FROM input i JOIN webhook_deliveries d ON d.id = i.delivery_id
+      LEFT JOIN updated u ON u.id = i.delivery_id
+    )
+    SELECT u.id::text AS id FROM updated u WHERE u.status = 'dead'`;
+  const gone = [
+    ...new Set(plan.filter((p) => p.a.outcome === 'gone').map((p) => p.a.delivery.subscription_id)),
+  ];
+  const dead = plan.filter((x) => x.status === 'dead');
+  if (gone.length === 0 && dead.length === 0) {
+    await rows(em, statement);
+    return;
+  }
+  await em.transactional(async (tx) => {
+    // Only what this write dead-lettered: a delivery discarded while its attempt was out is not.
+    const deadLettered = new Set((await rows(tx, statement)).map((r) => r.id));
+    if (gone.length) await disable(tx, gone, 'gone');
+    for (const p of dead) if (deadLettered.has(p.a.delivery.id)) await deadLetter(tx, p.a);
+  });
+}
+
+/** Switches subscriptions off; their pending deliveries are dropped (a resend can bring one back). */
+export async function disable(tx: EntityManager, ids: number[], reason: 'manual' | 'gone' | 'dead_letters') {
+  await rows(
+    tx,
+    sql`WITH off AS (
+        UPDATE webhook_subscriptions SET active = false, disabled_reason = ${reason}, updated_at = now()
+        WHERE id = ANY (${ids}::integer[]) AND active RETURNING id
+      )
+      UPDATE webhook_deliveries SET status = 'discarded', updated_at = now()
+      WHERE subscription_id IN (SELECT id FROM off) AND status = 'pending'`,
+  );
+}
+
+async function deadLetter(tx: EntityManager, a: Attempted) {
+  const d = a.delivery;
+  const [sub] = await rows<{ streak: number; url: string; owner_email: string | null; store_name: string }>(
+    tx,
+    sql`UPDATE webhook_subscriptions w SET dead_letter_streak = dead_letter_streak + 1
+      FROM stores st WHERE w.id = ${d.subscription_id} AND st.id = w.store_id
+      RETURNING w.dead_letter_streak AS streak, w.url, st.owner_email, st.name AS store_name`,
+  );
+  if (!sub) return;
+  const autoDisable = sub.streak >= DEAD_LETTER_LIMIT;
+  if (autoDisable) await disable(tx, [d.subscription_id], 'dead_letters');
+  if (!sub.owner_email) return;
+  const last = a.status ? `HTTP ${a.status}` : (a.error ?? 'no answer');
+  await queueMail(tx, {
+    storeId: d.store_id,
+    kind: autoDisable ? 'webhook_disabled' : 'webhook_dead_letter',
+    to: sub.owner_email,
+    subject: autoDisable
+      ? `Webhook endpoint disabled after ${DEAD_LETTER_LIMIT} failed events: ${sub.url}`
+      : `Webhook event ${d.event} could not be delivered to ${sub.url}`,
+    text:
+      `Hello ${sub.store_name},\n\nThe event ${d.event} (${d.event_key}) could not be delivered to ${sub.url} ` +
+      `after ${d.round_attempts + 1} attempts; the last one ended with ${last}. ` +
+      'You can see every attempt in the delivery log and resend the event from there.' +
+      (autoDisable
+        ? `\n\nThis endpoint failed ${DEAD_LETTER_LIMIT} events in a row, so it has been disabled. ` +
+          'Set it to active again once it can receive events.'
+        : '') +
+      '\n\nStockless',
+  });
+}
