@@ -2,6 +2,8 @@ import type { Orm } from '../server/orm.ts';
 import { runProductFanout } from '../src/catalogue/change-fanout.ts';
 import { updateProduct } from '../src/catalogue/update-product.ts';
 import { rows, sql } from '../src/db/sql.ts';
+import { dispatchPendingEvents } from '../src/events/dispatch.ts';
+import { closeCoalescingWindow } from '../src/webhooks/fanout.ts';
 import { median, round } from './lib.ts';
 
 const STORES = 10_000;
@@ -15,6 +17,8 @@ export interface FanoutFigures {
   ratio: number;
   longest_batch_ms: number;
   events_per_second: number;
+  /** The webhook side, each store subscribed: dispatch into one coalescing job, then its close. */
+  webhooks: { stores: number; dispatch_ms: number; close_ms: number; deliveries: number };
 }
 
 const spread = (xs: number[]): [number, number] => [round(Math.min(...xs)), round(Math.max(...xs))];
@@ -114,6 +118,7 @@ export async function benchCatalogueFanout(orm: Orm): Promise<FanoutFigures> {
     await clean();
   }
   const apiP50 = median(api);
+  const webhooks = await webhookSide(orm, product.id, payload);
   return {
     stores,
     change_ms: { p50: round(median(change)), spread: spread(change) },
@@ -122,5 +127,46 @@ export async function benchCatalogueFanout(orm: Orm): Promise<FanoutFigures> {
     ratio: round(median(raw) / apiP50),
     longest_batch_ms: round(longest),
     events_per_second: Math.round(stores / (apiP50 / 1000)),
+    webhooks,
   };
+}
+
+/**
+ * The same change reaching the stores' webhooks: every fan-out store gets a subscription, the
+ * dispatcher turns the 10,000 events into one coalescing job for the product (batches of 1,000 events
+ * a transaction), and the window's close writes the 10,000 webhook events and deliveries (1,000 stores
+ * a transaction). No worker runs, so nothing is sent: this is the enqueueing alone.
+ */
+async function webhookSide(orm: Orm, productId: number, payload: unknown[]) {
+  const em = () => orm.em.fork();
+  await rows(
+    em(),
+    sql`INSERT INTO webhook_subscriptions (store_id, url, events, secret_encrypted)
+      SELECT s.id, 'https://hooks-fanout.test/hook', ARRAY['product.updated'], 'unused'
+      FROM stores s WHERE s.slug LIKE 'fanout-%'
+        AND NOT EXISTS (SELECT 1 FROM webhook_subscriptions w WHERE w.store_id = s.id)`,
+  );
+  await rows(em(), sql`UPDATE domain_events SET dispatched_at = now() WHERE dispatched_at IS NULL`);
+  await runProductFanout(em(), payload);
+  const t0 = performance.now();
+  await dispatchPendingEvents(em(), 30_000);
+  const t1 = performance.now();
+  const [job] = await rows<{ payload: unknown }>(
+    em(),
+    sql`SELECT payload FROM graphile_worker._private_jobs WHERE key = ${`webhook_coalesce:product.updated:${productId}`}`,
+  );
+  const deliveries = await closeCoalescingWindow(em(), job?.payload ?? []);
+  const t2 = performance.now();
+  // Nothing is sent: the deliveries and their jobs go, and the subscriptions stay for the next run.
+  await rows(
+    em(),
+    sql`WITH gone AS (DELETE FROM webhook_events WHERE store_id IN (SELECT id FROM stores WHERE slug LIKE 'fanout-%'))
+      SELECT graphile_worker.remove_job(${`webhook_coalesce:product.updated:${productId}`})`,
+  );
+  const [{ n: stores } = { n: 0 }] = await rows<{ n: number }>(
+    em(),
+    sql`SELECT count(*)::integer AS n FROM webhook_subscriptions w JOIN stores s ON s.id = w.store_id
+      WHERE s.slug LIKE 'fanout-%'`,
+  );
+  return { stores, dispatch_ms: round(t1 - t0), close_ms: round(t2 - t1), deliveries };
 }

@@ -22,6 +22,7 @@ import {
   LATENCY_TARGETS,
   selectedScenarios,
 } from './catalogue-latency.ts';
+import { cpuPer, sampleCpu } from './cpu.ts';
 import { benchDeliveryScale } from './deliveries-scale.ts';
 import { benchInventorySync } from './inventory.ts';
 import { alternatingRounds, fmt, load, p50Of, printTable, round, SECONDS, SMALL, waitFor } from './lib.ts';
@@ -35,7 +36,8 @@ import { benchWebhooks } from './webhooks.ts';
  * the same SQL, measured in the same run on the same database. Prints ratios, writes
  * bench/results.json. Settings: BENCH_SCALE (`small`: 20,000 products, 2 s rounds, for a quick check),
  * BENCH_PRODUCTS (200000), BENCH_SECONDS (8), BENCH_CONNECTIONS (10),
- * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, load, webhooks, fanout, deliveries: runs that part alone;
+ * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, load, webhooks, fanout, deliveries, capacity:
+ * runs that part alone;
  * bench/results.json then holds that part's figures alone). For the latency part: BENCH_STATS
  * (fresh, analysed, both), BENCH_LATENCY_SAMPLES (per side per round), BENCH_LATENCY_MATCH (a
  * regular expression on scenario names), BENCH_SEARCH_QUERIES (the search mix's size, 1,000),
@@ -51,6 +53,7 @@ const PARTS = [
   'webhooks',
   'fanout',
   'deliveries',
+  'capacity',
 ] as const;
 const ONLY = process.env.BENCH_ONLY;
 if (ONLY !== undefined && !(PARTS as readonly string[]).includes(ONLY)) {
@@ -163,7 +166,7 @@ async function main() {
     const apiPort = 3301;
     const rawPort = 3302;
     // The webhook part talks to a worker, not the API: an idle server beside it only takes memory.
-    const needsApi = needsRaw || runs('bulk') || runs('inventory') || runs('load');
+    const needsApi = needsRaw || runs('bulk') || runs('inventory') || runs('load') || runs('capacity');
     if (needsApi)
       children.push(
         spawn(NODE, ['server/main.ts', 'serve'], {
@@ -201,6 +204,33 @@ async function main() {
     if (runs('webhooks')) await benchHooks();
     if (runs('fanout')) await benchFanout();
     if (runs('deliveries')) await benchDeliveries();
+    if (runs('capacity')) await benchCapacity();
+
+    /**
+     * CPU per catalogue request, for the capacity model (docs/scaling.md): the API process's and
+     * PostgreSQL's, read from /proc around a load of 10 connections.
+     */
+    async function benchCapacity() {
+      const api = children[0]?.pid ?? 0;
+      const table: string[][] = [];
+      const figures: Record<string, unknown> = {};
+      for (const [name, url] of Object.entries({
+        'list limit=20': THROUGHPUT['list limit=20'],
+        'list limit=20 filtered': THROUGHPUT['list limit=20 filtered'],
+        facets: THROUGHPUT.facets,
+      })) {
+        await load(`http://127.0.0.1:${apiPort}${url}`, headers, CONNECTIONS);
+        const before = sampleCpu([api]);
+        const r = await load(`http://127.0.0.1:${apiPort}${url}`, headers, CONNECTIONS);
+        const requests = r.rps * SECONDS;
+        const per = cpuPer(before, sampleCpu([api]), requests);
+        figures[name] = { rps: r.rps, api_ms: per.workers, postgres_ms: per.postgres };
+        table.push([name, fmt(r.rps), `${per.workers}`, `${per.postgres}`]);
+      }
+      results['cpu per request'] = figures;
+      console.log(`\nCPU per catalogue request at ${CONNECTIONS} connections (${PRODUCTS} products)`);
+      printTable(['scenario', 'req/s', 'API process CPU ms', 'PostgreSQL CPU ms'], table);
+    }
 
     async function benchDeliveries() {
       const d = await benchDeliveryScale(orm, db.url);
@@ -212,6 +242,11 @@ async function main() {
         ['scenario', 'figure', 'target'],
         [
           [`backlog of ${d.backlog}, 1 worker`, `${d.one_worker_per_second} deliveries/s`, '≥ 1,000/s'],
+          [
+            'raw undici loop, same slots, same receivers (no time-outs)',
+            `${d.raw_per_second} POSTs/s (engine ${Math.round((d.one_worker_per_second / d.raw_per_second) * 100)}%)`,
+            'baseline',
+          ],
           [
             'CPU ms per delivery (1 worker): PostgreSQL / worker / receivers',
             `${d.cpu_ms_per_delivery.postgres} / ${d.cpu_ms_per_delivery.workers} / ${d.cpu_ms_per_delivery.bench}`,
@@ -265,6 +300,18 @@ async function main() {
           ],
           ['longest batch transaction', `${f.longest_batch_ms}`, '', '≤ 1,000 ms'],
           ['events a second', `${f.events_per_second}`, '', 'report'],
+          [
+            `webhooks of ${f.webhooks.stores} subscribed stores: dispatch into one coalescing job`,
+            `${f.webhooks.dispatch_ms}`,
+            '',
+            'batched, measured',
+          ],
+          [
+            `the window's close: ${f.webhooks.deliveries} deliveries, 1,000 stores a transaction`,
+            `${f.webhooks.close_ms}`,
+            '',
+            'batched, measured',
+          ],
         ],
       );
     }

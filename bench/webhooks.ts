@@ -85,13 +85,13 @@ async function receiver() {
 
 /** The bare undici POST loop (bench/raw-webhooks.ts) in its own process. */
 /** A request like the engine's: a `site.published` envelope and the full signed header set. */
-function sampleRequest(): { body: string; headers: Record<string, string> } {
+export function sampleRequest(seq = 0): { body: string; headers: Record<string, string> } {
   const createdAt = new Date().toISOString();
   const body = JSON.stringify({
     event: 'site.published',
     event_key: 'site.published:1',
     created_at: createdAt,
-    data: { store_id: 1, published: true, seq: 0 },
+    data: { store_id: 1, published: true, seq },
   });
   const headers = {
     'user-agent': 'Stockless-Webhooks/1.0',
@@ -102,15 +102,20 @@ function sampleRequest(): { body: string; headers: Record<string, string> } {
   return { body, headers };
 }
 
-function rawLoop(hooks: { url: string; caFile: string }, total: number): Promise<{ per_second: number }> {
-  const sample = sampleRequest();
+export function rawLoop(
+  hooks: { url: string; caFile: string },
+  total: number,
+  concurrency = CONCURRENCY,
+  path = '/raw',
+  sample = sampleRequest(),
+): Promise<{ per_second: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bench/raw-webhooks.ts'], {
       env: {
         ...process.env,
-        TARGET_URL: `${hooks.url}/raw`,
+        TARGET_URL: `${hooks.url}${path}`,
         COUNT: String(total),
-        CONCURRENCY: String(CONCURRENCY),
+        CONCURRENCY: String(concurrency),
         CA_FILE: hooks.caFile,
         // The loop resolves nothing: the engine's answer is cached for the record's TTL anyway.
         PIN_ADDRESS: '127.0.0.1',

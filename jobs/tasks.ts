@@ -11,11 +11,22 @@ import { closeCoalescingWindow } from '../src/webhooks/fanout.ts';
 import type { WebhookSettings } from '../src/webhooks/settings.ts';
 
 /** Every Graphile task the service runs. Each forks its own unit of work. */
+export interface WorkerTasks {
+  tasks: TaskList;
+  /** Shutdown: the delivery run claims nothing more, so it ends once what is out is written. */
+  stopDelivering(): void;
+}
+
 export function createTaskList(orm: Orm, mail: MailSettings, webhooks: WebhookSettings): TaskList {
+  return createWorkerTasks(orm, mail, webhooks).tasks;
+}
+
+export function createWorkerTasks(orm: Orm, mail: MailSettings, webhooks: WebhookSettings): WorkerTasks {
   // One delivery run per worker process: its slots are the process's. Runs of several processes share
   // the due deliveries by row claims (src/webhooks/delivery-queries.ts).
   let delivering: DeliveryRun | undefined;
-  return {
+  let stopped = false;
+  const tasks: TaskList = {
     send_mail: async (_payload, helpers) => {
       const c = await sendQueuedMail(orm.em.fork(), mail);
       if (c.sent + c.held + c.failed + c.retrying) {
@@ -47,6 +58,7 @@ export function createTaskList(orm: Orm, mail: MailSettings, webhooks: WebhookSe
       await closeCoalescingWindow(orm.em.fork(), payload);
     },
     deliver_webhooks: async (_payload, helpers) => {
+      if (stopped) return;
       // This process already delivers: tell its run to look again rather than start a second one.
       if (delivering) return delivering.poke();
       const run = new DeliveryRun(orm.em.fork(), webhooks);
@@ -61,6 +73,13 @@ export function createTaskList(orm: Orm, mail: MailSettings, webhooks: WebhookSe
     readiness_pass: async (_payload, helpers) => {
       const result = await runReadinessPass(orm.em.fork());
       helpers.logger.info(`readiness pass scored ${result.products} products`);
+    },
+  };
+  return {
+    tasks,
+    stopDelivering() {
+      stopped = true;
+      delivering?.stop();
     },
   };
 }

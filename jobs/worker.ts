@@ -4,7 +4,7 @@ import type { Orm } from '../server/orm.ts';
 import type { MailSettings } from '../src/mail/send.ts';
 import { closeWebhookAgents } from '../src/webhooks/send.ts';
 import type { WebhookSettings } from '../src/webhooks/settings.ts';
-import { createTaskList, crontab } from './tasks.ts';
+import { createWorkerTasks, crontab } from './tasks.ts';
 
 export interface WorkerOptions {
   orm: Orm;
@@ -24,10 +24,11 @@ function graphileLogger(log: Pino): Logger {
 }
 
 export async function startWorker(opts: WorkerOptions): Promise<Runner> {
+  const work = createWorkerTasks(opts.orm, opts.mail, opts.webhooks);
   const runner = await run({
     connectionString: opts.connectionString,
     concurrency: opts.concurrency,
-    taskList: createTaskList(opts.orm, opts.mail, opts.webhooks),
+    taskList: work.tasks,
     crontab,
     logger: graphileLogger(opts.log.child({ component: 'worker' })),
     noHandleSignals: true,
@@ -36,5 +37,11 @@ export async function startWorker(opts: WorkerOptions): Promise<Runner> {
   // Deliveries a previous worker left mid-flight are taken again at once.
   await runner.addJob('deliver_webhooks', {}, { jobKey: 'deliver_webhooks', jobKeyMode: 'replace' });
   void runner.promise.finally(() => closeWebhookAgents());
+  // A graceful stop waits for running jobs: the delivery run must end rather than drain a backlog.
+  const stop = runner.stop.bind(runner);
+  runner.stop = async () => {
+    work.stopDelivering();
+    return stop();
+  };
   return runner;
 }

@@ -27,6 +27,8 @@ CREATE INDEX webhook_deliveries_claimed_idx ON webhook_deliveries (subscription_
   WHERE status = 'pending' AND claimed_until IS NOT NULL;
 CREATE INDEX webhook_subscriptions_due_idx ON webhook_subscriptions (next_due_at, id)
   WHERE active AND next_due_at IS NOT NULL;
+-- Claims no longer walk the global due order: its index was one more write per claim and per result.
+DROP INDEX webhook_deliveries_due_idx;
 
 CREATE FUNCTION webhook_deliveries_due() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -38,17 +38,27 @@ export interface ClaimLimits {
  * until a slot can free, and never crowds out the others.
  */
 export function claimDue(em: EntityManager, l: ClaimLimits): Promise<Claimed[]> {
-  return em.transactional((tx) =>
-    rows<Claimed>(
+  return em.transactional(async (tx) => {
+    // Locked first, read after, in two statements: the second's snapshot starts once the locks are
+    // held, so it sees every write of attempts that committed before them, and a write that commits
+    // after must wait for the lock and then moves `next_due_at` on top of what this claim sets. In
+    // one statement, a write committed while the claim waited would be invisible to its counts, and
+    // the claim would put a subscription with a free slot to sleep until a lease ended.
+    const locked = await rows<{ id: number }>(
+      tx,
+      sql`SELECT id FROM webhook_subscriptions
+        WHERE active AND next_due_at <= now()
+        ORDER BY next_due_at, id
+        LIMIT ${l.subscriptions}
+        FOR UPDATE SKIP LOCKED`,
+    );
+    if (locked.length === 0) return [];
+    return rows<Claimed>(
       tx,
       sql`WITH subs AS (
           SELECT s.id, (SELECT count(*) FROM webhook_deliveries x
               WHERE x.subscription_id = s.id AND x.status = 'pending' AND x.claimed_until > now())::integer AS busy
-          FROM webhook_subscriptions s
-          WHERE s.active AND s.next_due_at <= now()
-          ORDER BY s.next_due_at, s.id
-          LIMIT ${l.subscriptions}
-          FOR UPDATE OF s SKIP LOCKED
+          FROM unnest(${locked.map((s) => s.id)}::integer[]) AS s(id)
         ), ranked AS (
           SELECT d.id, d.subscription_id, subs.busy,
             row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS overall
@@ -92,8 +102,8 @@ export function claimDue(em: EntityManager, l: ClaimLimits): Promise<Claimed[]> 
         JOIN webhook_subscriptions s ON s.id = c.subscription_id
         JOIN webhook_events e ON e.id = c.event_id
         ORDER BY c.next_attempt_at, c.id`,
-    ),
-  );
+    );
+  });
 }
 
 /**

@@ -6,9 +6,13 @@ import { recordAttempts } from './record-attempts.ts';
 import { secretsKey } from './secrets.ts';
 import { PER_SUBSCRIPTION_IN_FLIGHT, type WebhookSettings } from './settings.ts';
 
-/** Attempts written together: a flush waits for this many, or for FLUSH_EVERY_MS. */
-const FLUSH_AT = 100;
-const FLUSH_EVERY_MS = 50;
+/**
+ * A finished attempt holds its subscription's slot until it is written (the cap counts leases, across
+ * workers), so outcomes are written as soon as the previous write is done: one write in flight at a
+ * time, each taking whatever finished meanwhile (at most FLUSH_MAX).
+ */
+const FLUSH_MAX = 500;
+const TICK_MS = 50;
 /** After a claim found nothing, the next waits this long (unless an attempt or a flush frees work). */
 const IDLE_CLAIM_MS = 100;
 /** Subscriptions one claim visits at most: a claim stays one short transaction. */
@@ -35,10 +39,11 @@ interface RunState {
   /** The flush count when the last empty claim began, or -1 once a claim found work. */
   emptyAfterFlush: number;
   lastEmptyClaimAt: number;
-  lastFlushAt: number;
   attempts: number;
   /** A claim or a write that failed: nothing new starts, and the run ends with it. */
   failure: unknown;
+  /** The worker is shutting down: no new claims; what is out finishes and is written. */
+  stopping: boolean;
 }
 
 /**
@@ -57,9 +62,9 @@ export class DeliveryRun {
     flushes: 0,
     emptyAfterFlush: -1,
     lastEmptyClaimAt: 0,
-    lastFlushAt: Date.now(),
     attempts: 0,
     failure: undefined,
+    stopping: false,
   };
   private readonly token = randomUUID();
   private readonly key: Buffer;
@@ -83,9 +88,15 @@ export class DeliveryRun {
     else this.poked = true;
   };
 
+  /** Ends the run soon: what is out finishes (within the deadline) and is written; nothing new is claimed. */
+  stop = (): void => {
+    this.state.stopping = true;
+    this.poke();
+  };
+
   /** Runs until drained; returns the attempts made. Throws a claim's or a write's failure. */
   async run(): Promise<number> {
-    const ticker = setInterval(this.poke, Math.min(IDLE_CLAIM_MS, FLUSH_EVERY_MS));
+    const ticker = setInterval(this.poke, TICK_MS);
     try {
       for (;;) {
         this.poked = false;
@@ -107,9 +118,9 @@ export class DeliveryRun {
     const st = this.state;
     if (st.failure) return st.inFlight === 0 && !st.claiming && !st.flushing ? 'done' : 'wait';
     this.maybeFlush();
-    this.maybeClaim();
+    if (!st.stopping) this.maybeClaim();
     const idle = st.inFlight === 0 && !st.claiming && !st.flushing && st.results.length === 0;
-    return idle && st.emptyAfterFlush === st.flushes ? 'done' : 'wait';
+    return idle && (st.stopping || st.emptyAfterFlush === st.flushes) ? 'done' : 'wait';
   }
 
   private maybeClaim(): void {
@@ -161,13 +172,8 @@ export class DeliveryRun {
   private maybeFlush(): void {
     const st = this.state;
     if (st.flushing || st.results.length === 0) return;
-    const due =
-      st.results.length >= FLUSH_AT || Date.now() - st.lastFlushAt >= FLUSH_EVERY_MS || st.inFlight === 0;
-    if (!due) return;
-    const batch = st.results;
-    st.results = [];
+    const batch = st.results.splice(0, FLUSH_MAX);
     st.flushing = true;
-    st.lastFlushAt = Date.now();
     recordAttempts(this.em.fork(), this.settings, batch, this.token)
       .then(() => {
         st.flushes++;
