@@ -6,6 +6,7 @@ import { dispatchPendingEvents } from '../src/events/dispatch.ts';
 import { fanOutStock, parseFanoutPayload } from '../src/inventory/fanout.ts';
 import { type MailSettings, sendQueuedMail } from '../src/mail/send.ts';
 import { pruneLimits } from '../src/ratelimit/limiter.ts';
+import { scheduleNextWake } from '../src/webhooks/delivery-queries.ts';
 import { DeliveryRun } from '../src/webhooks/delivery-run.ts';
 import { closeCoalescingWindow } from '../src/webhooks/fanout.ts';
 import type { WebhookSettings } from '../src/webhooks/settings.ts';
@@ -69,6 +70,8 @@ export function createWorkerTasks(orm: Orm, mail: MailSettings, webhooks: Webhoo
       } finally {
         delivering = undefined;
       }
+      // After the run is unreachable: work a wake-up brought as it ended is due now, so a job follows.
+      await scheduleNextWake(orm.em.fork());
     },
     readiness_pass: async (_payload, helpers) => {
       const result = await runReadinessPass(orm.em.fork());

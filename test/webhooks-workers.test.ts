@@ -86,6 +86,8 @@ describe('two worker processes', () => {
       workers[w] = await startWorkerProcess(app.databaseUrl, receiver.caFile, {
         WEBHOOK_CONCURRENCY: '50',
         WEBHOOK_TIMEOUT: '5s',
+        // One job at a time: while one worker's run goes on, the next wake-up can only start the other's.
+        WORKER_CONCURRENCY: '1',
       });
     const PER = 60;
     for (const sub of subs) await queue(store.id, sub, PER);

@@ -30,12 +30,18 @@ CREATE INDEX webhook_subscriptions_due_idx ON webhook_subscriptions (next_due_at
 -- Claims no longer walk the global due order: its index was one more write per claim and per result.
 DROP INDEX webhook_deliveries_due_idx;
 
+-- Always takes the subscription's row lock, even when next_due_at is already early enough: a claim
+-- holding the lock (which cannot see these uncommitted rows) may be about to set it to NULL, and the
+-- update must land after it. Locks are taken in id order, as every writer of subscriptions does.
 CREATE FUNCTION webhook_deliveries_due() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE webhook_subscriptions s SET next_due_at = m.due
+  PERFORM 1 FROM webhook_subscriptions
+  WHERE id IN (SELECT subscription_id FROM changed WHERE status = 'pending' AND claimed_until IS NULL)
+  ORDER BY id FOR NO KEY UPDATE;
+  UPDATE webhook_subscriptions s SET next_due_at = LEAST(s.next_due_at, m.due)
   FROM (SELECT subscription_id, min(next_attempt_at) AS due FROM changed
         WHERE status = 'pending' AND claimed_until IS NULL GROUP BY subscription_id) m
-  WHERE s.id = m.subscription_id AND (s.next_due_at IS NULL OR s.next_due_at > m.due);
+  WHERE s.id = m.subscription_id;
   RETURN NULL;
 END $$;
 CREATE TRIGGER webhook_deliveries_due_ins AFTER INSERT ON webhook_deliveries

@@ -50,7 +50,7 @@ export function claimDue(em: EntityManager, l: ClaimLimits): Promise<Claimed[]> 
         WHERE active AND next_due_at <= now()
         ORDER BY next_due_at, id
         LIMIT ${l.subscriptions}
-        FOR UPDATE SKIP LOCKED`,
+        FOR NO KEY UPDATE SKIP LOCKED`,
     );
     if (locked.length === 0) return [];
     return rows<Claimed>(

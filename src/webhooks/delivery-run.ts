@@ -13,6 +13,7 @@ import { PER_SUBSCRIPTION_IN_FLIGHT, type WebhookSettings } from './settings.ts'
  */
 const FLUSH_MAX = 500;
 const TICK_MS = 50;
+const WRITE_RETRIES = 5;
 /** After a claim found nothing, the next waits this long (unless an attempt or a flush frees work). */
 const IDLE_CLAIM_MS = 100;
 /** Subscriptions one claim visits at most: a claim stays one short transaction. */
@@ -40,8 +41,15 @@ interface RunState {
   emptyAfterFlush: number;
   lastEmptyClaimAt: number;
   attempts: number;
-  /** A claim or a write that failed: nothing new starts, and the run ends with it. */
+  /**
+   * A claim or a write that failed for good: nothing new is claimed, what is out finishes, and
+   * outcomes are still written (after a failed claim); the run then ends with it.
+   */
   failure: unknown;
+  /** The last write failed for good: outcomes can no longer be written (their leases will end). */
+  writeFailed: boolean;
+  /** Writes retried after a deadlock or serialization failure, in a row. */
+  writeRetries: number;
   /** The worker is shutting down: no new claims; what is out finishes and is written. */
   stopping: boolean;
 }
@@ -64,6 +72,8 @@ export class DeliveryRun {
     lastEmptyClaimAt: 0,
     attempts: 0,
     failure: undefined,
+    writeFailed: false,
+    writeRetries: 0,
     stopping: false,
   };
   private readonly token = randomUUID();
@@ -110,14 +120,16 @@ export class DeliveryRun {
       clearInterval(ticker);
     }
     if (this.state.failure) throw this.state.failure;
-    await scheduleNextWake(this.em.fork());
     return this.state.attempts;
   }
 
   private step(): 'wait' | 'done' {
     const st = this.state;
-    if (st.failure) return st.inFlight === 0 && !st.claiming && !st.flushing ? 'done' : 'wait';
-    this.maybeFlush();
+    if (!st.writeFailed) this.maybeFlush();
+    if (st.failure) {
+      const settled = st.inFlight === 0 && !st.claiming && !st.flushing;
+      return settled && (st.writeFailed || st.results.length === 0) ? 'done' : 'wait';
+    }
     if (!st.stopping) this.maybeClaim();
     const idle = st.inFlight === 0 && !st.claiming && !st.flushing && st.results.length === 0;
     return idle && (st.stopping || st.emptyAfterFlush === st.flushes) ? 'done' : 'wait';
@@ -177,8 +189,17 @@ export class DeliveryRun {
     recordAttempts(this.em.fork(), this.settings, batch, this.token)
       .then(() => {
         st.flushes++;
+        st.writeRetries = 0;
       })
       .catch((err: unknown) => {
+        // Two writers met in a cycle or a snapshot conflict: the batch goes back and is written again.
+        const code = (err as { code?: string }).code;
+        if ((code === '40P01' || code === '40001') && st.writeRetries < WRITE_RETRIES) {
+          st.writeRetries++;
+          st.results.unshift(...batch);
+          return;
+        }
+        st.writeFailed = true;
         st.failure ??= err;
       })
       .finally(() => {
@@ -188,7 +209,13 @@ export class DeliveryRun {
   }
 }
 
-/** One drain of the due deliveries by this worker (the `deliver_webhooks` task). */
-export function deliverDue(em: EntityManager, s: WebhookSettings): Promise<number> {
-  return new DeliveryRun(em, s).run();
+/**
+ * One drain of the due deliveries, then a wake-up for when the next work falls due (a retry, a
+ * lease that may end unwritten). The caller of a long-lived run schedules it once the run is no
+ * longer reachable, so a wake-up that arrives as the run ends is not lost.
+ */
+export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise<number> {
+  const n = await new DeliveryRun(em, s).run();
+  await scheduleNextWake(em.fork());
+  return n;
 }

@@ -30,6 +30,8 @@ interface CoalescedChange {
   event: string;
   product_id: number;
   variant_id: number | null;
+  /** When the change was dispatched (ms): a store's event key takes its first, so a retried close repeats it. */
+  at?: number;
 }
 
 /** The store's full view of its own order (webhooks are managed with API keys, never app tokens). */
@@ -124,7 +126,13 @@ export async function fanOutToWebhooks(
       const key = `webhook_coalesce:${e.event}:${productId}`;
       const variant = typeof e.data.variant_id === 'number' ? e.data.variant_id : null;
       const list = coalesced.get(key) ?? [];
-      list.push({ store_id: e.store_id, event: e.event, product_id: productId, variant_id: variant });
+      list.push({
+        store_id: e.store_id,
+        event: e.event,
+        product_id: productId,
+        variant_id: variant,
+        at: Date.now(),
+      });
       coalesced.set(key, list);
       continue;
     }
@@ -139,7 +147,8 @@ export async function fanOutToWebhooks(
   }
   await createWebhookEvents(tx, immediate);
   if (coalesced.size > 0) {
-    const keys = [...coalesced.keys()];
+    // In key order: concurrent dispatcher batches update shared job rows in one order, never a cycle.
+    const keys = [...coalesced.keys()].sort();
     const payloads = keys.map((k) => JSON.stringify(coalesced.get(k)));
     await rows(
       tx,
@@ -175,10 +184,13 @@ export async function closeCoalescingWindow(em: EntityManager, payload: unknown)
     const only = variants.size === 1 ? [...variants][0] : null;
     const data: Record<string, unknown> = { product_id: first.product_id };
     if (typeof only === 'number') data.variant_id = only;
+    // The key's time is the window's first change for this store: a close retried after some batches
+    // committed repeats the keys of those it writes again, so receivers can drop the repeats.
+    const opened = Math.min(...mine.map((c) => c.at ?? now.getTime()));
     return {
       storeId: first.store_id,
       event: first.event,
-      eventKey: `${first.event}:${first.product_id}.${now.getTime()}`,
+      eventKey: `${first.event}:${first.product_id}.${opened}`,
       createdAt: now.toISOString(),
       data,
     };

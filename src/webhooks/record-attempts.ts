@@ -73,11 +73,14 @@ export async function recordAttempts(
     ...new Set(plan.filter((p) => p.a.outcome === 'gone').map((p) => p.a.delivery.subscription_id)),
   ];
   const dead = plan.filter((x) => x.status === 'dead');
-  if (gone.length === 0 && dead.length === 0) {
-    await rows(em, statement);
-    return;
-  }
   await em.transactional(async (tx) => {
+    // Subscriptions first, in id order, then their deliveries: the order of every writer (claims, the
+    // fan-out's trigger, disable), so none of them waits on another in a cycle.
+    await rows(
+      tx,
+      sql`SELECT id FROM webhook_subscriptions WHERE id = ANY (${visited.sort((a, b) => a - b)}::integer[])
+        ORDER BY id FOR NO KEY UPDATE`,
+    );
     // Only what this write dead-lettered: a delivery discarded while its attempt was out is not.
     const deadLettered = new Set((await rows(tx, statement)).map((r) => r.id));
     if (gone.length) await disable(tx, gone, 'gone');
@@ -91,8 +94,11 @@ export async function disable(tx: EntityManager, ids: number[], reason: 'manual'
     tx,
     sql`WITH off AS (
         UPDATE webhook_subscriptions SET active = false, disabled_reason = ${reason}, updated_at = now()
-        WHERE id = ANY (${ids}::integer[]) AND active RETURNING id
+        WHERE id IN (SELECT id FROM webhook_subscriptions WHERE id = ANY (${ids}::integer[]) AND active
+          ORDER BY id FOR NO KEY UPDATE)
+        RETURNING id
       )
+      -- An attempt still out keeps its claim: its write counts it, and the delivery stays discarded.
       UPDATE webhook_deliveries SET status = 'discarded', updated_at = now()
       WHERE subscription_id IN (SELECT id FROM off) AND status = 'pending'`,
   );
