@@ -1,16 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { generate } from 'selfsigned';
 import type { Orm } from '../server/orm.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { recordEvents } from '../src/events/outbox.ts';
 import { encryptSecret, newSigningSecret, secretsKey } from '../src/webhooks/secrets.ts';
 import { type CpuSample, cpuPer, sampleCpu } from './cpu.ts';
 import { median, quantile, round } from './lib.ts';
+import { receiverCertificate } from './receiver-cert.ts';
 import { rawLoop, sampleRequest } from './webhooks.ts';
 
 const SECRET_KEY = 'b2'.repeat(32);
@@ -36,42 +33,29 @@ interface Receipt {
  */
 const neverAnswered = (seq: number) => seq % 97 === 0;
 async function receivers(hung: Set<number>) {
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-    keySize: 2048,
-    algorithm: 'sha256',
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, keyCertSign: true },
-      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
-    ],
-  });
-  const caFile = join(await mkdtemp(join(tmpdir(), 'stockless-bench-scale-')), 'ca.pem');
-  await writeFile(caFile, pems.cert);
+  const { key, cert, caFile } = await receiverCertificate();
   const receipts: Receipt[] = [];
   const state = { latencyMs: LATENCY_MS, timeouts: true };
   const open = new Set<() => void>();
-  const server = createServer(
-    { key: pems.private, cert: pems.cert, keepAliveTimeout: 60_000 },
-    (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const at = Date.now();
-        const sub = Number(/^\/s\/(\d+)/.exec(req.url ?? '')?.[1] ?? -1);
-        let seq = -1;
-        try {
-          seq = Number(JSON.parse(Buffer.concat(chunks).toString('utf8'))?.data?.seq ?? -1);
-        } catch {}
-        receipts.push({ at, sub, seq });
-        if (hung.has(sub) || (state.timeouts && neverAnswered(seq))) {
-          open.add(() => res.destroy());
-          return;
-        }
-        const timer = setTimeout(() => res.writeHead(204).end(), state.latencyMs);
-        open.add(() => clearTimeout(timer));
-      });
-    },
-  );
+  const server = createServer({ key, cert, keepAliveTimeout: 60_000 }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = Date.now();
+      const sub = Number(/^\/s\/(\d+)/.exec(req.url ?? '')?.[1] ?? -1);
+      let seq = -1;
+      try {
+        seq = Number(JSON.parse(Buffer.concat(chunks).toString('utf8'))?.data?.seq ?? -1);
+      } catch {}
+      receipts.push({ at, sub, seq });
+      if (hung.has(sub) || (state.timeouts && neverAnswered(seq))) {
+        open.add(() => res.destroy());
+        return;
+      }
+      const timer = setTimeout(() => res.writeHead(204).end(), state.latencyMs);
+      open.add(() => clearTimeout(timer));
+    });
+  });
   server.maxConnections = 20_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', 4096, r));
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,10 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { generate } from 'selfsigned';
 import type { Orm } from '../server/orm.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { recordEvents } from '../src/events/outbox.ts';
@@ -16,6 +12,7 @@ import type { WebhookSettings } from '../src/webhooks/settings.ts';
 import { signatureHeaders } from '../src/webhooks/signing.ts';
 import { setWebhookResolver } from '../src/webhooks/url-guard.ts';
 import { round } from './lib.ts';
+import { receiverCertificate } from './receiver-cert.ts';
 
 const SUBSCRIPTIONS = 10;
 /** Ten subscriptions at five in flight each: the engine's most; the raw loop gets the same. */
@@ -44,40 +41,21 @@ interface Receipt {
 
 /** A local HTTPS receiver that answers 204 and notes when each event arrived. */
 async function receiver() {
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-    keySize: 2048,
-    algorithm: 'sha256',
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, keyCertSign: true },
-      {
-        name: 'subjectAltName',
-        altNames: [
-          { type: 7, ip: '127.0.0.1' },
-          { type: 2, value: HOST },
-        ],
-      },
-    ],
-  });
-  const caFile = join(await mkdtemp(join(tmpdir(), 'stockless-bench-hooks-')), 'ca.pem');
-  await writeFile(caFile, pems.cert);
+  const { key, cert, caFile } = await receiverCertificate([HOST]);
   const receipts: Receipt[] = [];
-  const server = createServer(
-    { key: pems.private, cert: pems.cert, keepAliveTimeout: 10_000 },
-    (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const at = Date.now();
-        let seq: number | undefined;
-        try {
-          seq = JSON.parse(Buffer.concat(chunks).toString('utf8'))?.data?.seq;
-        } catch {}
-        receipts.push({ at, seq });
-        res.writeHead(204).end();
-      });
-    },
-  );
+  const server = createServer({ key, cert, keepAliveTimeout: 10_000 }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = Date.now();
+      let seq: number | undefined;
+      try {
+        seq = JSON.parse(Buffer.concat(chunks).toString('utf8'))?.data?.seq;
+      } catch {}
+      receipts.push({ at, seq });
+      res.writeHead(204).end();
+    });
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `https://${HOST}:${(server.address() as AddressInfo).port}`;
   return { url, caFile, receipts, close: () => new Promise<void>((r) => server.close(() => r())) };
