@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Orm } from '../server/orm.ts';
@@ -7,10 +7,9 @@ import { recordEvents } from '../src/events/outbox.ts';
 import { encryptSecret, newSigningSecret, secretsKey } from '../src/webhooks/secrets.ts';
 import { type CpuSample, cpuPer, sampleCpu } from './cpu.ts';
 import { median, quantile, round } from './lib.ts';
-import { receiverCertificate } from './receiver-cert.ts';
+import { BENCH_SECRET_KEY, receiverCertificate, spawnBenchWorker, until } from './webhook-harness.ts';
 import { rawLoop, sampleRequest } from './webhooks.ts';
 
-const SECRET_KEY = 'b2'.repeat(32);
 const SUBSCRIPTIONS = Number(process.env.BENCH_DELIVERY_SUBSCRIPTIONS ?? 1000);
 const LATENCY_MS = 200;
 /** Per worker process: 200 ms receivers and 1% of attempts held to the deadline need this many slots. */
@@ -74,19 +73,7 @@ async function receivers(hung: Set<number>) {
 
 function startWorkers(n: number, databaseUrl: string, caFile: string): ChildProcess[] {
   return Array.from({ length: n }, () =>
-    spawn(process.execPath, ['server/main.ts', 'worker'], {
-      env: {
-        ...process.env,
-        DATABASE_URL: databaseUrl,
-        SECRET_KEY,
-        LOG_LEVEL: 'warn',
-        WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8',
-        WEBHOOK_CONCURRENCY: String(CONCURRENCY),
-        NODE_EXTRA_CA_CERTS: caFile,
-        DB_POOL_SIZE: '10',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    }),
+    spawnBenchWorker(databaseUrl, caFile, { WEBHOOK_CONCURRENCY: String(CONCURRENCY), DB_POOL_SIZE: '10' }),
   );
 }
 
@@ -95,14 +82,6 @@ async function stopWorkers(workers: ChildProcess[]) {
   await Promise.all(
     workers.map((w) => new Promise((r) => (w.exitCode === null ? w.once('exit', r) : r(null)))),
   );
-}
-
-async function until(check: () => boolean, timeoutMs: number, what: string) {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`bench: timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 export interface DeliveryScale {
@@ -147,7 +126,7 @@ export async function benchDeliveryScale(orm: Orm, databaseUrl: string): Promise
       sql`SELECT id FROM stores WHERE slug LIKE 'bench-scale-%' ORDER BY id LIMIT ${SUBSCRIPTIONS}`,
     )
   ).map((s) => s.id);
-  const encrypted = encryptSecret(secretsKey(SECRET_KEY), newSigningSecret());
+  const encrypted = encryptSecret(secretsKey(BENCH_SECRET_KEY), newSigningSecret());
   await rows(
     em(),
     sql`INSERT INTO webhook_subscriptions (store_id, url, events, secret_encrypted)

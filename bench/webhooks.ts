@@ -12,7 +12,7 @@ import type { WebhookSettings } from '../src/webhooks/settings.ts';
 import { signatureHeaders } from '../src/webhooks/signing.ts';
 import { setWebhookResolver } from '../src/webhooks/url-guard.ts';
 import { round } from './lib.ts';
-import { receiverCertificate } from './receiver-cert.ts';
+import { BENCH_SECRET_KEY, receiverCertificate, spawnBenchWorker, until } from './webhook-harness.ts';
 
 const SUBSCRIPTIONS = 10;
 /** Ten subscriptions at five in flight each: the engine's most; the raw loop gets the same. */
@@ -21,7 +21,6 @@ const CONCURRENCY = Number(process.env.BENCH_WEBHOOK_CONCURRENCY ?? 50);
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 /** Subscriptions name a host, resolved by the worker (WEBHOOK_TEST_HOSTS stands in for DNS). */
 const HOST = 'hooks-bench.test';
-const SECRET_KEY = 'b2'.repeat(32);
 
 export interface WebhookBench {
   subscriptions: number;
@@ -112,14 +111,6 @@ export function rawLoop(
   });
 }
 
-async function until(check: () => boolean, timeoutMs: number, what: string) {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`bench: timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /**
  * Deliveries per second of the real engine (a worker process: dispatcher, fan-out to 10 subscriptions,
  * signing, pinned-address POSTs, the attempt log) against a bare undici POST loop at the same
@@ -133,7 +124,7 @@ export async function benchWebhooks(orm: Orm, databaseUrl: string): Promise<Webh
     coalesceWindowMs: 30_000,
     timeoutMs: 10_000,
     concurrency: CONCURRENCY,
-    secretKey: SECRET_KEY,
+    secretKey: BENCH_SECRET_KEY,
   };
   // This process checks the subscription URLs as the API would: the test host stands in for DNS here too.
   setWebhookResolver(testHostsResolver(new Map([[HOST, ['127.0.0.1']]])));
@@ -169,18 +160,9 @@ export async function benchWebhooks(orm: Orm, databaseUrl: string): Promise<Webh
   // Throughput: a backlog committed before the worker starts, drained by it.
   await record(EVENTS);
   const total = EVENTS * SUBSCRIPTIONS;
-  const worker = spawn(process.execPath, ['server/main.ts', 'worker'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      SECRET_KEY,
-      LOG_LEVEL: 'warn',
-      WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8',
-      WEBHOOK_TEST_HOSTS: `${HOST}=127.0.0.1`,
-      WEBHOOK_CONCURRENCY: String(CONCURRENCY),
-      NODE_EXTRA_CA_CERTS: hooks.caFile,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const worker = spawnBenchWorker(databaseUrl, hooks.caFile, {
+    WEBHOOK_TEST_HOSTS: `${HOST}=127.0.0.1`,
+    WEBHOOK_CONCURRENCY: String(CONCURRENCY),
   });
   try {
     await until(() => hooks.receipts.length >= 1, 60_000, 'the first delivery');

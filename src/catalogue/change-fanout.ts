@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
+import { idsOnlyData, onlyVariant } from '../events/ids-only.ts';
 import { fanOutToListingStores } from '../events/listing-stores.ts';
 
 export type CatalogueEvent = 'product.updated' | 'product.deleted';
@@ -46,22 +47,20 @@ export function planProductFanout(payload: unknown): PlannedFanout | null {
   const items = (Array.isArray(payload) ? payload : [payload]) as Record<string, unknown>[];
   const productId = items[0]?.product_id;
   if (typeof productId !== 'number' || !Number.isInteger(productId)) return null;
-  const byEvent = new Map<string, { variants: Set<number>; whole: boolean }>();
+  const byEvent = new Map<string, (number[] | null)[]>();
   let touchFeed = false;
   for (const item of items) {
     if (item?.product_id !== productId) return null;
     const event = item.event === 'product.deleted' ? 'product.deleted' : 'product.updated';
-    const seen = byEvent.get(event) ?? { variants: new Set<number>(), whole: false };
-    if (Array.isArray(item.variant_ids)) for (const v of item.variant_ids) seen.variants.add(Number(v));
-    else seen.whole = true;
-    byEvent.set(event, seen);
+    const changes = byEvent.get(event) ?? [];
+    changes.push(Array.isArray(item.variant_ids) ? (item.variant_ids as number[]) : null);
+    byEvent.set(event, changes);
     touchFeed ||= item.feed === true;
   }
-  const events = [...byEvent].map(([event, seen]) => {
-    const [only] = seen.variants;
-    const single = !seen.whole && seen.variants.size === 1 && only !== undefined;
-    return { event, data: single ? { product_id: productId, variant_id: only } : { product_id: productId } };
-  });
+  const events = [...byEvent].map(([event, changes]) => ({
+    event,
+    data: idsOnlyData(productId, onlyVariant(changes)),
+  }));
   return { productId, events, touchFeed };
 }
 

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { idsOnlyData, onlyVariant } from '../events/ids-only.ts';
 import { fanOutToListingStores } from '../events/listing-stores.ts';
 
 /**
@@ -12,14 +13,10 @@ export function parseFanoutPayload(payload: unknown): { productId: number; varia
   }[];
   const productId = items[0]?.product_id;
   if (typeof productId !== 'number') return null;
-  const variants = new Set<number>();
-  let unknownVariant = false;
-  for (const item of items) {
-    if (!Array.isArray(item?.variant_ids)) unknownVariant = true;
-    else for (const v of item.variant_ids) variants.add(Number(v));
-  }
-  const only = !unknownVariant && variants.size === 1 ? ([...variants][0] ?? null) : null;
-  return { productId, variantId: only };
+  const changes = items.map((item) =>
+    Array.isArray(item?.variant_ids) ? (item.variant_ids as number[]) : null,
+  );
+  return { productId, variantId: onlyVariant(changes) };
 }
 
 /**
@@ -31,10 +28,8 @@ export async function fanOutStock(
   productId: number,
   variantId: number | null = null,
 ): Promise<number> {
-  const data =
-    variantId === null ? { product_id: productId } : { product_id: productId, variant_id: variantId };
   return fanOutToListingStores(em, productId, {
-    events: [{ event: 'inventory.updated', data }],
+    events: [{ event: 'inventory.updated', data: idsOnlyData(productId, variantId) }],
     touchFeed: true,
   });
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { notFound } from '../trpc/errors.ts';
+import { productEvent } from './service.ts';
 
 /**
  * A dashboard change to how the store presents a listing: its own title (null restores the
@@ -25,9 +26,7 @@ export async function changeListingPresentation(
         RETURNING id`,
     );
     if (!updated.length) throw notFound(`Product ${productId} is not in store ${storeId}`, 'NOT_IN_STORE');
-    await recordEvents(tx, [
-      { storeId, event: 'product.updated', entityId: productId, data: { product_id: productId } },
-    ]);
+    await recordEvents(tx, [productEvent(storeId, 'product.updated', productId)]);
     return { store_id: storeId, product_id: productId };
   });
 }

@@ -26,7 +26,8 @@ function belowMinimum(minimum: number): AppError {
   );
 }
 
-const productEvent = (storeId: number, event: ProductEvent, productId: number) => ({
+/** A listing change's event for its store: ids only. */
+export const productEvent = (storeId: number, event: ProductEvent, productId: number) => ({
   storeId,
   event,
   entityId: productId,

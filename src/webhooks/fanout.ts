@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor.ts';
 import { rows, sql } from '../db/sql.ts';
+import { idsOnlyData, onlyVariant } from '../events/ids-only.ts';
 import { getOrder } from '../orders/read.ts';
 import { AppError } from '../trpc/errors.ts';
 import { COALESCED_EVENTS, ORDER_PAYLOAD_EVENTS } from './events.ts';
@@ -180,10 +181,10 @@ export async function closeCoalescingWindow(em: EntityManager, payload: unknown)
   const now = new Date();
   const events: NewWebhookEvent[] = [...byStore.values()].map((mine) => {
     const first = mine[0] as CoalescedChange;
-    const variants = new Set(mine.map((c) => c.variant_id));
-    const only = variants.size === 1 ? [...variants][0] : null;
-    const data: Record<string, unknown> = { product_id: first.product_id };
-    if (typeof only === 'number') data.variant_id = only;
+    const data = idsOnlyData(
+      first.product_id,
+      onlyVariant(mine.map((c) => (c.variant_id === null ? null : [c.variant_id]))),
+    );
     // The key's time is the window's first change for this store: a close retried after some batches
     // committed repeats the keys of those it writes again, so receivers can drop the repeats.
     const opened = Math.min(...mine.map((c) => c.at ?? now.getTime()));
