@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows, sql } from '../src/db/sql.ts';
-import { claimDue } from '../src/webhooks/delivery-queries.ts';
+import { type Claimed, deliveryRound } from '../src/webhooks/delivery-queries.ts';
 import { recordAttempts } from '../src/webhooks/record-attempts.ts';
 import { resendDelivery } from '../src/webhooks/service.ts';
 import { startTestApp, TEST_WEBHOOKS, type TestApp } from './helpers/app.ts';
 
 /**
- * The claim's bookkeeping (`next_due_at`) under the races a review found: a delivery committed while
- * a claim runs is never stranded, and a resend after a lost lease is claimable again.
+ * Holds and their bookkeeping (`next_due_at`) under the races a review found: a delivery committed
+ * while a round runs is never stranded, one subscription is held by one run at a time, and a run
+ * whose hold ran out and was taken over only logs what it had out.
  */
 
 let app: TestApp;
@@ -26,14 +27,22 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const limits = (token: string) => ({
-  deliveries: 50,
-  subscriptions: 200,
-  perSubscription: 5,
-  leaseMs: 60_000,
-  token,
-});
 const TOKEN_A = '00000000-0000-4000-8000-00000000000a';
+const TOKEN_B = '00000000-0000-4000-8000-00000000000b';
+
+/** A round that only looks for subscriptions to take (the first of a run). */
+const take = (token: string, have: number[] = []) =>
+  deliveryRound(app.em(), {
+    token,
+    holdMs: 60_000,
+    refill: [],
+    renew: [],
+    release: [],
+    taken: [],
+    have,
+    take: 200,
+    perTaken: 50,
+  });
 
 async function subscription(): Promise<number> {
   const [row] = await rows<{ id: number }>(
@@ -45,16 +54,16 @@ async function subscription(): Promise<number> {
   return row?.id as number;
 }
 
-const insertDelivery = (subscriptionId: number) => sql<{ id: string }>`WITH e AS (
+const insertDelivery = (subscriptionId: number, key = 'first') => sql<{ id: string }>`WITH e AS (
     INSERT INTO webhook_events (store_id, event, event_key, body)
-    VALUES (${storeId}, 'webhook.ping', 'webhook.ping:' || ${subscriptionId}, '{}') RETURNING id
+    VALUES (${storeId}, 'webhook.ping', 'webhook.ping:' || ${subscriptionId} || ${key}, '{}') RETURNING id
   )
   INSERT INTO webhook_deliveries (subscription_id, event_id) SELECT ${subscriptionId}, id FROM e RETURNING id::text`;
 
-describe('claims and next_due_at', () => {
-  it('a delivery committed while a claim visits its subscription is claimed afterwards, not stranded', async () => {
+describe('holds and next_due_at', () => {
+  it('a delivery committed while a round looks at its subscription is taken afterwards, not stranded', async () => {
     const sub = await subscription();
-    // Due now with nothing pending: what a write of attempts leaves behind.
+    // Due now with nothing pending: what a release leaves behind when work arrived meanwhile.
     await rows(
       app.em(),
       sql`UPDATE webhook_subscriptions SET next_due_at = now() - interval '1 second' WHERE id = ${sub}`,
@@ -73,46 +82,135 @@ describe('claims and next_due_at', () => {
       await held;
     });
     await written;
-    // The claim cannot see the uncommitted delivery; it must not put the subscription to sleep.
-    const during = await claimDue(app.em(), limits(TOKEN_A));
-    expect(during.filter((d) => d.subscription_id === sub)).toEqual([]);
+    // The round cannot see the uncommitted delivery, and skips the subscription the fan-out has locked.
+    const during = await take(TOKEN_A);
+    expect(during.taken).not.toContain(sub);
     commit();
     await fanOut;
-    const after = await claimDue(app.em(), limits(TOKEN_A));
-    expect(after.filter((d) => d.subscription_id === sub)).toHaveLength(1);
+    const after = await take(TOKEN_A);
+    expect(after.taken).toContain(sub);
+    expect(after.deliveries.filter((d) => d.subscription_id === sub)).toHaveLength(1);
+    await release(TOKEN_A, sub);
   });
 
-  it('a resend of a delivery whose lease was lost is claimable again', async () => {
+  it('a release waits for a delivery being committed and leaves the subscription due for it', async () => {
+    const sub = await subscription();
+    const first = await take(TOKEN_A);
+    expect(first.taken).not.toContain(sub);
+    await rows(app.em(), insertDelivery(sub));
+    const got = await take(TOKEN_A);
+    expect(got.taken).toContain(sub);
+    const [d] = got.deliveries.filter((x) => x.subscription_id === sub);
+    await recordAttempts(app.em(), TEST_WEBHOOKS, [ok(d as Claimed)], TOKEN_A);
+    // A second event is being fanned out as the run lets the subscription go.
+    let commit: () => void = () => {};
+    const held = new Promise<void>((r) => {
+      commit = r;
+    });
+    let inserted: () => void = () => {};
+    const written = new Promise<void>((r) => {
+      inserted = r;
+    });
+    const fanOut = app.em().transactional(async (tx) => {
+      await rows(tx, insertDelivery(sub, 'second'));
+      inserted();
+      await held;
+    });
+    await written;
+    const releasing = release(TOKEN_A, sub);
+    await new Promise((r) => setTimeout(r, 100));
+    commit();
+    await fanOut;
+    await releasing;
+    const again = await take(TOKEN_B);
+    expect(again.deliveries.filter((x) => x.subscription_id === sub)).toHaveLength(1);
+    await release(TOKEN_B, sub);
+  });
+
+  it('one run holds a subscription at a time; a hold that ran out may be taken, and its old holder only logs', async () => {
     const sub = await subscription();
     const [d] = await rows(app.em(), insertDelivery(sub));
-    const [claimed] = (await claimDue(app.em(), limits(TOKEN_A))).filter((c) => c.subscription_id === sub);
-    expect(claimed?.id).toBe(d?.id);
+    const a = await take(TOKEN_A);
+    expect(a.taken).toContain(sub);
+    const claimed = a.deliveries.find((x) => x.subscription_id === sub) as Claimed;
+    expect(claimed.id).toBe(d?.id);
+    // Another run finds nothing to take while the hold lasts.
+    expect((await take(TOKEN_B)).taken).not.toContain(sub);
+    // Run A stalls past its hold; run B takes the subscription and reads the same delivery.
+    await rows(
+      app.em(),
+      sql`UPDATE webhook_subscriptions SET held_until = now() - interval '1 second' WHERE id = ${sub}`,
+    );
+    const b = await take(TOKEN_B);
+    expect(b.deliveries.filter((x) => x.subscription_id === sub).map((x) => x.id)).toEqual([d?.id]);
+    // A's late write is logged but does not move the delivery: it is B's now.
+    await recordAttempts(app.em(), TEST_WEBHOOKS, [ok(claimed)], TOKEN_A);
+    const state = async () =>
+      (
+        await rows<{ status: string; attempts: number }>(
+          app.em(),
+          sql`SELECT status, attempts FROM webhook_deliveries WHERE id = ${d?.id}::bigint`,
+        )
+      )[0];
+    expect(await state()).toEqual({ status: 'pending', attempts: 0 });
+    // A's next round learns it lost the subscription.
+    const lost = await deliveryRound(app.em(), {
+      token: TOKEN_A,
+      holdMs: 60_000,
+      refill: [{ id: sub, n: 10 }],
+      renew: [],
+      release: [],
+      taken: [],
+      have: [sub],
+      take: 0,
+      perTaken: 0,
+    });
+    expect(lost.kept).toEqual([]);
+    expect(lost.deliveries).toEqual([]);
+    await recordAttempts(app.em(), TEST_WEBHOOKS, [ok(claimed)], TOKEN_B);
+    expect(await state()).toEqual({ status: 'succeeded', attempts: 1 });
+    await release(TOKEN_B, sub);
+  });
+
+  it('a resend of a delivery whose holder died is read by the next holder', async () => {
+    const sub = await subscription();
+    const [d] = await rows(app.em(), insertDelivery(sub));
+    expect((await take(TOKEN_A)).taken).toContain(sub);
     // The worker dies; the subscription is switched off and on; the owner resends the event.
     await rows(app.em(), sql`UPDATE webhook_subscriptions SET active = false WHERE id = ${sub}`);
     await rows(app.em(), sql`UPDATE webhook_deliveries SET status = 'discarded' WHERE id = ${d?.id}::bigint`);
     await rows(app.em(), sql`UPDATE webhook_subscriptions SET active = true WHERE id = ${sub}`);
     await resendDelivery(app.em(), storeId, sub, Number(d?.id));
-    const again = (await claimDue(app.em(), limits(TOKEN_A))).filter((c) => c.subscription_id === sub);
+    // Its hold ends (the worker is gone); then another run takes the subscription.
+    await rows(
+      app.em(),
+      sql`UPDATE webhook_subscriptions SET held_until = now() - interval '1 second' WHERE id = ${sub}`,
+    );
+    const again = (await take(TOKEN_B)).deliveries.filter((c) => c.subscription_id === sub);
     expect(again.map((c) => c.id)).toEqual([d?.id]);
-    // The old attempt's token no longer moves it: written by another holder, it is only logged.
-    await recordAttempts(
-      app.em(),
-      TEST_WEBHOOKS,
-      [
-        {
-          delivery: again[0] as (typeof again)[number],
-          outcome: 'succeeded',
-          status: 200,
-          error: null,
-          durationMs: 1,
-        },
-      ],
-      '00000000-0000-4000-8000-00000000000b',
-    );
-    const [state] = await rows<{ status: string }>(
-      app.em(),
-      sql`SELECT status FROM webhook_deliveries WHERE id = ${d?.id}::bigint`,
-    );
-    expect(state?.status).toBe('pending');
+    await release(TOKEN_B, sub);
   });
 });
+
+const ok = (delivery: Claimed) => ({
+  delivery,
+  outcome: 'succeeded' as const,
+  status: 200,
+  error: null,
+  durationMs: 1,
+});
+
+/** Lets a subscription go, as a run does once nothing of it is out or unwritten. */
+function release(token: string, sub: number) {
+  return deliveryRound(app.em(), {
+    token,
+    holdMs: 60_000,
+    refill: [],
+    renew: [],
+    release: [{ id: sub, toBack: false }],
+    taken: [],
+    have: [sub],
+    take: 0,
+    perTaken: 0,
+  });
+}

@@ -758,8 +758,8 @@ describe('webhook delivery engine', () => {
     worker = undefined;
     await first.kill();
 
-    // Nothing was recorded: the delivery is still pending. The dead worker's advisory lock ended with
-    // its connection, so a new worker takes the delivery without waiting for anything to expire.
+    // Nothing was recorded: the delivery is still pending. The dead worker's hold on the subscription
+    // ends within twice the deadline and 4 s; then a new worker takes it.
     expect(await log(store, hook.id)).toEqual([]);
     const [held] = await deliveries(hook.id);
     expect(held).toMatchObject({ status: 'pending', attempts: 0 });

@@ -11,7 +11,7 @@ import {
 } from './helpers/webhooks.ts';
 
 /**
- * Webhook delivery by row claims, with two worker processes on one database: every delivery is sent
+ * Webhook delivery by subscription holds, with two worker processes on one database: every delivery is sent
  * once and never by both at once, each subscription keeps to its in-flight cap across both and gets
  * its deliveries in order within that share, and a hung receiver holds up no one else.
  */
@@ -84,7 +84,8 @@ describe('two worker processes', () => {
     const before = receiver.received.length;
     for (const w of [0, 1])
       workers[w] = await startWorkerProcess(app.databaseUrl, receiver.caFile, {
-        WEBHOOK_CONCURRENCY: '50',
+        // Room for two subscriptions at their cap each: four need both workers.
+        WEBHOOK_CONCURRENCY: '10',
         WEBHOOK_TIMEOUT: '5s',
         // One job at a time: while one worker's run goes on, the next wake-up can only start the other's.
         WORKER_CONCURRENCY: '1',
@@ -92,7 +93,7 @@ describe('two worker processes', () => {
     const PER = 60;
     for (const sub of subs) await queue(store.id, sub, PER);
 
-    // Both workers hold claims at the same moment at least once: the work is shared, not handed over.
+    // Both workers hold subscriptions at the same moment at least once: the work is shared, not handed over.
     const tokensSeen = new Set<string>();
     let both = false;
     const deadline = Date.now() + 30_000;
@@ -100,8 +101,8 @@ describe('two worker processes', () => {
       await wake();
       const held = await rows<{ token: string }>(
         app.em(),
-        sql`SELECT DISTINCT claim_token::text AS token FROM webhook_deliveries
-          WHERE status = 'pending' AND claimed_until > now() AND claim_token IS NOT NULL`,
+        sql`SELECT DISTINCT held_by::text AS token FROM webhook_subscriptions
+          WHERE id = ANY (${subs}::integer[]) AND held_until > now()`,
       );
       for (const h of held) tokensSeen.add(h.token);
       if (held.length >= 2) both = true;
@@ -112,7 +113,7 @@ describe('two worker processes', () => {
     expect(got).toHaveLength(subs.length * PER);
     const ids = got.map((r) => String(r.headers['x-stockless-delivery-id']));
     expect(new Set(ids).size).toBe(ids.length);
-    expect(both, `claim tokens seen: ${[...tokensSeen].length}`).toBe(true);
+    expect(both, `hold tokens seen: ${[...tokensSeen].length}`).toBe(true);
 
     for (const sub of subs) {
       const mine = got.filter((r) => subOf(r) === sub);
@@ -169,7 +170,7 @@ describe('two worker processes', () => {
       await rows(app.em(), sql`UPDATE webhook_subscriptions SET active = false WHERE id = ${sub}`);
   }, 60_000);
 
-  it('a worker killed with SIGKILL mid-run loses nothing: its leases end and the other worker sends the rest', async () => {
+  it('a worker killed with SIGKILL mid-run loses nothing: its holds end and the other worker sends the rest', async () => {
     for (const w of workers.splice(0)) await w.stop();
     const store = await app.createStore('Killed');
     const created = await app.request('/api/v1/vendor/webhooks', {
@@ -180,7 +181,7 @@ describe('two worker processes', () => {
     expect(created.status).toBe(201);
     const subs = [await subscription(store.id, '/k0'), await subscription(store.id, '/k1')];
     receiver.behave(() => ({ delay: 300 }));
-    // A short deadline, so the dead worker's leases (twice the deadline and 5 s) end soon.
+    // A short deadline, so the dead worker's holds (twice the deadline and 4 s) end soon.
     const env = { WEBHOOK_CONCURRENCY: '50', WEBHOOK_TIMEOUT: '1s' };
     const doomed = await startWorkerProcess(app.databaseUrl, receiver.caFile, env);
     workers.push(await startWorkerProcess(app.databaseUrl, receiver.caFile, env));

@@ -23,6 +23,7 @@ import { Migration20261125100000_listing_earn } from './Migration20261125100000_
 import { Migration20261125110000_store_cells_empty } from './Migration20261125110000_store_cells_empty.ts';
 import { Migration20261125120000_catalogue_maintenance } from './Migration20261125120000_catalogue_maintenance.ts';
 import { Migration20261125130000_delivery_claims } from './Migration20261125130000_delivery_claims.ts';
+import { Migration20261125140000_subscription_holds } from './Migration20261125140000_subscription_holds.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -63,4 +64,8 @@ export const migrationsList = [
     class: Migration20261125120000_catalogue_maintenance,
   },
   { name: 'Migration20261125130000_delivery_claims', class: Migration20261125130000_delivery_claims },
+  {
+    name: 'Migration20261125140000_subscription_holds',
+    class: Migration20261125140000_subscription_holds,
+  },
 ];

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
 
-/** A delivery a worker holds a lease on, with what an attempt needs. */
+/** A delivery read by the worker that holds its subscription, with what an attempt needs. */
 export interface Claimed {
   id: string;
   subscription_id: number;
@@ -16,106 +16,135 @@ export interface Claimed {
   body: string;
 }
 
-export interface ClaimLimits {
-  /** Deliveries to take at most (the worker's free slots). */
-  deliveries: number;
-  /** Subscriptions to visit at most. */
-  subscriptions: number;
-  /** In flight at once per subscription, across every worker. */
-  perSubscription: number;
-  /** How long the claim holds: longer than an attempt's deadline. */
-  leaseMs: number;
-  /** This worker's claim token (a UUID): only its holder records the attempt. */
+export interface RoundRequest {
+  /** This run's hold token (a UUID): only its holder sends a subscription's deliveries. */
   token: string;
+  /** How long a hold lasts from this round: longer than an attempt's deadline plus its write. */
+  holdMs: number;
+  /** Held subscriptions to read more of (their hold renewed): id and how many at most. */
+  refill: { id: number; n: number }[];
+  /** Held subscriptions whose hold is only renewed. */
+  renew: number[];
+  /**
+   * Held subscriptions to let go, with nothing of theirs left out or unwritten. `toBack`: its
+   * turn is over (others are waiting), so it is due no sooner than now, behind those due before it.
+   */
+  release: { id: number; toBack: boolean }[];
+  /** Deliveries of the held subscriptions already read (queued, out, or not yet written). */
+  taken: string[];
+  /** Every subscription the run has, whatever its hold's state: never taken afresh. */
+  have: number[];
+  /** Subscriptions not held by anyone to take at most, and how many deliveries each to read. */
+  take: number;
+  perTaken: number;
+}
+
+export interface RoundResult {
+  /** Of the refilled and renewed subscriptions: those still held by this run, and whether active. */
+  kept: { id: number; active: boolean }[];
+  /** Subscriptions newly held by this run. */
+  taken: number[];
+  /** Subscriptions were due that this round had no room to take. */
+  waiting: boolean;
+  /** What was read, per subscription in due order. */
+  deliveries: Claimed[];
 }
 
 /**
- * One claim, one short transaction: the subscriptions whose work is due, soonest first, locked with
- * SKIP LOCKED (another worker visits others meanwhile); from each, its oldest claimable deliveries up
- * to its free slots (cap less what is out on a lease anywhere), leased to this worker; then each
- * visited subscription's `next_due_at` is what it holds next: the end of its earliest lease when it is
- * full, else its oldest claimable delivery. A full or hung subscription thus drops out of the order
- * until a slot can free, and never crowds out the others.
+ * One round of a worker's delivery run, one short transaction:
+ * 1. locks the subscriptions it holds (in id order, the order of every writer) and keeps those it
+ *    still holds: a hold that ran out may have been taken by another worker;
+ * 2. releases those it is done with: each is due again at its oldest pending delivery;
+ * 3. takes subscriptions nobody holds whose work is due, soonest first, with SKIP LOCKED (another
+ *    worker takes others meanwhile); a hold that ran out counts as nobody's;
+ * 4. renews its holds and reads ahead from each, in due order, skipping what it already has.
+ * While a worker holds a subscription no other sends its deliveries, so the per-subscription cap and
+ * the order within it are the holder's to keep, and never two attempts of one delivery are out.
  */
-export function claimDue(em: EntityManager, l: ClaimLimits): Promise<Claimed[]> {
+export function deliveryRound(em: EntityManager, r: RoundRequest): Promise<RoundResult> {
   return em.transactional(async (tx) => {
-    // Locked first, read after, in two statements: the second's snapshot starts once the locks are
-    // held, so it sees every write of attempts that committed before them, and a write that commits
-    // after must wait for the lock and then moves `next_due_at` on top of what this claim sets. In
-    // one statement, a write committed while the claim waited would be invisible to its counts, and
-    // the claim would put a subscription with a free slot to sleep until a lease ended.
-    const locked = await rows<{ id: number }>(
+    const mine = [...new Set([...r.refill.map((x) => x.id), ...r.renew, ...r.release.map((x) => x.id)])];
+    const locked = mine.length
+      ? await rows<{ id: number; active: boolean; held: boolean }>(
+          tx,
+          sql`SELECT id, active, held_by IS NOT DISTINCT FROM ${r.token}::uuid AS held
+            FROM webhook_subscriptions WHERE id = ANY (${mine.sort((a, b) => a - b)}::integer[])
+            ORDER BY id FOR NO KEY UPDATE`,
+        )
+      : [];
+    const still = new Map(locked.filter((s) => s.held).map((s) => [s.id, s.active]));
+    const release = r.release.filter((x) => still.has(x.id));
+    if (release.length) {
+      // A statement of its own, after the locks: it sees every delivery committed before them.
+      await rows(
+        tx,
+        sql`UPDATE webhook_subscriptions s SET held_by = NULL, held_until = NULL, next_due_at = (
+            SELECT CASE WHEN x.to_back THEN GREATEST(min(d.next_attempt_at), now()) ELSE min(d.next_attempt_at) END
+            FROM webhook_deliveries d WHERE d.subscription_id = s.id AND d.status = 'pending')
+          FROM unnest(${release.map((x) => x.id)}::integer[], ${release.map((x) => x.toBack)}::boolean[]) AS x(id, to_back)
+          WHERE s.id = x.id`,
+      );
+    }
+    // One more than it takes: whether others are waiting that this worker has no room for.
+    const due = await rows<{ id: number }>(
       tx,
       sql`SELECT id FROM webhook_subscriptions
-        WHERE active AND next_due_at <= now()
+        WHERE active AND next_due_at <= now() AND (held_until IS NULL OR held_until <= now())
+          AND id <> ALL (${r.have}::integer[])
         ORDER BY next_due_at, id
-        LIMIT ${l.subscriptions}
+        LIMIT ${r.take + 1}
         FOR NO KEY UPDATE SKIP LOCKED`,
     );
-    if (locked.length === 0) return [];
-    return rows<Claimed>(
-      tx,
-      sql`WITH subs AS (
-          SELECT s.id, (SELECT count(*) FROM webhook_deliveries x
-              WHERE x.subscription_id = s.id AND x.status = 'pending' AND x.claimed_until > now())::integer AS busy
-          FROM unnest(${locked.map((s) => s.id)}::integer[]) AS s(id)
-        ), ranked AS (
-          SELECT d.id, d.subscription_id, subs.busy,
-            row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS overall
-          FROM subs CROSS JOIN LATERAL (
-            SELECT d.id, d.subscription_id, d.next_attempt_at FROM webhook_deliveries d
-            WHERE d.subscription_id = subs.id AND d.status = 'pending' AND d.next_attempt_at <= now()
-              AND (d.claimed_until IS NULL OR d.claimed_until <= now())
-            ORDER BY d.next_attempt_at, d.id
-            LIMIT GREATEST(0, ${l.perSubscription} - subs.busy)
-            FOR UPDATE OF d SKIP LOCKED
-          ) d
-        ), picked AS (
-          SELECT id, subscription_id FROM ranked WHERE overall <= ${l.deliveries}
-        ), claimed AS (
-          UPDATE webhook_deliveries d SET claimed_until = now() + ${l.leaseMs} * interval '1 millisecond',
-            claim_token = ${l.token}::uuid
-          FROM picked WHERE d.id = picked.id
-          RETURNING d.id, d.subscription_id, d.attempts, d.round_attempts, d.event_id, d.next_attempt_at
-        ), counted AS (
-          SELECT subs.id, subs.busy, count(picked.id)::integer AS taken
-          FROM subs LEFT JOIN picked ON picked.subscription_id = subs.id
-          GROUP BY subs.id, subs.busy
-        ), visited AS (
-          UPDATE webhook_subscriptions s SET last_claimed_at = now(), next_due_at = LEAST(
-              -- The end of the earliest lease out (the worker holding it may have died).
-              (SELECT min(x.claimed_until) FROM webhook_deliveries x
-                WHERE x.subscription_id = s.id AND x.status = 'pending' AND x.claimed_until > now()),
-              CASE WHEN c.taken > 0 THEN now() + ${l.leaseMs} * interval '1 millisecond' END,
-              -- With a free slot, its oldest claimable delivery (a walk of its due index).
-              CASE WHEN c.busy + c.taken < ${l.perSubscription} THEN (
-                SELECT x.next_attempt_at FROM webhook_deliveries x
-                WHERE x.subscription_id = s.id AND x.status = 'pending'
-                  AND (x.claimed_until IS NULL OR x.claimed_until <= now())
-                  AND x.id NOT IN (SELECT id FROM picked)
-                ORDER BY x.next_attempt_at, x.id LIMIT 1) END)
-          FROM counted c WHERE s.id = c.id
+    const fresh = due.slice(0, r.take);
+    const released = new Set(release.map((x) => x.id));
+    const reads = [
+      ...r.refill.filter((x) => still.get(x.id) === true && !released.has(x.id)),
+      ...r.renew.filter((id) => still.get(id) !== undefined && !released.has(id)).map((id) => ({ id, n: 0 })),
+      ...fresh.map((s) => ({ id: s.id, n: r.perTaken })),
+    ];
+    const deliveries = reads.length
+      ? await rows<Claimed>(
+          tx,
+          sql`WITH want AS (
+              SELECT * FROM unnest(${reads.map((x) => x.id)}::integer[], ${reads.map((x) => x.n)}::integer[]) AS w(id, n)
+            ), held AS (
+              UPDATE webhook_subscriptions s SET held_by = ${r.token}::uuid,
+                held_until = now() + ${r.holdMs} * interval '1 millisecond', last_claimed_at = now()
+              FROM want WHERE s.id = want.id
+              RETURNING s.id, s.store_id, s.url, s.secret_encrypted, s.active, want.n
+            )
+            SELECT d.id::text, held.id AS subscription_id, held.store_id, d.attempts, d.round_attempts, held.url,
+              held.secret_encrypted, e.id::text AS event_id, e.event, e.event_key, e.body
+            FROM held CROSS JOIN LATERAL (
+              SELECT d.id, d.attempts, d.round_attempts, d.event_id, d.next_attempt_at FROM webhook_deliveries d
+              WHERE d.subscription_id = held.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+                AND d.id NOT IN (SELECT unnest(${r.taken}::bigint[]))
+              ORDER BY d.next_attempt_at, d.id
+              LIMIT CASE WHEN held.active THEN held.n ELSE 0 END
+            ) d
+            JOIN webhook_events e ON e.id = d.event_id
+            ORDER BY held.id, d.next_attempt_at, d.id`,
         )
-        SELECT c.id::text, c.subscription_id, s.store_id, c.attempts, c.round_attempts, s.url, s.secret_encrypted,
-          e.id::text AS event_id, e.event, e.event_key, e.body
-        FROM claimed c
-        JOIN webhook_subscriptions s ON s.id = c.subscription_id
-        JOIN webhook_events e ON e.id = c.event_id
-        ORDER BY c.next_attempt_at, c.id`,
-    );
+      : [];
+    return {
+      kept: [...still].filter(([id]) => !released.has(id)).map(([id, active]) => ({ id, active })),
+      taken: fresh.map((s) => s.id),
+      waiting: due.length > fresh.length,
+      deliveries,
+    };
   });
 }
 
 /**
- * A wake-up for when the next subscription's work falls due (a retry, a lease that may end
- * unrecorded), at least a second ahead: what is due now is taken by the runs already going.
+ * A wake-up for when the next subscription's work falls due (a retry, a hold that may end with its
+ * worker gone), at least a second ahead: what is due now is taken by the runs already going.
  */
 export async function scheduleNextWake(em: EntityManager): Promise<void> {
   await rows(
     em,
     sql`SELECT add_keyed_job('deliver_webhooks', '{}'::json, 'deliver_webhooks:' || floor(extract(epoch FROM due_at))::bigint,
         'preserve_run_at', run_at => due_at)
-      FROM (SELECT GREATEST(min(next_due_at), now() + interval '1 second') AS due_at
+      FROM (SELECT GREATEST(min(GREATEST(next_due_at, held_until)), now() + interval '1 second') AS due_at
             FROM webhook_subscriptions WHERE active AND next_due_at IS NOT NULL) next
       WHERE due_at IS NOT NULL`,
   );

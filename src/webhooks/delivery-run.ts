@@ -1,85 +1,117 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Attempted, attempt } from './attempt.ts';
-import { type Claimed, claimDue, scheduleNextWake } from './delivery-queries.ts';
+import { type Claimed, deliveryRound, type RoundRequest, scheduleNextWake } from './delivery-queries.ts';
 import { recordAttempts } from './record-attempts.ts';
 import { secretsKey } from './secrets.ts';
 import { PER_SUBSCRIPTION_IN_FLIGHT, type WebhookSettings } from './settings.ts';
 
-/**
- * A finished attempt holds its subscription's slot until it is written (the cap counts leases, across
- * workers), so outcomes are written as soon as the previous write is done: one write in flight at a
- * time, each taking whatever finished meanwhile (at most FLUSH_MAX).
- */
-const FLUSH_MAX = 500;
+/** Outcomes one write takes at most; one write is in flight at a time. */
+const FLUSH_MAX = 1000;
 const TICK_MS = 50;
 const WRITE_RETRIES = 5;
-/** After a claim found nothing, the next waits this long (unless an attempt or a flush frees work). */
-const IDLE_CLAIM_MS = 100;
-/** Subscriptions one claim visits at most: a claim stays one short transaction. */
-const SUBSCRIPTIONS_PER_CLAIM = 200;
+/** After a round found no new subscription, the next looks again this long after (unless woken). */
+const IDLE_TAKE_MS = 100;
+/** A held subscription whose last read came back short is read again no sooner than this. */
+const IDLE_READ_MS = 100;
+/** Subscriptions one round takes at most: a round stays one short transaction. */
+const SUBSCRIPTIONS_PER_ROUND = 200;
+/** Read ahead: about this much of a subscription's work at its receiver's pace, within bounds. */
+const READ_AHEAD_MS = 500;
+const MAX_READ_AHEAD = 250;
+/** While other subscriptions wait for room, one is held this long before it goes to the back. */
+const TURN_MS = 2000;
 
 /**
- * A lease outlasts everything an attempt can take (the address check and the request each have the
- * deadline) plus the time to record it, so no other worker attempts a delivery while its attempt may
- * still be out. A worker that dies frees its deliveries when their leases end.
+ * A hold outlasts what an attempt can take (the address check and the request each have the
+ * deadline) plus 1 s to write it, counted from the last moment an attempt may start, which is 3 s
+ * after a round renewed it; rounds renew holds every second. A worker that dies frees its
+ * subscriptions when their holds end: twice the deadline and 4 s.
  */
-export function leaseMs(s: WebhookSettings): number {
-  return 2 * s.timeoutMs + 5_000;
+export function holdTimes(s: WebhookSettings) {
+  const startBefore = 2 * s.timeoutMs + 1_000;
+  return { holdMs: startBefore + 3_000, startBefore, renewBefore: startBefore + 2_000 };
+}
+
+/** One held subscription: its read-ahead, what is out, and its receiver's pace. */
+interface Held {
+  id: number;
+  /** Read, in due order, not yet started. */
+  queue: Claimed[];
+  /** Read and not yet written (queued, out, or finished): never read again meanwhile. */
+  taken: Set<string>;
+  inFlight: number;
+  /** By this process's clock, from the start of the round that last renewed it. */
+  heldUntil: number;
+  since: number;
+  /** When a read last came back short (its backlog is drained for now), else null. */
+  drainedAt: number | null;
+  /** Read no more: its turn is over, it was switched off, or the run stops. Released once empty. */
+  closing: boolean;
+  /** Another worker holds it now: nothing more is sent; outcomes are only logged. */
+  lost: boolean;
+  /** Moving average of its attempts' durations, sizing the read-ahead. */
+  latencyMs: number;
 }
 
 /** Everything a run changes as it goes, in one place. */
 interface RunState {
+  held: Map<number, Held>;
   inFlight: number;
   /** Attempts finished and not yet written. */
   results: Attempted[];
-  claiming: boolean;
+  rounding: boolean;
   flushing: boolean;
-  /** Completed flushes; a claim that found nothing counts only if it began after the last one. */
-  flushes: number;
-  /** The flush count when the last empty claim began, or -1 once a claim found work. */
-  emptyAfterFlush: number;
-  lastEmptyClaimAt: number;
+  /** Another subscription was due that the last round had no room for. */
+  waiting: boolean;
+  /** When the last round that looked for new subscriptions found fewer than it could take. */
+  lastShortTakeAt: number;
+  /** Nothing held, and the last round looked for new subscriptions and found none. */
+  drained: boolean;
   attempts: number;
-  /**
-   * A claim or a write that failed for good: nothing new is claimed, what is out finishes, and
-   * outcomes are still written (after a failed claim); the run then ends with it.
-   */
+  /** A round or a write that failed for good: nothing new starts, what is out finishes; the run then ends with it. */
   failure: unknown;
-  /** The last write failed for good: outcomes can no longer be written (their leases will end). */
+  /** The last write failed for good: outcomes can no longer be written (their holds will end). */
   writeFailed: boolean;
-  /** Writes retried after a deadlock or serialization failure, in a row. */
   writeRetries: number;
-  /** The worker is shutting down: no new claims; what is out finishes and is written. */
+  /** The worker is shutting down: nothing new starts; what is out finishes, is written and let go. */
   stopping: boolean;
+  /** Where the next pass over the held subscriptions starts, so slots go round. */
+  cursor: number;
 }
 
 /**
- * One worker's delivery run: claims due deliveries into its free slots (row claims with leases, so
- * any number of workers share the work), sends them, and writes the outcomes in batches, until a
- * claim made after the last write finds nothing and nothing is out. The per-subscription cap and
- * the order within a subscription are the claim's (src/webhooks/delivery-queries.ts); this object
- * only keeps its slots full.
+ * One worker's delivery run. It holds subscriptions (src/webhooks/delivery-queries.ts): while it
+ * holds one, no other worker sends that subscription's deliveries, so the run keeps up to the cap
+ * out for each from a read-ahead queue and refills the queue before it runs dry, with no write per
+ * delivery before it goes out. Outcomes are written in batches, one write at a time. The run takes
+ * subscriptions while it has room for their full cap, lets one go when it is empty (or its turn is
+ * over while others wait), and ends when it holds nothing and a round found nothing to take.
  */
 export class DeliveryRun {
   private readonly state: RunState = {
+    held: new Map(),
     inFlight: 0,
     results: [],
-    claiming: false,
+    rounding: false,
     flushing: false,
-    flushes: 0,
-    emptyAfterFlush: -1,
-    lastEmptyClaimAt: 0,
+    waiting: false,
+    lastShortTakeAt: 0,
+    drained: false,
     attempts: 0,
     failure: undefined,
     writeFailed: false,
     writeRetries: 0,
     stopping: false,
+    cursor: 0,
   };
   private readonly token = randomUUID();
   private readonly key: Buffer;
+  private readonly times: ReturnType<typeof holdTimes>;
   private wakeUp: (() => void) | undefined;
   private poked = false;
+  /** Woken from outside (new work may be due): look for subscriptions now, not after the idle pause. */
+  private woken = false;
 
   private readonly em: EntityManager;
   private readonly settings: WebhookSettings;
@@ -88,25 +120,31 @@ export class DeliveryRun {
     this.em = em;
     this.settings = settings;
     this.key = secretsKey(settings.secretKey);
+    this.times = holdTimes(settings);
   }
 
   /** Something changed (work may be due): look again now instead of after the idle pause. */
   poke = (): void => {
+    this.woken = true;
+    this.nudge();
+  };
+
+  /** Ends the run soon: what is out finishes (within the deadline), is written, and its subscriptions let go. */
+  stop = (): void => {
+    this.state.stopping = true;
+    this.nudge();
+  };
+
+  private nudge = (): void => {
     const wake = this.wakeUp;
     this.wakeUp = undefined;
     if (wake) wake();
     else this.poked = true;
   };
 
-  /** Ends the run soon: what is out finishes (within the deadline) and is written; nothing new is claimed. */
-  stop = (): void => {
-    this.state.stopping = true;
-    this.poke();
-  };
-
-  /** Runs until drained; returns the attempts made. Throws a claim's or a write's failure. */
+  /** Runs until drained; returns the attempts made. Throws a round's or a write's failure. */
   async run(): Promise<number> {
-    const ticker = setInterval(this.poke, TICK_MS);
+    const ticker = setInterval(this.nudge, TICK_MS);
     try {
       for (;;) {
         this.poked = false;
@@ -125,60 +163,196 @@ export class DeliveryRun {
 
   private step(): 'wait' | 'done' {
     const st = this.state;
+    if (st.stopping || st.failure) for (const h of st.held.values()) this.close(h, true);
     if (!st.writeFailed) this.maybeFlush();
-    if (st.failure) {
-      const settled = st.inFlight === 0 && !st.claiming && !st.flushing;
-      return settled && (st.writeFailed || st.results.length === 0) ? 'done' : 'wait';
-    }
-    if (!st.stopping) this.maybeClaim();
-    const idle = st.inFlight === 0 && !st.claiming && !st.flushing && st.results.length === 0;
-    return idle && (st.stopping || st.emptyAfterFlush === st.flushes) ? 'done' : 'wait';
+    if (!st.failure) this.pump();
+    if (!st.failure) this.maybeRound();
+    const settled = st.inFlight === 0 && !st.rounding && !st.flushing;
+    if (st.failure) return settled && (st.writeFailed || st.results.length === 0) ? 'done' : 'wait';
+    return settled && st.results.length === 0 && st.held.size === 0 && (st.drained || st.stopping)
+      ? 'done'
+      : 'wait';
   }
 
-  private maybeClaim(): void {
+  /** Stops reading for a subscription; `dropQueue` also gives back what it read and has not started. */
+  private close(h: Held, dropQueue: boolean): void {
+    h.closing = true;
+    if (!dropQueue) return;
+    for (const d of h.queue) h.taken.delete(d.id);
+    h.queue = [];
+  }
+
+  /** Starts attempts into free slots, a subscription at a time in turn, up to its cap. */
+  private pump(): void {
     const st = this.state;
-    const free = this.settings.concurrency - st.inFlight;
-    if (st.claiming || free <= 0) return;
-    // Claim in batches while busy: one round trip fills many slots.
-    if (st.inFlight > 0 && free < Math.max(1, Math.floor(this.settings.concurrency / 8))) return;
-    if (Date.now() - st.lastEmptyClaimAt < IDLE_CLAIM_MS && st.emptyAfterFlush === st.flushes) return;
-    st.claiming = true;
-    const flushesAtStart = st.flushes;
-    claimDue(this.em.fork(), {
-      deliveries: free,
-      subscriptions: SUBSCRIPTIONS_PER_CLAIM,
-      perSubscription: PER_SUBSCRIPTION_IN_FLIGHT,
-      leaseMs: leaseMs(this.settings),
-      token: this.token,
-    })
-      .then((claimed) => {
-        if (claimed.length === 0) {
-          st.lastEmptyClaimAt = Date.now();
-          st.emptyAfterFlush = flushesAtStart;
-        } else {
-          st.emptyAfterFlush = -1;
-          for (const d of claimed) this.send(d);
-        }
-      })
-      .catch((err: unknown) => {
-        st.failure ??= err;
-      })
-      .finally(() => {
-        st.claiming = false;
-        this.poke();
-      });
+    const held = [...st.held.values()];
+    if (held.length === 0) return;
+    const now = Date.now();
+    let started = true;
+    while (started && st.inFlight < this.settings.concurrency) {
+      started = false;
+      for (let i = 0; i < held.length && st.inFlight < this.settings.concurrency; i++) {
+        const h = held[(st.cursor + i) % held.length] as Held;
+        if (h.lost || h.inFlight >= PER_SUBSCRIPTION_IN_FLIGHT || h.queue.length === 0) continue;
+        // Too little of the hold left for an attempt and its write: wait for the next renewal.
+        if (h.heldUntil - now < this.times.startBefore) continue;
+        this.send(h, h.queue.shift() as Claimed);
+        started = true;
+      }
+      st.cursor = (st.cursor + 1) % held.length;
+    }
   }
 
-  private send(d: Claimed): void {
+  private send(h: Held, d: Claimed): void {
     const st = this.state;
     st.inFlight++;
+    h.inFlight++;
     st.attempts++;
     // attempt() never rejects.
     void attempt(d, this.settings, this.key).then((result) => {
       st.inFlight--;
+      h.inFlight--;
+      h.latencyMs = 0.8 * h.latencyMs + 0.2 * result.durationMs;
       st.results.push(result);
-      this.poke();
+      this.nudge();
     });
+  }
+
+  /** How many deliveries of a subscription to hold read: about READ_AHEAD_MS of its work. */
+  private depth(h: Held): number {
+    const cap = PER_SUBSCRIPTION_IN_FLIGHT;
+    return Math.min(
+      MAX_READ_AHEAD,
+      Math.max(cap, Math.round((cap * READ_AHEAD_MS) / Math.max(1, h.latencyMs))),
+    );
+  }
+
+  private empty(h: Held): boolean {
+    return h.queue.length === 0 && h.inFlight === 0 && h.taken.size === 0;
+  }
+
+  /** What the next round should do, or null when there is nothing to do. */
+  private plan(now: number): RoundRequest | null {
+    const st = this.state;
+    const cap = PER_SUBSCRIPTION_IN_FLIGHT;
+    const r: RoundRequest = {
+      token: this.token,
+      holdMs: this.times.holdMs,
+      refill: [],
+      renew: [],
+      release: [],
+      taken: [],
+      have: [...st.held.keys()],
+      take: 0,
+      perTaken: 0,
+    };
+    let room = this.settings.concurrency;
+    for (const h of st.held.values()) {
+      if (h.lost) {
+        room -= h.inFlight;
+        continue;
+      }
+      if (!h.closing && st.waiting && now - h.since > TURN_MS) this.close(h, false);
+      const drained = h.drainedAt !== null && now - h.drainedAt < IDLE_READ_MS;
+      if (this.empty(h) && (h.closing || h.drainedAt !== null)) {
+        r.release.push({ id: h.id, toBack: h.closing && !st.stopping && !st.failure });
+        continue;
+      }
+      const depth = this.depth(h);
+      if (!h.closing && !drained && h.queue.length <= depth / 2) {
+        r.refill.push({ id: h.id, n: depth - h.queue.length });
+      } else if (h.heldUntil - now < this.times.renewBefore) {
+        r.renew.push(h.id);
+      }
+      room -= h.closing || h.drainedAt !== null ? h.inFlight + h.queue.length : cap;
+    }
+    const lookForNew = this.woken || now - st.lastShortTakeAt >= IDLE_TAKE_MS;
+    if (!st.stopping && lookForNew) {
+      r.take = Math.min(SUBSCRIPTIONS_PER_ROUND, Math.floor(Math.max(0, room) / cap));
+      // A worker with fewer slots than the cap still takes one subscription when it holds none.
+      if (r.take === 0 && st.held.size === 0 && this.settings.concurrency > 0) r.take = 1;
+      r.perTaken = Math.min(MAX_READ_AHEAD, Math.max(cap, Math.round(READ_AHEAD_MS / 50) * cap));
+    }
+    if (r.refill.length) {
+      for (const x of r.refill) for (const id of st.held.get(x.id)?.taken ?? []) r.taken.push(id);
+    }
+    const idleTake = r.take === 0 && (st.stopping || !lookForNew || st.held.size > 0);
+    if (r.refill.length === 0 && r.renew.length === 0 && r.release.length === 0 && idleTake) return null;
+    return r;
+  }
+
+  private maybeRound(): void {
+    const st = this.state;
+    if (st.rounding) return;
+    const startedAt = Date.now();
+    const r = this.plan(startedAt);
+    if (!r) return;
+    st.rounding = true;
+    this.woken = false;
+    deliveryRound(this.em.fork(), r)
+      .then((res) => this.apply(r, res, startedAt))
+      .catch((err: unknown) => {
+        st.failure ??= err;
+      })
+      .finally(() => {
+        st.rounding = false;
+        this.nudge();
+      });
+  }
+
+  /** Takes in what a round did: holds kept, lost, let go and taken, and what was read. */
+  private apply(r: RoundRequest, res: Awaited<ReturnType<typeof deliveryRound>>, startedAt: number): void {
+    const st = this.state;
+    const heldUntil = startedAt + this.times.holdMs;
+    const kept = new Map(res.kept.map((k) => [k.id, k.active]));
+    for (const x of r.release) st.held.delete(x.id);
+    for (const id of [...r.refill.map((x) => x.id), ...r.renew]) {
+      const h = st.held.get(id);
+      if (!h) continue;
+      const active = kept.get(id);
+      if (active === undefined) {
+        // Taken over after the hold ran out: give back what it read, finish what is out.
+        h.lost = true;
+        this.close(h, true);
+        if (this.empty(h)) st.held.delete(id);
+        continue;
+      }
+      h.heldUntil = heldUntil;
+      if (!active) this.close(h, true);
+    }
+    for (const id of res.taken) {
+      st.held.set(id, {
+        id,
+        queue: [],
+        taken: new Set(),
+        inFlight: 0,
+        heldUntil,
+        since: startedAt,
+        drainedAt: null,
+        closing: false,
+        lost: false,
+        latencyMs: 50,
+      });
+    }
+    const read = new Map<number, number>();
+    for (const d of res.deliveries) {
+      const h = st.held.get(d.subscription_id);
+      if (!h || h.closing) continue;
+      h.queue.push(d);
+      h.taken.add(d.id);
+      read.set(h.id, (read.get(h.id) ?? 0) + 1);
+    }
+    const asked = new Map<number, number>([
+      ...r.refill.map((x) => [x.id, x.n] as [number, number]),
+      ...res.taken.map((id) => [id, r.perTaken] as [number, number]),
+    ]);
+    for (const [id, n] of asked) {
+      const h = st.held.get(id);
+      if (h) h.drainedAt = (read.get(id) ?? 0) < n ? startedAt : null;
+    }
+    st.waiting = res.waiting;
+    if (r.take > 0 && res.taken.length < r.take) st.lastShortTakeAt = startedAt;
+    st.drained = st.held.size === 0 && r.take > 0 && res.taken.length === 0;
   }
 
   private maybeFlush(): void {
@@ -188,8 +362,9 @@ export class DeliveryRun {
     st.flushing = true;
     recordAttempts(this.em.fork(), this.settings, batch, this.token)
       .then(() => {
-        st.flushes++;
         st.writeRetries = 0;
+        for (const a of batch) st.held.get(a.delivery.subscription_id)?.taken.delete(a.delivery.id);
+        for (const h of [...st.held.values()]) if (h.lost && this.empty(h)) st.held.delete(h.id);
       })
       .catch((err: unknown) => {
         // Two writers met in a cycle or a snapshot conflict: the batch goes back and is written again.
@@ -204,15 +379,14 @@ export class DeliveryRun {
       })
       .finally(() => {
         st.flushing = false;
-        this.poke();
+        this.nudge();
       });
   }
 }
 
 /**
  * One drain of the due deliveries, then a wake-up for when the next work falls due (a retry, a
- * lease that may end unwritten). The caller of a long-lived run schedules it once the run is no
- * longer reachable, so a wake-up that arrives as the run ends is not lost.
+ * hold that may end with its worker gone).
  */
 export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise<number> {
   const n = await new DeliveryRun(em, s).run();

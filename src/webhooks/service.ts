@@ -158,9 +158,8 @@ export async function resendDelivery(em: EntityManager, storeId: number, id: num
     const [d] = await rows<DeliverySummary>(
       tx,
       sql`WITH again AS (
-          -- A new round owns no lease: an attempt of the old round still out is only logged when it ends.
           UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = now(),
-            updated_at = now(), claimed_until = NULL, claim_token = NULL
+            updated_at = now()
           WHERE id = ${deliveryId} AND subscription_id = ${id} AND status <> 'pending'
           RETURNING *
         ), current AS (
