@@ -34,14 +34,16 @@ export const BENCH_SECRET_KEY = 'b2'.repeat(32);
 
 /**
  * `npm run worker` against the bench database, allowed to deliver to loopback and trusting the
- * receivers' certificate; `env` adds the part's own settings.
+ * receivers' certificate; `env` adds the part's own settings. BENCH_WORKER_NODE_ARGS adds Node
+ * flags (for example `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the worker).
  */
 export function spawnBenchWorker(
   databaseUrl: string,
   caFile: string,
   env: Record<string, string>,
 ): ChildProcess {
-  return spawn(process.execPath, ['server/main.ts', 'worker'], {
+  const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  return spawn(process.execPath, [...nodeArgs, 'server/main.ts', 'worker'], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,

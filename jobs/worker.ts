@@ -33,6 +33,9 @@ export async function startWorker(opts: WorkerOptions): Promise<Runner> {
     logger: graphileLogger(opts.log.child({ component: 'worker' })),
     noHandleSignals: true,
     pollInterval: 1000,
+    // A stopping delivery run lets its attempts end (each within twice the deadline) and releases its
+    // subscriptions; cut short, it would leave them held for their whole hold.
+    gracefulShutdownAbortTimeout: 2 * opts.webhooks.timeoutMs + 5_000,
   });
   // Deliveries a previous worker left mid-flight are taken again at once.
   await runner.addJob('deliver_webhooks', {}, { jobKey: 'deliver_webhooks', jobKeyMode: 'replace' });

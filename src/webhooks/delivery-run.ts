@@ -21,6 +21,8 @@ const READ_AHEAD_MS = 500;
 const MAX_READ_AHEAD = 250;
 /** While other subscriptions wait for room, one is held this long before it goes to the back. */
 const TURN_MS = 2000;
+/** A subscription whose turn ended and whose last attempts are out this long is served again. */
+const TURN_HANG_MS = 1000;
 
 /**
  * A hold outlasts what an attempt can take (the address check and the request each have the
@@ -48,6 +50,8 @@ interface Held {
   drainedAt: number | null;
   /** Read no more: its turn is over, it was switched off, or the run stops. Released once empty. */
   closing: boolean;
+  /** When its turn ended (it was closed only for others' sake), else null. */
+  turnEndedAt: number | null;
   /** Another worker holds it now: nothing more is sent; outcomes are only logged. */
   lost: boolean;
   /** Moving average of its attempts' durations, sizing the read-ahead. */
@@ -178,6 +182,8 @@ export class DeliveryRun {
   private close(h: Held, dropQueue: boolean): void {
     h.closing = true;
     if (!dropQueue) return;
+    // Closed for good (stop, switched off, lost), not for a turn: never opened again.
+    h.turnEndedAt = null;
     for (const d of h.queue) h.taken.delete(d.id);
     h.queue = [];
   }
@@ -252,7 +258,22 @@ export class DeliveryRun {
         room -= h.inFlight;
         continue;
       }
-      if (!h.closing && st.waiting && now - h.since > TURN_MS) this.close(h, false);
+      if (!h.closing && st.waiting && now - h.since > TURN_MS) {
+        this.close(h, false);
+        h.turnEndedAt = now;
+      }
+      // Its turn ended but an attempt still hangs: it keeps its slots either way, so the others serve
+      // its backlog again rather than wait for the deadline. A new turn starts.
+      if (
+        h.turnEndedAt !== null &&
+        h.queue.length === 0 &&
+        h.inFlight > 0 &&
+        now - h.turnEndedAt > TURN_HANG_MS
+      ) {
+        h.closing = false;
+        h.turnEndedAt = null;
+        h.since = now;
+      }
       const drained = h.drainedAt !== null && now - h.drainedAt < IDLE_READ_MS;
       if (this.empty(h) && (h.closing || h.drainedAt !== null)) {
         r.release.push({ id: h.id, toBack: h.closing && !st.stopping && !st.failure });
@@ -330,6 +351,7 @@ export class DeliveryRun {
         since: startedAt,
         drainedAt: null,
         closing: false,
+        turnEndedAt: null,
         lost: false,
         latencyMs: 50,
       });
