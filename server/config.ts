@@ -34,6 +34,8 @@ const configFields = z.object({
   HOST: z.string().default('0.0.0.0'),
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   DATABASE_URL: z.string().min(1).optional(),
+  // Behind a pooler in transaction mode: the server itself, for migrations and the worker's queue.
+  DATABASE_DIRECT_URL: z.string().min(1).optional(),
   DATA_DIR: z.string().default('.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -125,6 +127,13 @@ const configFields = z.object({
 });
 
 const configSchema = configFields.superRefine((cfg, ctx) => {
+  if (cfg.DATABASE_DIRECT_URL && !cfg.DATABASE_URL) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['DATABASE_DIRECT_URL'],
+      message: 'DATABASE_DIRECT_URL goes with DATABASE_URL (the pooled URL); set both or neither',
+    });
+  }
   // Refused rather than ignored: a test setting that reached production is a mistake to see at boot.
   if (cfg.NODE_ENV === 'production' && cfg.WEBHOOK_TEST_HOSTS.size > 0) {
     ctx.addIssue({

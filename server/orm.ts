@@ -28,3 +28,17 @@ export async function migrate(orm: Orm, url: string): Promise<void> {
     await client.end();
   }
 }
+
+/**
+ * Migrates over `directUrl` when it names another server than `url` (a pooler in transaction mode
+ * cannot hold the migrations' session lock), with a connection of its own; else over `url`.
+ */
+export async function migrateDirect(orm: Orm, url: string, directUrl: string | undefined): Promise<void> {
+  if (!directUrl || directUrl === url) return migrate(orm, url);
+  const direct = await openOrm(directUrl, 1);
+  try {
+    await migrate(direct, directUrl);
+  } finally {
+    await direct.close(true);
+  }
+}

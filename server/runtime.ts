@@ -6,7 +6,7 @@ import { createApp } from './app.ts';
 import { type Config, merchantOf, webhookResolverOf, webhookSettingsOf } from './config.ts';
 import { type Database, startEmbeddedPostgres } from './database.ts';
 import type { Logger } from './logger.ts';
-import { migrate, type Orm, openOrm } from './orm.ts';
+import { migrateDirect, type Orm, openOrm } from './orm.ts';
 import { resolveSecretKey } from './secret-key.ts';
 
 export interface Runtime {
@@ -43,13 +43,16 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
   setWebhookResolver(webhookResolverOf(config));
   const db = await connectDatabase(config, log);
   const orm = await openOrm(db.url, config.DB_POOL_SIZE);
-  await migrate(orm, db.url);
+  // Session features (the migrations' advisory lock, Graphile's LISTEN and named statements) need
+  // the server itself; requests go through DATABASE_URL, which may be a pooler.
+  const directUrl = config.DATABASE_DIRECT_URL ?? db.url;
+  await migrateDirect(orm, db.url, directUrl);
   await opts.beforeListen?.(orm);
 
   const worker = opts.work
     ? await startWorker({
         orm,
-        connectionString: db.url,
+        connectionString: directUrl,
         concurrency: config.WORKER_CONCURRENCY,
         log,
         mail: { smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, merchant: merchantOf(config) },

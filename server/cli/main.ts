@@ -9,7 +9,7 @@ import { domainSettingsOf, loadConfig } from '../config.ts';
 import { loadEnvFile } from '../env.ts';
 import { createLogger } from '../logger.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
-import { migrate, type Orm, openOrm } from '../orm.ts';
+import { migrateDirect, type Orm, openOrm } from '../orm.ts';
 import { newRequestId } from '../request-id.ts';
 import { connectDatabase } from '../runtime.ts';
 import { resolveSecretKey } from '../secret-key.ts';
@@ -260,7 +260,7 @@ async function main() {
       const db = await connectDatabase(config, createLogger('silent'));
       stopDb = db.stop;
       orm = await openOrm(db.url, 4);
-      await migrate(orm, db.url);
+      await migrateDirect(orm, db.url, config.DATABASE_DIRECT_URL);
       return orm;
     },
   };
