@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { appRouter } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
+import { shapeError } from '../src/trpc/errors.ts';
 import { type Config, domainSettingsOf } from './config.ts';
 import { serveDocs } from './docs-route.ts';
 import { checkHealth } from './health.ts';
@@ -43,8 +44,7 @@ export function createApp({ orm, config, log }: AppDeps): Server {
     basePath: '/trpc/',
     createContext: ({ req }) => createContext(req),
     onError: ({ error, path }) => {
-      if (error.code === 'INTERNAL_SERVER_ERROR')
-        log.error({ err: error.cause ?? error, path }, 'trpc failed');
+      if (shapeError(error).status >= 500) log.error({ err: error.cause ?? error, path }, 'trpc failed');
     },
   });
   const oauth: OAuthDeps = {

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ErrorBody } from '../src/trpc/errors.ts';
+import type { ErrorBody } from '../src/errors.ts';
 
 export function sendJson(
   res: ServerResponse,

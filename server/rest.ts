@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { wwwAuthenticate } from '../src/auth/credentials.ts';
+import { AppError, type ErrorBody } from '../src/errors.ts';
 import { appRouter } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
-import { AppError, type ErrorBody, shapeError } from '../src/trpc/errors.ts';
+import { shapeError } from '../src/trpc/errors.ts';
 import { proceduresMeta } from '../src/trpc/meta.ts';
 import { InputRefused, type Params, parseJsonBody, parseParams, readBytes, utf8Text } from './http-input.ts';
 import type { Logger } from './logger.ts';

@@ -7,9 +7,9 @@ import { createApiKey } from '../src/auth/keys-service.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import type { externalOrderInput } from '../src/external-orders/schemas.ts';
 import { createCaller } from '../src/router.ts';
-import { AppError } from '../src/trpc/errors.ts';
 import { startTestApp, type TestApp, testContext } from './helpers/app.ts';
 import { runCli } from './helpers/cli.ts';
+import { failure } from './helpers/errors.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
 /**
@@ -277,17 +277,6 @@ function expectError(res: Sent, status: number, error: string, code: string, lab
   expect(res.body, label).toMatchObject({ error, code });
   expect(typeof res.body.message, label).toBe('string');
   expect(res.body.request_id, label).toBe(res.headers.get('x-request-id'));
-}
-
-/** Awaits a call that must fail and returns the thrown AppError. */
-async function failure(call: Promise<unknown>): Promise<AppError> {
-  const outcome = await call.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-  if (outcome.ok) throw new Error(`expected the call to fail, got ${JSON.stringify(outcome.value)}`);
-  expect(outcome.error).toBeInstanceOf(AppError);
-  return outcome.error as AppError;
 }
 
 /** Runs the real operator CLI against the app's database. */

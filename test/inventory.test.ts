@@ -14,7 +14,7 @@ import { inventoryOutput } from '../src/inventory/router.ts';
 import { setStock } from '../src/inventory/stock.ts';
 import { createCaller } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
-import { AppError, shapeError } from '../src/trpc/errors.ts';
+import { shapeError } from '../src/trpc/errors.ts';
 import {
   startTestApp,
   TEST_MAIL,
@@ -24,6 +24,7 @@ import {
   testContext,
 } from './helpers/app.ts';
 import { runCli } from './helpers/cli.ts';
+import { failure } from './helpers/errors.ts';
 import { fixtures, type ProductSpec } from './helpers/fixtures.ts';
 
 /**
@@ -225,16 +226,6 @@ function appActor(storeId: number, scopes: AppScope[]): Actor {
     appId: 1,
     canReadCustomers: false,
   };
-}
-
-async function failure(call: Promise<unknown>): Promise<AppError> {
-  const outcome = await call.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-  if (outcome.ok) throw new Error(`expected the call to fail, got ${JSON.stringify(outcome.value)}`);
-  expect(outcome.error).toBeInstanceOf(AppError);
-  return outcome.error as AppError;
 }
 
 interface JobRow {

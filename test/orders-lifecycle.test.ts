@@ -5,9 +5,10 @@ import { createLogger } from '../server/logger.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { advanceOrder } from '../src/orders/transitions.ts';
 import { createCaller } from '../src/router.ts';
-import { AppError, shapeError } from '../src/trpc/errors.ts';
+import { shapeError } from '../src/trpc/errors.ts';
 import { startTestApp, TEST_MAIL, TEST_WEBHOOKS, type TestApp, testContext } from './helpers/app.ts';
 import { type CliRun, runCli } from './helpers/cli.ts';
+import { failure } from './helpers/errors.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
 /**
@@ -66,17 +67,6 @@ function internalOf(target: TestApp) {
       requestId: 'req_lifecycle',
     }),
   ).internal;
-}
-
-/** Awaits a call that must fail and returns the thrown AppError. */
-async function failure(call: Promise<unknown>): Promise<AppError> {
-  const outcome = await call.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-  if (outcome.ok) throw new Error(`expected the call to fail, got ${JSON.stringify(outcome.value)}`);
-  expect(outcome.error).toBeInstanceOf(AppError);
-  return outcome.error as AppError;
 }
 
 function period(): string {
@@ -600,7 +590,7 @@ describe('stock through the lifecycle', () => {
     ]);
     expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
     const rejected = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
-    expect((rejected.reason as AppError).appCode).toBe('INVALID_TRANSITION');
+    expect((await failure(Promise.reject(rejected.reason))).appCode).toBe('INVALID_TRANSITION');
     expect(await stockOf(app, p.variantIds)).toEqual([10]);
     expect((await eventsOf(app, order.id)).map((e) => e.event)).toEqual(['order.created', 'order.cancelled']);
   });

@@ -4,8 +4,9 @@ import type { Actor, AppScope } from '../src/auth/actor.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { createCaller } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
-import { AppError, shapeError } from '../src/trpc/errors.ts';
+import { shapeError } from '../src/trpc/errors.ts';
 import { startTestApp, type TestApp, testContext } from './helpers/app.ts';
+import { failure } from './helpers/errors.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
 type Store = Awaited<ReturnType<TestApp['createStore']>>;
@@ -252,17 +253,6 @@ async function listed(query: string, key = store.read): Promise<string[]> {
   const res = await app.get(`${LIST}${query}`, key);
   expect(res.status, query).toBe(200);
   return letters(res.body);
-}
-
-/** Awaits a call that must fail and returns the thrown error. */
-async function failure(call: Promise<unknown>): Promise<AppError> {
-  const outcome = await call.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-  if (outcome.ok) throw new Error(`expected the call to fail, got ${JSON.stringify(outcome.value)}`);
-  expect(outcome.error).toBeInstanceOf(AppError);
-  return outcome.error as AppError;
 }
 
 async function expect400(path: string) {

@@ -4,8 +4,8 @@ import { rows, sql } from '../src/db/sql.ts';
 import { reserveStock } from '../src/orders/reserve.ts';
 import { createCaller } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
-import { AppError } from '../src/trpc/errors.ts';
 import { startTestApp, type TestApp, testContext } from './helpers/app.ts';
+import { failure } from './helpers/errors.ts';
 import { fixtures, type ProductSpec } from './helpers/fixtures.ts';
 
 /**
@@ -820,19 +820,13 @@ describe('POST /api/v1/orders: credentials', () => {
 
     await clearJobs();
     const before = await world();
-    const outcome = await createCaller(context())
-      .orders.create({
+    const err = await failure(
+      createCaller(context()).orders.create({
         customer: CUSTOMER,
         items: [{ product_id: p, quantity: 1 }],
         shipping: SHIPPING,
-      })
-      .then(
-        (value) => ({ ok: true as const, value }),
-        (error: unknown) => ({ ok: false as const, error }),
-      );
-    if (outcome.ok) throw new Error(`expected a refusal, got ${JSON.stringify(outcome.value)}`);
-    expect(outcome.error).toBeInstanceOf(AppError);
-    const err = outcome.error as AppError;
+      }),
+    );
     expect(err.appCode).toBe('APP_TOKEN_NOT_ALLOWED');
     expect(err.category).toBe('forbidden');
     expect(err.status).toBe(403);

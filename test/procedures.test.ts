@@ -1,16 +1,19 @@
 import { TRPCError } from '@trpc/server';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createLogger } from '../server/logger.ts';
 import type { Actor, AppScope } from '../src/auth/actor.ts';
 import { revokeApiKey } from '../src/auth/keys-service.ts';
 import { rows, sql } from '../src/db/sql.ts';
+import { AppError } from '../src/errors.ts';
 import { createCaller } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
-import { AppError, shapeError } from '../src/trpc/errors.ts';
+import { jsonRpcCodeOf, shapeError } from '../src/trpc/errors.ts';
 import { createCallerFactory, router } from '../src/trpc/init.ts';
 import { partnerProcedure } from '../src/trpc/procedures.ts';
 import { startTestApp, type TestApp, testContext } from './helpers/app.ts';
+import { failure } from './helpers/errors.ts';
 
 const OPERATOR_TOKEN = 'op_test_token_0123456789abcdefghijklmnop';
 const _log = createLogger('silent');
@@ -91,22 +94,11 @@ function appActor(scopes: AppScope[], scope: Actor['scope'] = 'read_write'): Act
 const asApp = (scopes: AppScope[], scope: Actor['scope'] = 'read_write') =>
   createTestCaller(context({ actor: appActor(scopes, scope) }));
 
-/** Awaits a call that must fail and returns the thrown error. */
-async function failure(call: Promise<unknown>): Promise<AppError> {
-  const outcome = await call.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-  if (outcome.ok) throw new Error(`expected the call to fail, got ${JSON.stringify(outcome.value)}`);
-  expect(outcome.error).toBeInstanceOf(AppError);
-  return outcome.error as AppError;
-}
-
 function expectInsufficientScope(err: AppError, requiredScope: string) {
   expect(err.category).toBe('forbidden');
   expect(err.appCode).toBe('INSUFFICIENT_SCOPE');
   expect(err.extra).toEqual({ required_scope: requiredScope });
-  expect(err.code).toBe('FORBIDDEN');
+  expect(jsonRpcCodeOf(err.category)).toBe(TRPC_ERROR_CODES_BY_KEY.FORBIDDEN);
   expect(shapeError(err)).toEqual({
     status: 403,
     headers: {},
@@ -172,7 +164,7 @@ describe('partnerProcedure with API keys', () => {
       ]) {
         const err = await failure(call());
         expect(err.category, `authorization=${authorization}`).toBe('unauthorized');
-        expect(err.code).toBe('UNAUTHORIZED');
+        expect(jsonRpcCodeOf(err.category)).toBe(TRPC_ERROR_CODES_BY_KEY.UNAUTHORIZED);
         expect(shapeError(err).status).toBe(401);
       }
     }
@@ -426,7 +418,7 @@ describe('internal router', () => {
 });
 
 interface TrpcFailure {
-  error: { data: { httpStatus: number; contract: Record<string, unknown> } };
+  error: { code: number; data: { httpStatus: number; contract: Record<string, unknown> } };
 }
 
 describe('internal router over HTTP', () => {
@@ -444,6 +436,8 @@ describe('internal router over HTTP', () => {
       expect(res.status).toBe(401);
       const body = (await res.json()) as TrpcFailure;
       expect(body.error.data.httpStatus).toBe(401);
+      // The domain error reaches tRPC wrapped; its client still sees UNAUTHORIZED's JSON-RPC code.
+      expect(body.error.code).toBe(TRPC_ERROR_CODES_BY_KEY.UNAUTHORIZED);
       expect(body.error.data.contract).toMatchObject({
         error: 'unauthorized',
         code: 'INVALID_CREDENTIAL',
@@ -496,7 +490,7 @@ describe('a reused in-process context', () => {
     await caller.writeProducts();
     await revokeApiKey(em, key.id);
     const err = await failure(caller.writeProducts());
-    expect(err.code).toBe('UNAUTHORIZED');
+    expect(err.category).toBe('unauthorized');
   });
 });
 

@@ -4,10 +4,11 @@ import type { Actor } from '../src/auth/actor.ts';
 import { APP_SCOPES } from '../src/auth/actor.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { createCaller } from '../src/router.ts';
-import { AppError, shapeError } from '../src/trpc/errors.ts';
+import { shapeError } from '../src/trpc/errors.ts';
 import { decryptSecret, secretsKey } from '../src/webhooks/secrets.ts';
 import { isAllowedAddress, parseWebhookUrl } from '../src/webhooks/url-guard.ts';
 import { startTestApp, TEST_SECRET_KEY, type TestApp, testContext } from './helpers/app.ts';
+import { failure } from './helpers/errors.ts';
 
 type Store = Awaited<ReturnType<TestApp['createStore']>>;
 
@@ -867,14 +868,7 @@ describe('webhook management security', () => {
     ];
     const before = await state();
     for (const [name, call] of calls) {
-      const outcome = await call(caller('app')).then(
-        (value) => ({ ok: true as const, value }),
-        (error: unknown) => ({ ok: false as const, error }),
-      );
-      expect(outcome.ok, name).toBe(false);
-      if (outcome.ok) continue;
-      expect(outcome.error, name).toBeInstanceOf(AppError);
-      const shaped = shapeError(outcome.error as AppError);
+      const shaped = shapeError(await failure(call(caller('app'))));
       expect(shaped.status, name).toBe(403);
       expect(shaped.body, name).toEqual({
         error: 'forbidden',

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { TRPCError } from '@trpc/server';
 import { seedDemo } from '../../src/demo/demo-store.ts';
 import { seedProducts } from '../../src/demo/seed-catalogue.ts';
+import { AppError } from '../../src/errors.ts';
 import { createCaller } from '../../src/router.ts';
 import type { DomainSettings } from '../../src/trpc/context.ts';
 import { shapeError } from '../../src/trpc/errors.ts';
@@ -281,7 +282,8 @@ async function main() {
 
 function describe(err: unknown): { category: string; message: string } {
   if (err instanceof UsageError) return { category: 'bad_request', message: err.message };
-  if (err instanceof TRPCError) {
+  // A procedure's failure comes wrapped by tRPC; a service called directly throws the AppError itself.
+  if (err instanceof TRPCError || err instanceof AppError) {
     const { body } = shapeError(err);
     const details = body.details?.map((d) => `${d.path}: ${d.message}`).join('; ');
     return { category: body.error, message: details ? `${body.message}` : body.message };

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Actor, actorScopes, OAUTH_SCOPES, type OAuthScope } from '../../src/auth/actor.ts';
 import { bearerToken, resolveMcpToken } from '../../src/auth/credentials.ts';
+import { AppError, type ErrorBody } from '../../src/errors.ts';
 import { TOOL_SCOPES } from '../../src/mcp/scopes.ts';
-import { AppError, type ErrorBody } from '../../src/trpc/errors.ts';
 
 /** An answer refusing the request before MCP sees it, in the contract's error form. */
 export interface Refusal {

@@ -36,13 +36,14 @@ async function limit(em: EntityManager, keys: string[], max: number, windowSecon
   for (const key of keys) {
     const r = await hitLimit(em, key, max, windowSeconds);
     if (!r.allowed) {
-      throw Object.assign(
-        new OAuthError(
-          'temporarily_unavailable',
-          'Too many requests; retry after the Retry-After delay',
-          429,
-        ),
-        { headers: { ...limitHeaders(r), 'Retry-After': String(r.retryAfterSeconds) } },
+      throw new OAuthError(
+        'temporarily_unavailable',
+        'Too many requests; retry after the Retry-After delay',
+        429,
+        {
+          ...limitHeaders(r),
+          'Retry-After': String(r.retryAfterSeconds),
+        },
       );
     }
     if (!tightest || r.remaining < tightest.remaining) tightest = r;
@@ -64,8 +65,8 @@ export async function handleOAuth(
   const method = req.method ?? 'GET';
   const onlyMethod = (allowed: string) => {
     if (method !== allowed)
-      throw Object.assign(new OAuthError('invalid_request', `Use ${allowed}`, 405), {
-        headers: { Allow: allowed === 'GET' ? 'GET, HEAD' : allowed },
+      throw new OAuthError('invalid_request', `Use ${allowed}`, 405, {
+        Allow: allowed === 'GET' ? 'GET, HEAD' : allowed,
       });
   };
   // The token and revocation endpoints: a form POST, limited per address and per client, so an
@@ -165,7 +166,7 @@ export async function handleOAuth(
     }
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
-    const headers = (err as OAuthError & { headers?: Record<string, string> }).headers ?? {};
+    const headers = { ...err.headers };
     if (err.status === 401 && err.error === 'invalid_client')
       headers['WWW-Authenticate'] = 'Basic realm="oauth"';
     sendOAuthError(res, err, headers);

@@ -1,4 +1,4 @@
-import { AppError } from '../trpc/errors.ts';
+import { AppError } from '../errors.ts';
 import {
   type Actor,
   type AppScopeRule,

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
-import { AppError } from '../trpc/errors.ts';
+import { AppError } from '../errors.ts';
 import { type Actor, isAppScope, type McpOnlyScope, type OAuthScope } from './actor.ts';
 import { API_KEY_PATTERN } from './api-keys.ts';
 import { apiResource, mcpResource } from './resources.ts';

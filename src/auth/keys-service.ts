@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { notFound } from '../errors.ts';
 import { Store } from '../store/entities.ts';
-import { notFound } from '../trpc/errors.ts';
 import { displayPrefix, generateApiKey } from './api-keys.ts';
 import { ApiKey } from './entities.ts';
 import { hashToken } from './secret-tokens.ts';

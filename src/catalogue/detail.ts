@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
+import { notFound } from '../errors.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
-import { notFound } from '../trpc/errors.ts';
 import type { Channel } from './channels.ts';
 import { catalogueFrom, visibility } from './filters.ts';
 import { type ProductRow, productColumns, toCatalogueProduct } from './list.ts';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
-import { AppError } from '../trpc/errors.ts';
+import { AppError } from '../errors.ts';
 import { queueProductChange } from './change-fanout.ts';
 import { scoreRange } from './readiness.ts';
 import { lockProduct } from './update-product.ts';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type RawBuilder, rows, sql } from '../db/sql.ts';
-import { AppError, notFound } from '../trpc/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import { queueProductChange } from './change-fanout.ts';
 import type { UpdateVariantInput } from './maintenance-schemas.ts';
 import { lockProduct } from './update-product.ts';

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor.ts';
 import { rows, sql } from '../db/sql.ts';
+import { AppError, notFound } from '../errors.ts';
 import { getOrder } from '../orders/read.ts';
 import { advanceOrder } from '../orders/transitions.ts';
-import { AppError, notFound } from '../trpc/errors.ts';
 
 /**
  * The buyer cancelled on the marketplace. Only orders posted through the external-orders endpoint

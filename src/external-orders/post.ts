@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor.ts';
 import { rows, sql } from '../db/sql.ts';
+import { AppError } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { insertOrder } from '../orders/place.ts';
 import { getOrder } from '../orders/read.ts';
-import { AppError } from '../trpc/errors.ts';
 import type { ExternalOrderInput, HoldLine } from './schemas.ts';
 
 interface Mapped {

@@ -1,5 +1,5 @@
+import { notFound } from '../errors.ts';
 import { isFeatureEnabled } from '../platform/features.ts';
-import { notFound } from '../trpc/errors.ts';
 import { router } from '../trpc/init.ts';
 import { partnerProcedure } from '../trpc/procedures.ts';
 import { cancelExternalOrder } from './cancel.ts';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
-import { notFound } from '../trpc/errors.ts';
+import { notFound } from '../errors.ts';
 
 /** Maps a marketplace SKU to a product (and variant) for a store; a single-variant product needs no variant. */
 export async function mapSku(

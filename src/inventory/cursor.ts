@@ -4,7 +4,7 @@ import { SHA256 } from '@oslojs/crypto/sha2';
 import { constantTimeEqual } from '@oslojs/crypto/subtle';
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from '@oslojs/encoding';
 import { rows, sql } from '../db/sql.ts';
-import { AppError } from '../trpc/errors.ts';
+import { AppError } from '../errors.ts';
 
 /** A feed position: the writing transaction's id and the sequence number within the feed. */
 export interface Position {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { AppError, notFound } from '../errors.ts';
 import { isFeatureEnabled } from '../platform/features.ts';
-import { AppError, notFound } from '../trpc/errors.ts';
 import { router } from '../trpc/init.ts';
 import { described, intParam } from '../trpc/params.ts';
 import { partnerProcedure } from '../trpc/procedures.ts';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
-import { AppError, notFound } from '../trpc/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 
 /**
  * The live variant a stock change is for, locked: `variantId` may be left out for a product with a

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
+import { notFound } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
-import { notFound } from '../trpc/errors.ts';
 import { productEvent } from './service.ts';
 
 /**

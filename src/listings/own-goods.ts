@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoTime, rows, sql } from '../db/sql.ts';
+import { AppError, notFound } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
-import { AppError, notFound } from '../trpc/errors.ts';
 
 export interface CreateOwnGoodsInput {
   storeId: number;

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Channel } from '../catalogue/channels.ts';
 import { EFFECTIVE_PURCHASE_MODE, SELLABLE_STOCK } from '../catalogue/filters.ts';
 import { isoTime, likePattern, pageOffset, pagination, type RawBuilder, rows, sql } from '../db/sql.ts';
-import { notFound } from '../trpc/errors.ts';
+import { notFound } from '../errors.ts';
 import type { ListingListItem, ListListingsInput } from './schemas.ts';
 
 /** A store's live listing joined with its product; `l` and `p` as everywhere in the catalogue. */

@@ -9,9 +9,9 @@ import {
 } from '../catalogue/filters.ts';
 import type { CatalogueFilters } from '../catalogue/schemas.ts';
 import { type RawBuilder, rows, sql } from '../db/sql.ts';
+import { AppError, notFound } from '../errors.ts';
 import { enqueueDispatch, type ProductEvent, productEventsFrom, recordEvents } from '../events/outbox.ts';
 import { loadCatalogueContext, type StoreCatalogueContext } from '../store/catalogue-context.ts';
-import { AppError, notFound } from '../trpc/errors.ts';
 import type { BulkInput, Skip, VendorProduct } from './schemas.ts';
 
 const VENDOR_PRODUCT = sql`l.id, l.product_id, l.custom_retail_price_cents,

@@ -1,13 +1,28 @@
-/** An error of the OAuth endpoints, answered in the RFC 6749 form `{ error, error_description }`. */
-export class OAuthError extends Error {
+import { AppError, type ErrorCategory } from '../errors.ts';
+
+const CATEGORY_OF: Record<number, ErrorCategory> = {
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  429: 'rate_limited',
+};
+
+/**
+ * An error of the OAuth endpoints: an AppError whose code is RFC 6749's `error`, answered in that
+ * RFC's form `{ error, error_description }` by the OAuth routes (server/oauth/respond.ts).
+ */
+export class OAuthError extends AppError {
+  override readonly name = 'OAuthError';
+  /** RFC 6749's `error` (`invalid_request`, `invalid_client`, …). */
   readonly error: string;
   readonly description: string;
-  readonly status: number;
 
-  constructor(error: string, description: string, status = 400) {
-    super(description);
+  constructor(error: string, description: string, status = 400, headers: Record<string, string> = {}) {
+    super(CATEGORY_OF[status] ?? (status >= 500 ? 'server_error' : 'bad_request'), error, description, {
+      status,
+      headers,
+    });
     this.error = error;
     this.description = description;
-    this.status = status;
   }
 }

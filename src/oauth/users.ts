@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
-import { AppError, notFound } from '../trpc/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 
 /** A dashboard user of a store: who signs in on the consent page. */

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoTime, rows, sql } from '../db/sql.ts';
-import { notFound } from '../trpc/errors.ts';
+import { notFound } from '../errors.ts';
 import { type InvoiceData, type Merchant, renderInvoicePdf } from './invoice-pdf.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoTime, rows, sql } from '../db/sql.ts';
+import { AppError, notFound } from '../errors.ts';
 import { DISPATCH_WAKE } from '../events/outbox.ts';
-import { AppError, notFound } from '../trpc/errors.ts';
 import { reserveStock } from './reserve.ts';
 import type { ORDER_CHANNELS, ORDER_TYPES } from './schemas.ts';
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor.ts';
 import { isoTime, likePattern, pageOffset, pagination, type RawBuilder, rows, sql } from '../db/sql.ts';
-import { notFound } from '../trpc/errors.ts';
+import { notFound } from '../errors.ts';
 import type { ListOrdersInput, OrderDetail, OrderListItem } from './schemas.ts';
 
 const LIST_COLUMNS = sql`o.id, o.order_number, o.status, o.order_type, o.channel, o.total_cents, o.currency,

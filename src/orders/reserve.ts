@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
-import { AppError } from '../trpc/errors.ts';
+import { AppError } from '../errors.ts';
 
 export interface Reservation {
   variantId: number;

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { EFFECTIVE_PURCHASE_MODE } from '../catalogue/filters.ts';
 import { rows, sql } from '../db/sql.ts';
-import { AppError } from '../trpc/errors.ts';
+import { AppError } from '../errors.ts';
 import { insertOrder, type NewOrder, type RequestedLine, resolveVariants } from './place.ts';
 
 export interface StorefrontCheckout {

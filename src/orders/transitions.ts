@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
+import { AppError, notFound } from '../errors.ts';
 import { type DomainEvent, recordEvents } from '../events/outbox.ts';
 import { queueMail } from '../mail/outbox.ts';
-import { AppError, notFound } from '../trpc/errors.ts';
 import { takeInvoiceNumber } from './invoice-number.ts';
 import { releaseStock } from './reserve.ts';
 import type { OrderStatus } from './schemas.ts';

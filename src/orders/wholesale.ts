@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../trpc/errors.ts';
+import { AppError } from '../errors.ts';
 import { insertOrder, resolveVariants } from './place.ts';
 import type { WholesaleOrderInput } from './schemas.ts';
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoTime, rows, sql } from '../db/sql.ts';
-import { notFound } from '../trpc/errors.ts';
+import { notFound } from '../errors.ts';
 import { ORDER_STATUSES, type StoreProfile } from './schemas.ts';
 
 /** The authenticated store with its order statistics (revenue counts every order not cancelled). */

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoTime, rows, sql } from '../db/sql.ts';
+import { notFound } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
-import { notFound } from '../trpc/errors.ts';
 
 /**
  * Publishes or unpublishes the storefront. Only a real change fires `site.published` /

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../trpc/errors.ts';
+import { AppError } from '../errors.ts';
 import { Store } from './entities.ts';
 
 export function slugify(value: string): string {

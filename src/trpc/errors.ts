@@ -1,24 +1,7 @@
 import { TRPCError } from '@trpc/server';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { ZodError } from 'zod';
-
-export type ErrorCategory =
-  | 'bad_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'rate_limited'
-  | 'server_error';
-
-const STATUS: Record<ErrorCategory, number> = {
-  bad_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  rate_limited: 429,
-  server_error: 500,
-};
+import { AppError, type ErrorCategory, httpError, type ShapedError } from '../errors.ts';
 
 const TRPC_CODE: Record<ErrorCategory, TRPCError['code']> = {
   bad_request: 'BAD_REQUEST',
@@ -30,40 +13,10 @@ const TRPC_CODE: Record<ErrorCategory, TRPCError['code']> = {
   server_error: 'INTERNAL_SERVER_ERROR',
 };
 
-export interface ErrorBody {
-  error: ErrorCategory;
-  message: string;
-  code?: string;
-  details?: { path: string; message: string }[];
-  [extra: string]: unknown;
+/** The JSON-RPC code a tRPC client sees for a contract error category. */
+export function jsonRpcCodeOf(category: ErrorCategory): number {
+  return TRPC_ERROR_CODES_BY_KEY[TRPC_CODE[category]];
 }
-
-/** The one error type of the domain. Services throw it; the transports map it once. */
-export class AppError extends TRPCError {
-  readonly category: ErrorCategory;
-  readonly appCode: string | undefined;
-  readonly extra: Record<string, unknown>;
-  readonly headers: Record<string, string>;
-  readonly status: number;
-
-  constructor(
-    category: ErrorCategory,
-    code: string | undefined,
-    message: string,
-    opts: { extra?: Record<string, unknown>; headers?: Record<string, string>; status?: number } = {},
-  ) {
-    super({ code: TRPC_CODE[category], message });
-    this.category = category;
-    this.appCode = code;
-    this.extra = opts.extra ?? {};
-    this.headers = opts.headers ?? {};
-    this.status = opts.status ?? STATUS[category];
-  }
-}
-
-export const notFound = (message: string, code?: string) => new AppError('not_found', code, message);
-export const badRequest = (message: string, code?: string, extra?: Record<string, unknown>) =>
-  new AppError('bad_request', code, message, { extra });
 
 /** tRPC's own failures (routing, body parsing, media type) in the contract's terms. */
 const TRANSPORT: Partial<
@@ -80,12 +33,6 @@ const TRANSPORT: Partial<
   TOO_MANY_REQUESTS: { category: 'rate_limited', code: 'RATE_LIMITED', status: 429 },
 };
 
-export interface ShapedError {
-  status: number;
-  body: ErrorBody;
-  headers: Record<string, string>;
-}
-
 function zodDetails(err: ZodError) {
   return err.issues.map((issue) => ({
     path: issue.path.map(String).join('.') || '(root)',
@@ -93,13 +40,15 @@ function zodDetails(err: ZodError) {
   }));
 }
 
-/** Maps any error thrown inside a procedure to the contract's status, body and headers. */
-export function shapeError(error: TRPCError): ShapedError {
-  if (error instanceof AppError) {
-    const body: ErrorBody = { error: error.category, message: error.message, ...error.extra };
-    if (error.appCode) body.code = error.appCode;
-    return { status: error.status, body, headers: error.headers };
-  }
+/**
+ * Maps any error thrown inside a procedure to the contract's status, body and headers. tRPC wraps
+ * what a procedure throws in a TRPCError (its `cause`); an AppError there is the domain's answer.
+ */
+export function shapeError(thrown: unknown): ShapedError {
+  const domain = thrown instanceof TRPCError ? thrown.cause : thrown;
+  if (domain instanceof AppError) return httpError(domain);
+  const error =
+    thrown instanceof TRPCError ? thrown : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: thrown });
   // Only the input parser reports BAD_REQUEST; a ZodError under any other code is our own output
   // failing its schema: a server error, never the caller's fault.
   if (error.code === 'BAD_REQUEST' && error.cause instanceof ZodError) {

@@ -1,8 +1,9 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AppScopeRule, McpOnlyScope } from '../auth/actor.ts';
+import { AppError } from '../errors.ts';
 import type { Context } from './context.ts';
-import { shapeError } from './errors.ts';
+import { jsonRpcCodeOf, shapeError } from './errors.ts';
 
 export type Meta = OpenApiMeta<{
   /** The app scope an OAuth app token needs here; `null` refuses app tokens. */
@@ -24,7 +25,8 @@ const t = initTRPC
       const shaped = shapeError(error);
       return {
         message: shaped.body.message,
-        code: shape.code,
+        // A domain error reaches tRPC wrapped as an internal one: its client sees the category's code.
+        code: error.cause instanceof AppError ? jsonRpcCodeOf(error.cause.category) : shape.code,
         data: {
           httpStatus: shaped.status,
           contract: { ...shaped.body, request_id: ctx?.requestId },

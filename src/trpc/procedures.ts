@@ -1,8 +1,8 @@
 import { authorize } from '../auth/authorize.ts';
 import { bearerToken, resolveCredential } from '../auth/credentials.ts';
 import { sameSecret } from '../auth/secret-tokens.ts';
+import { AppError } from '../errors.ts';
 import { appLimitKey, enforceLimit } from '../ratelimit/limiter.ts';
-import { AppError } from './errors.ts';
 import { baseProcedure } from './init.ts';
 
 /**

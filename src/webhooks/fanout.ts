@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor.ts';
 import { rows, sql } from '../db/sql.ts';
+import { AppError } from '../errors.ts';
 import { idsOnlyData, onlyVariant } from '../events/ids-only.ts';
 import { getOrder } from '../orders/read.ts';
-import { AppError } from '../trpc/errors.ts';
 import { COALESCED_EVENTS, ORDER_PAYLOAD_EVENTS } from './events.ts';
 import { wakeDeliveries } from './wake.ts';
 

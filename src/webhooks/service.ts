@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoTime, rows, sql } from '../db/sql.ts';
-import { AppError, badRequest, notFound } from '../trpc/errors.ts';
+import { AppError, badRequest, notFound } from '../errors.ts';
 import { WEBHOOK_EVENTS } from './events.ts';
 import { createWebhookEvents } from './fanout.ts';
 import { disable } from './record-attempts.ts';
