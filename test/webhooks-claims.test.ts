@@ -42,6 +42,7 @@ const take = (token: string, have: number[] = []) =>
     have,
     take: 200,
     perTaken: 50,
+    askWaiting: false,
   });
 
 async function subscription(): Promise<number> {
@@ -136,10 +137,12 @@ describe('holds and next_due_at', () => {
     expect(claimed.id).toBe(d?.id);
     // Another run finds nothing to take while the hold lasts.
     expect((await take(TOKEN_B)).taken).not.toContain(sub);
-    // Run A stalls past its hold; run B takes the subscription and reads the same delivery.
+    // Run A stalls past its hold (held, the subscription is due for others when the hold ends); run B
+    // takes the subscription and reads the same delivery.
     await rows(
       app.em(),
-      sql`UPDATE webhook_subscriptions SET held_until = now() - interval '1 second' WHERE id = ${sub}`,
+      sql`UPDATE webhook_subscriptions SET held_until = now() - interval '1 second', next_due_at = now() - interval '1 second'
+        WHERE id = ${sub}`,
     );
     const b = await take(TOKEN_B);
     expect(b.deliveries.filter((x) => x.subscription_id === sub).map((x) => x.id)).toEqual([d?.id]);
@@ -164,12 +167,44 @@ describe('holds and next_due_at', () => {
       have: [sub],
       take: 0,
       perTaken: 0,
+      askWaiting: false,
     });
     expect(lost.kept).toEqual([]);
     expect(lost.deliveries).toEqual([]);
     await recordAttempts(app.em(), TEST_WEBHOOKS, [ok(claimed)], TOKEN_B);
     expect(await state()).toEqual({ status: 'succeeded', attempts: 1 });
     await release(TOKEN_B, sub);
+  });
+
+  it("a resend while an attempt is out is not overwritten by that attempt's outcome", async () => {
+    const sub = await subscription();
+    const [d] = await rows(app.em(), insertDelivery(sub));
+    const got = await take(TOKEN_A);
+    const out = got.deliveries.find((x) => x.subscription_id === sub) as Claimed;
+    expect(out.id).toBe(d?.id);
+    // While the attempt is out: the subscription is switched off and on, and the owner resends.
+    await rows(app.em(), sql`UPDATE webhook_subscriptions SET active = false WHERE id = ${sub}`);
+    await rows(app.em(), sql`UPDATE webhook_deliveries SET status = 'discarded' WHERE id = ${d?.id}::bigint`);
+    await rows(app.em(), sql`UPDATE webhook_subscriptions SET active = true WHERE id = ${sub}`);
+    await resendDelivery(app.em(), storeId, sub, Number(d?.id));
+    // The old attempt ends in a failure on its last try: logged, but the resend's round stands.
+    await recordAttempts(
+      app.em(),
+      { ...TEST_WEBHOOKS, retrySchedule: [] },
+      [{ delivery: out, outcome: 'failed', status: 500, error: null, durationMs: 1 }],
+      TOKEN_A,
+    );
+    const [row] = await rows<{ status: string; attempts: number; round_attempts: number }>(
+      app.em(),
+      sql`SELECT status, attempts, round_attempts FROM webhook_deliveries WHERE id = ${d?.id}::bigint`,
+    );
+    expect(row).toEqual({ status: 'pending', attempts: 1, round_attempts: 0 });
+    const [logged] = await rows<{ n: number }>(
+      app.em(),
+      sql`SELECT count(*)::integer AS n FROM webhook_attempts WHERE delivery_id = ${d?.id}::bigint`,
+    );
+    expect(logged?.n).toBe(1);
+    await release(TOKEN_A, sub);
   });
 
   it('a resend of a delivery whose holder died is read by the next holder', async () => {
@@ -212,5 +247,6 @@ function release(token: string, sub: number) {
     have: [sub],
     take: 0,
     perTaken: 0,
+    askWaiting: false,
   });
 }

@@ -8,6 +8,11 @@ export interface Claimed {
   store_id: number;
   attempts: number;
   round_attempts: number;
+  /**
+   * `next_attempt_at` as read (text, to the microsecond): a write moves the delivery only if it is
+   * unchanged, so a resend while this attempt was out is not overwritten by its outcome.
+   */
+  due_at: string;
   url: string;
   secret_encrypted: string;
   event_id: string;
@@ -37,6 +42,8 @@ export interface RoundRequest {
   /** Subscriptions not held by anyone to take at most, and how many deliveries each to read. */
   take: number;
   perTaken: number;
+  /** The take was cut short by room: say whether others are still due (a look that locks nothing). */
+  askWaiting: boolean;
 }
 
 export interface RoundResult {
@@ -79,23 +86,35 @@ export function deliveryRound(em: EntityManager, r: RoundRequest): Promise<Round
       await rows(
         tx,
         sql`UPDATE webhook_subscriptions s SET held_by = NULL, held_until = NULL, next_due_at = (
-            SELECT CASE WHEN x.to_back THEN GREATEST(min(d.next_attempt_at), now()) ELSE min(d.next_attempt_at) END
+            -- GREATEST would turn "nothing pending" (NULL) into now.
+            SELECT CASE WHEN x.to_back AND min(d.next_attempt_at) IS NOT NULL THEN GREATEST(min(d.next_attempt_at), now())
+              ELSE min(d.next_attempt_at) END
             FROM webhook_deliveries d WHERE d.subscription_id = s.id AND d.status = 'pending')
           FROM unnest(${release.map((x) => x.id)}::integer[], ${release.map((x) => x.toBack)}::boolean[]) AS x(id, to_back)
           WHERE s.id = x.id`,
       );
     }
-    // One more than it takes: whether others are waiting that this worker has no room for.
-    const due = await rows<{ id: number }>(
-      tx,
-      sql`SELECT id FROM webhook_subscriptions
-        WHERE active AND next_due_at <= now() AND (held_until IS NULL OR held_until <= now())
-          AND id <> ALL (${r.have}::integer[])
-        ORDER BY next_due_at, id
-        LIMIT ${r.take + 1}
-        FOR NO KEY UPDATE SKIP LOCKED`,
-    );
-    const fresh = due.slice(0, r.take);
+    const fresh =
+      r.take > 0
+        ? await rows<{ id: number }>(
+            tx,
+            sql`SELECT id FROM webhook_subscriptions
+              WHERE active AND next_due_at <= now() AND (held_until IS NULL OR held_until <= now())
+                AND id <> ALL (${r.have}::integer[])
+              ORDER BY next_due_at, id
+              LIMIT ${r.take}
+              FOR NO KEY UPDATE SKIP LOCKED`,
+          )
+        : [];
+    // Locks nothing: a row locked here would be skipped by another worker's take that has room.
+    const [waiting] = r.askWaiting
+      ? await rows<{ any: boolean }>(
+          tx,
+          sql`SELECT EXISTS (SELECT 1 FROM webhook_subscriptions
+              WHERE active AND next_due_at <= now() AND (held_until IS NULL OR held_until <= now())
+                AND id <> ALL (${[...r.have, ...fresh.map((f) => f.id)]}::integer[])) AS any`,
+        )
+      : [];
     const released = new Set(release.map((x) => x.id));
     const reads = [
       ...r.refill.filter((x) => still.get(x.id) === true && !released.has(x.id)),
@@ -108,12 +127,16 @@ export function deliveryRound(em: EntityManager, r: RoundRequest): Promise<Round
           sql`WITH want AS (
               SELECT * FROM unnest(${reads.map((x) => x.id)}::integer[], ${reads.map((x) => x.n)}::integer[]) AS w(id, n)
             ), held AS (
+              -- While held, a subscription is due for others only when its hold ends (its worker may
+              -- be gone); new work moves it earlier by the trigger, and a release sets it anew.
               UPDATE webhook_subscriptions s SET held_by = ${r.token}::uuid,
-                held_until = now() + ${r.holdMs} * interval '1 millisecond', last_claimed_at = now()
+                held_until = now() + ${r.holdMs} * interval '1 millisecond', last_claimed_at = now(),
+                next_due_at = now() + ${r.holdMs} * interval '1 millisecond'
               FROM want WHERE s.id = want.id
               RETURNING s.id, s.store_id, s.url, s.secret_encrypted, s.active, want.n
             )
-            SELECT d.id::text, held.id AS subscription_id, held.store_id, d.attempts, d.round_attempts, held.url,
+            SELECT d.id::text, held.id AS subscription_id, held.store_id, d.attempts, d.round_attempts,
+              d.next_attempt_at::text AS due_at, held.url,
               held.secret_encrypted, e.id::text AS event_id, e.event, e.event_key, e.body
             FROM held CROSS JOIN LATERAL (
               SELECT d.id, d.attempts, d.round_attempts, d.event_id, d.next_attempt_at FROM webhook_deliveries d
@@ -129,7 +152,7 @@ export function deliveryRound(em: EntityManager, r: RoundRequest): Promise<Round
     return {
       kept: [...still].filter(([id]) => !released.has(id)).map(([id, active]) => ({ id, active })),
       taken: fresh.map((s) => s.id),
-      waiting: due.length > fresh.length,
+      waiting: waiting?.any ?? false,
       deliveries,
     };
   });

@@ -43,7 +43,9 @@ interface Held {
   /** Read and not yet written (queued, out, or finished): never read again meanwhile. */
   taken: Set<string>;
   inFlight: number;
-  /** By this process's clock, from the start of the round that last renewed it. */
+  /** When each attempt out started: an attempt out far longer than the pace is a hung one. */
+  outSince: Map<string, number>;
+  /** By this process's clock (performance.now), from the start of the round that last renewed it. */
   heldUntil: number;
   since: number;
   /** When a read last came back short (its backlog is drained for now), else null. */
@@ -78,6 +80,8 @@ interface RunState {
   /** The last write failed for good: outcomes can no longer be written (their holds will end). */
   writeFailed: boolean;
   writeRetries: number;
+  /** Rounds retried after a deadlock or serialization failure, in a row. */
+  roundRetries: number;
   /** The worker is shutting down: nothing new starts; what is out finishes, is written and let go. */
   stopping: boolean;
   /** Where the next pass over the held subscriptions starts, so slots go round. */
@@ -106,6 +110,7 @@ export class DeliveryRun {
     failure: undefined,
     writeFailed: false,
     writeRetries: 0,
+    roundRetries: 0,
     stopping: false,
     cursor: 0,
   };
@@ -193,7 +198,7 @@ export class DeliveryRun {
     const st = this.state;
     const held = [...st.held.values()];
     if (held.length === 0) return;
-    const now = Date.now();
+    const now = performance.now();
     let started = true;
     while (started && st.inFlight < this.settings.concurrency) {
       started = false;
@@ -213,11 +218,15 @@ export class DeliveryRun {
     const st = this.state;
     st.inFlight++;
     h.inFlight++;
+    h.outSince.set(d.id, performance.now());
     st.attempts++;
     // attempt() never rejects.
     void attempt(d, this.settings, this.key).then((result) => {
       st.inFlight--;
       h.inFlight--;
+      h.outSince.delete(d.id);
+      // A 410: its write switches the subscription off, so what it read is not sent meanwhile.
+      if (result.outcome === 'gone') this.close(h, true);
       h.latencyMs = 0.8 * h.latencyMs + 0.2 * result.durationMs;
       st.results.push(result);
       this.nudge();
@@ -231,6 +240,13 @@ export class DeliveryRun {
       MAX_READ_AHEAD,
       Math.max(cap, Math.round((cap * READ_AHEAD_MS) / Math.max(1, h.latencyMs))),
     );
+  }
+
+  /** Its oldest attempt out has been out far longer than its receiver takes. */
+  private hangs(h: Held, now: number): boolean {
+    let oldest = now;
+    for (const since of h.outSince.values()) oldest = Math.min(oldest, since);
+    return now - oldest > Math.max(TURN_HANG_MS, 3 * h.latencyMs);
   }
 
   private empty(h: Held): boolean {
@@ -251,6 +267,7 @@ export class DeliveryRun {
       have: [...st.held.keys()],
       take: 0,
       perTaken: 0,
+      askWaiting: false,
     };
     let room = this.settings.concurrency;
     for (const h of st.held.values()) {
@@ -259,17 +276,15 @@ export class DeliveryRun {
         continue;
       }
       if (!h.closing && st.waiting && now - h.since > TURN_MS) {
-        this.close(h, false);
+        // Its turn is over: what it read and has not started goes back; it is let go once what is
+        // out has ended and is written.
+        this.close(h, true);
         h.turnEndedAt = now;
       }
-      // Its turn ended but an attempt still hangs: it keeps its slots either way, so the others serve
-      // its backlog again rather than wait for the deadline. A new turn starts.
-      if (
-        h.turnEndedAt !== null &&
-        h.queue.length === 0 &&
-        h.inFlight > 0 &&
-        now - h.turnEndedAt > TURN_HANG_MS
-      ) {
+      // Its turn ended but an attempt out hangs (far past its receiver's pace): the subscription keeps
+      // that slot either way until the deadline, so its other slots serve it again meanwhile, for a
+      // new turn. A slow but answering receiver is not reopened: it is let go when its attempts end.
+      if (h.turnEndedAt !== null && h.inFlight > 0 && this.hangs(h, now)) {
         h.closing = false;
         h.turnEndedAt = null;
         h.since = now;
@@ -285,7 +300,7 @@ export class DeliveryRun {
       } else if (h.heldUntil - now < this.times.renewBefore) {
         r.renew.push(h.id);
       }
-      room -= h.closing || h.drainedAt !== null ? h.inFlight + h.queue.length : cap;
+      room -= h.closing || h.drainedAt !== null ? Math.min(cap, h.inFlight + h.queue.length) : cap;
     }
     const lookForNew = this.woken || now - st.lastShortTakeAt >= IDLE_TAKE_MS;
     if (!st.stopping && lookForNew) {
@@ -293,6 +308,7 @@ export class DeliveryRun {
       // A worker with fewer slots than the cap still takes one subscription when it holds none.
       if (r.take === 0 && st.held.size === 0 && this.settings.concurrency > 0) r.take = 1;
       r.perTaken = Math.min(MAX_READ_AHEAD, Math.max(cap, Math.round(READ_AHEAD_MS / 50) * cap));
+      r.askWaiting = r.take < SUBSCRIPTIONS_PER_ROUND;
     }
     if (r.refill.length) {
       for (const x of r.refill) for (const id of st.held.get(x.id)?.taken ?? []) r.taken.push(id);
@@ -305,14 +321,24 @@ export class DeliveryRun {
   private maybeRound(): void {
     const st = this.state;
     if (st.rounding) return;
-    const startedAt = Date.now();
+    const startedAt = performance.now();
     const r = this.plan(startedAt);
     if (!r) return;
     st.rounding = true;
     this.woken = false;
     deliveryRound(this.em.fork(), r)
-      .then((res) => this.apply(r, res, startedAt))
+      .then((res) => {
+        st.roundRetries = 0;
+        this.apply(r, res, startedAt);
+      })
       .catch((err: unknown) => {
+        // A round is one transaction: after a deadlock or a snapshot conflict nothing of it happened,
+        // and the next step plans it again.
+        const code = (err as { code?: string }).code;
+        if ((code === '40P01' || code === '40001') && st.roundRetries < WRITE_RETRIES) {
+          st.roundRetries++;
+          return;
+        }
         st.failure ??= err;
       })
       .finally(() => {
@@ -347,6 +373,7 @@ export class DeliveryRun {
         queue: [],
         taken: new Set(),
         inFlight: 0,
+        outSince: new Map(),
         heldUntil,
         since: startedAt,
         drainedAt: null,
@@ -372,9 +399,11 @@ export class DeliveryRun {
       const h = st.held.get(id);
       if (h) h.drainedAt = (read.get(id) ?? 0) < n ? startedAt : null;
     }
-    st.waiting = res.waiting;
+    if (r.askWaiting) st.waiting = res.waiting;
     if (r.take > 0 && res.taken.length < r.take) st.lastShortTakeAt = startedAt;
-    st.drained = st.held.size === 0 && r.take > 0 && res.taken.length === 0;
+    // A release may have let go of a subscription that has work again: only a later round, which can
+    // take it, may find the run drained.
+    st.drained = st.held.size === 0 && r.take > 0 && res.taken.length === 0 && r.release.length === 0;
   }
 
   private maybeFlush(): void {

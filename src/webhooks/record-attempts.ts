@@ -40,20 +40,22 @@ export async function recordAttempts(
   const input = (items: Planned[]) => sql`unnest(${items.map((p) => p.a.delivery.id)}::bigint[],
     ${items.map((p) => p.status)}::text[], ${items.map((p) => p.waitMs)}::integer[],
     ${items.map((p) => p.a.outcome)}::text[], ${items.map((p) => p.a.status)}::integer[],
-    ${items.map((p) => p.a.error)}::text[], ${items.map((p) => p.a.durationMs)}::integer[])
-    AS i(delivery_id, status, wait_ms, outcome, response_status, error, duration_ms)`;
+    ${items.map((p) => p.a.error)}::text[], ${items.map((p) => p.a.durationMs)}::integer[],
+    ${items.map((p) => p.a.delivery.due_at)}::timestamptz[])
+    AS i(delivery_id, status, wait_ms, outcome, response_status, error, duration_ms, due_at)`;
   // One statement: the deliveries' next state, the log, and a success ending its subscription's
   // streak. It answers with the deliveries it dead-lettered. The batch is joined straight from its
   // arrays, never through a CTE: the planner cannot count a CTE's rows, and matched a batch of
   // 1,000 row by row (half a million comparisons).
   const statement = (mine: Planned[], others: Planned[]) => sql<{ id: string }>`WITH updated AS (
-      UPDATE webhook_deliveries d SET attempts = d.attempts + 1,
-        round_attempts = d.round_attempts + 1, updated_at = now(),
-        -- Only a pending delivery moves on: one discarded while its attempt was out (its subscription
-        -- switched off) stays discarded, and the attempt is still logged.
-        status = CASE WHEN d.status = 'pending' THEN i.status ELSE d.status END,
-        next_attempt_at = CASE WHEN i.wait_ms IS NULL OR d.status <> 'pending' THEN d.next_attempt_at
-          ELSE now() + i.wait_ms * interval '1 millisecond' END
+      UPDATE webhook_deliveries d SET attempts = d.attempts + 1, updated_at = now(),
+        -- Only a pending delivery as it was read moves on: one discarded while its attempt was out
+        -- (its subscription switched off) stays discarded, and one re-sent meanwhile (a new round,
+        -- due anew) keeps its new round; the attempt is logged either way.
+        round_attempts = CASE WHEN d.next_attempt_at = i.due_at THEN d.round_attempts + 1 ELSE d.round_attempts END,
+        status = CASE WHEN d.status = 'pending' AND d.next_attempt_at = i.due_at THEN i.status ELSE d.status END,
+        next_attempt_at = CASE WHEN i.wait_ms IS NULL OR d.status <> 'pending' OR d.next_attempt_at <> i.due_at
+          THEN d.next_attempt_at ELSE now() + i.wait_ms * interval '1 millisecond' END
       FROM ${input(mine)}
       WHERE d.id = i.delivery_id
       RETURNING d.id, d.subscription_id, d.attempts, d.next_attempt_at, d.status, i.outcome, i.response_status,

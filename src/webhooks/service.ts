@@ -155,6 +155,9 @@ export async function resendDelivery(em: EntityManager, storeId: number, id: num
     if (!hook.active) {
       throw new AppError('conflict', 'WEBHOOK_DISABLED', 'The subscription is disabled; set it active first');
     }
+    // The subscription first, then its delivery: the order of every writer (the due trigger below
+    // takes the subscription's lock too), so a resend never deadlocks with a write of attempts.
+    await rows(tx, sql`SELECT 1 FROM webhook_subscriptions WHERE id = ${id} FOR NO KEY UPDATE`);
     const [d] = await rows<DeliverySummary>(
       tx,
       sql`WITH again AS (
