@@ -3,7 +3,7 @@ import { runProductFanout } from '../src/catalogue/change-fanout.ts';
 import { updateProduct } from '../src/catalogue/update-product.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { dispatchPendingEvents } from '../src/events/dispatch.ts';
-import { closeCoalescingWindow } from '../src/webhooks/fanout.ts';
+import { closeCoalescingWindow, webhookFanOut } from '../src/webhooks/fanout.ts';
 import { median, round } from './lib.ts';
 
 const STORES = 10_000;
@@ -149,7 +149,7 @@ async function webhookSide(orm: Orm, productId: number, payload: unknown[]) {
   await rows(em(), sql`UPDATE domain_events SET dispatched_at = now() WHERE dispatched_at IS NULL`);
   await runProductFanout(em(), payload);
   const t0 = performance.now();
-  await dispatchPendingEvents(em(), 30_000);
+  await dispatchPendingEvents(em(), webhookFanOut(30_000));
   const t1 = performance.now();
   const [job] = await rows<{ payload: unknown }>(
     em(),

@@ -1,14 +1,15 @@
 import type { TaskList } from 'graphile-worker';
-import type { Orm } from '../server/orm.ts';
 import { runProductFanout } from '../src/catalogue/change-fanout.ts';
 import { runReadinessPass } from '../src/catalogue/readiness.ts';
+import type { Orm } from '../src/db/orm.ts';
 import { dispatchPendingEvents } from '../src/events/dispatch.ts';
 import { fanOutStock, parseFanoutPayload } from '../src/inventory/fanout.ts';
 import { type MailSettings, sendQueuedMail } from '../src/mail/send.ts';
+import { invoiceAttachments } from '../src/orders/invoice.ts';
 import { pruneLimits } from '../src/ratelimit/limiter.ts';
 import { scheduleNextWake } from '../src/webhooks/delivery-queries.ts';
 import { DeliveryRun } from '../src/webhooks/delivery-run.ts';
-import { closeCoalescingWindow } from '../src/webhooks/fanout.ts';
+import { closeCoalescingWindow, webhookFanOut } from '../src/webhooks/fanout.ts';
 import type { WebhookSettings } from '../src/webhooks/settings.ts';
 
 /** Every Graphile task the service runs. Each forks its own unit of work. */
@@ -29,7 +30,7 @@ export function createWorkerTasks(orm: Orm, mail: MailSettings, webhooks: Webhoo
   let stopped = false;
   const tasks: TaskList = {
     send_mail: async (_payload, helpers) => {
-      const c = await sendQueuedMail(orm.em.fork(), mail);
+      const c = await sendQueuedMail(orm.em.fork(), mail, invoiceAttachments(mail.merchant));
       if (c.sent + c.held + c.failed + c.retrying) {
         helpers.logger.info(
           `mail: ${c.sent} sent, ${c.held} held (no SMTP), ${c.failed} failed, ${c.retrying} to retry`,
@@ -50,7 +51,7 @@ export function createWorkerTasks(orm: Orm, mail: MailSettings, webhooks: Webhoo
       await pruneLimits(orm.em.fork());
     },
     dispatch_events: async (_payload, helpers) => {
-      const n = await dispatchPendingEvents(orm.em.fork(), webhooks.coalesceWindowMs, (e) =>
+      const n = await dispatchPendingEvents(orm.em.fork(), webhookFanOut(webhooks.coalesceWindowMs), (e) =>
         helpers.logger.debug(`event ${e.event} ${e.entity_id} (store ${e.store_id})`),
       );
       if (n) helpers.logger.info(`dispatched ${n} events`);

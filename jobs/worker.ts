@@ -1,6 +1,6 @@
 import { Logger, type Runner, run } from 'graphile-worker';
-import type { Logger as Pino } from '../server/logger.ts';
-import type { Orm } from '../server/orm.ts';
+import type { Logger as Pino } from 'pino';
+import type { Orm } from '../src/db/orm.ts';
 import type { MailSettings } from '../src/mail/send.ts';
 import { closeWebhookAgents } from '../src/webhooks/send.ts';
 import type { WebhookSettings } from '../src/webhooks/settings.ts';

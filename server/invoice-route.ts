@@ -4,9 +4,9 @@ import { authorize } from '../src/auth/authorize.ts';
 import { resolveCredential, wwwAuthenticate } from '../src/auth/credentials.ts';
 import { AppError } from '../src/errors.ts';
 import { invoicePdf } from '../src/orders/invoice.ts';
-import type { Merchant } from '../src/orders/invoice-pdf.ts';
 import { ORDER_READ_SCOPE } from '../src/orders/router.ts';
 import { appLimitKey, enforceLimit } from '../src/ratelimit/limiter.ts';
+import type { Merchant } from '../src/settings.ts';
 import { shapeError } from '../src/trpc/errors.ts';
 import { sendError } from './respond.ts';
 

@@ -2,8 +2,9 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { Logger, runMigrations } from 'graphile-worker';
 import pg from 'pg';
 import { ormConfig } from '../mikro-orm.config.ts';
+import type { Orm } from '../src/db/orm.ts';
 
-export type Orm = MikroORM;
+export type { Orm } from '../src/db/orm.ts';
 
 export async function openOrm(url: string, poolSize?: number): Promise<Orm> {
   return MikroORM.init(ormConfig(url, poolSize));

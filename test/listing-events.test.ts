@@ -5,6 +5,7 @@ import { createTaskList } from '../jobs/tasks.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { type DispatchedEvent, dispatchPendingEvents } from '../src/events/dispatch.ts';
 import { addListing, bulkAdd, bulkRemove, removeListing, updateListing } from '../src/listings/service.ts';
+import { webhookFanOut } from '../src/webhooks/fanout.ts';
 import { startTestApp, TEST_MAIL, TEST_WEBHOOKS, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
@@ -629,12 +630,12 @@ describe('dispatching', () => {
     const again = fakeHelpers();
     await task({}, again.helpers);
     expect(again.log).toEqual({ info: [], debug: [] });
-    expect(await dispatchPendingEvents(app.em(), 30_000)).toBe(0);
+    expect(await dispatchPendingEvents(app.em(), webhookFanOut(30_000))).toBe(0);
 
     // A change after that is the only thing the next run dispatches.
     expect((await call('DELETE', `/api/v1/my-products/${id('E5')}`, a.readWrite)).status).toBe(200);
     const seen: DispatchedEvent[] = [];
-    expect(await dispatchPendingEvents(app.em(), 30_000, (e) => seen.push(e))).toBe(1);
+    expect(await dispatchPendingEvents(app.em(), webhookFanOut(30_000), (e) => seen.push(e))).toBe(1);
     expect(seen).toEqual([
       {
         id: expect.any(String),
@@ -648,7 +649,7 @@ describe('dispatching', () => {
   });
 
   it('dispatches a backlog larger than one batch completely: oldest batch first, each event once', async () => {
-    await dispatchPendingEvents(app.em(), 30_000);
+    await dispatchPendingEvents(app.em(), webhookFanOut(30_000));
     const a = await app.createStore();
     const b = await app.createStore();
     for (const store of [a, b]) {
@@ -662,7 +663,9 @@ describe('dispatching', () => {
     expect(pending).toHaveLength(2 * MANY_N);
 
     const seen: DispatchedEvent[] = [];
-    expect(await dispatchPendingEvents(app.em(), 30_000, (e) => seen.push(e))).toBe(2 * MANY_N);
+    expect(await dispatchPendingEvents(app.em(), webhookFanOut(30_000), (e) => seen.push(e))).toBe(
+      2 * MANY_N,
+    );
     const sorted = (list: string[]) => [...list].sort((x, y) => Number(x) - Number(y));
     // Batches of 1000, each the oldest still pending.
     for (const [from, to] of [
@@ -676,11 +679,11 @@ describe('dispatching', () => {
     expect(seen.filter((e) => e.store_id === a.id)).toHaveLength(MANY_N);
     expect(new Set(seen.filter((e) => e.store_id === b.id).map((e) => e.entity_id)).size).toBe(MANY_N);
     expect(await pendingCount()).toBe(0);
-    expect(await dispatchPendingEvents(app.em(), 30_000)).toBe(0);
+    expect(await dispatchPendingEvents(app.em(), webhookFanOut(30_000))).toBe(0);
   });
 
   it('hands the events of each batch to onEvent oldest first', async () => {
-    await dispatchPendingEvents(app.em(), 30_000);
+    await dispatchPendingEvents(app.em(), webhookFanOut(30_000));
     const s = await app.createStore();
     const res = await call('POST', '/api/v1/my-products/bulk', s.readWrite, {
       mode: 'filter',
@@ -698,7 +701,7 @@ describe('dispatching', () => {
         WHERE id IN (SELECT id FROM domain_events WHERE dispatched_at IS NULL ORDER BY id LIMIT 100)`,
     );
     const seen: number[] = [];
-    await dispatchPendingEvents(app.em(), 30_000, (e) => seen.push(Number(e.id)));
+    await dispatchPendingEvents(app.em(), webhookFanOut(30_000), (e) => seen.push(Number(e.id)));
     expect(seen).toHaveLength(2 * MANY_N);
     const firstOutOfOrder = seen.findIndex((v, i) => i > 0 && v < (seen[i - 1] ?? 0));
     expect(firstOutOfOrder, `ids ${seen.slice(Math.max(0, firstOutOfOrder - 2), firstOutOfOrder + 2)}`).toBe(
@@ -717,8 +720,8 @@ describe('dispatching', () => {
     const one: string[] = [];
     const two: string[] = [];
     const [n1, n2] = await Promise.all([
-      dispatchPendingEvents(app.em(), 30_000, (e) => one.push(e.id)),
-      dispatchPendingEvents(app.em(), 30_000, (e) => two.push(e.id)),
+      dispatchPendingEvents(app.em(), webhookFanOut(30_000), (e) => one.push(e.id)),
+      dispatchPendingEvents(app.em(), webhookFanOut(30_000), (e) => two.push(e.id)),
     ]);
     expect(n1 + n2).toBe(MANY_N);
     expect(new Set([...one, ...two]).size).toBe(MANY_N);
@@ -726,7 +729,7 @@ describe('dispatching', () => {
   });
 
   it('the queued job, run by Graphile Worker, dispatches the events and leaves the queue empty', async () => {
-    await dispatchPendingEvents(app.em(), 30_000);
+    await dispatchPendingEvents(app.em(), webhookFanOut(30_000));
     await clearJobs();
     const s = await app.createStore();
     expect((await call('POST', '/api/v1/my-products', s.readWrite, { product_id: id('E6') })).status).toBe(

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows, sql } from '../src/db/sql.ts';
 import { sendQueuedMail } from '../src/mail/send.ts';
+import { invoiceAttachments } from '../src/orders/invoice.ts';
 import { checkoutStorefront } from '../src/orders/storefront.ts';
 import { advanceOrder } from '../src/orders/transitions.ts';
 import { startTestApp, TEST_MAIL, type TestApp } from './helpers/app.ts';
@@ -120,7 +121,7 @@ describe('regressions', () => {
       sql`SELECT to_address FROM mail_outbox WHERE order_id = ${order.id}`,
     );
     expect(mail.map((m) => m.to_address)).toEqual(['owner@regressions.test']);
-    await sendQueuedMail(app.em(), TEST_MAIL);
+    await sendQueuedMail(app.em(), TEST_MAIL, invoiceAttachments(TEST_MAIL.merchant));
     const pdf = await app.request(`/api/v1/orders/${order.id}/invoice`, { key: store.read });
     const { extractText } = await import('unpdf');
     const text = (await extractText(new Uint8Array(await pdf.arrayBuffer()), { mergePages: true })).text;

@@ -134,7 +134,7 @@ export function catalogueCommands(operator: (env: Env) => Promise<Operator>): Re
     },
     'stock:receive': async (argv, env) => {
       const { values, positionals } = parse(argv, { variant: { type: 'string' } });
-      return (await operator(env)).catalogue.receiveStock({
+      return (await operator(env)).inventory.receiveStock({
         productId: integer(positionals[0], 'PRODUCT_ID'),
         quantity: integer(positionals[1], 'QTY'),
         variantId: optionalInt(values.variant, '--variant'),

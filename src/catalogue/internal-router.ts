@@ -1,11 +1,9 @@
-import { receiveStock } from '../inventory/stock.ts';
 import { router } from '../trpc/init.ts';
 import { internalProcedure } from '../trpc/procedures.ts';
 import { addVariant } from './add-variant.ts';
 import {
   addVariantInput,
   productRef,
-  receiveStockInput,
   updateProductInput,
   updateVariantInput,
   variantRef,
@@ -38,7 +36,4 @@ export const catalogueInternalRouter = router({
   retireVariant: internalProcedure
     .input(variantRef)
     .mutation(({ ctx, input }) => retireVariant(ctx.em, input.productId, input.variantId)),
-  receiveStock: internalProcedure
-    .input(receiveStockInput)
-    .mutation(({ ctx, input }) => receiveStock(ctx.em, input.productId, input.quantity, input.variantId)),
 });

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoTime, rows, sql } from '../db/sql.ts';
-import { fanOutToWebhooks } from '../webhooks/fanout.ts';
 
 const BATCH = 1000;
 
@@ -14,14 +13,21 @@ export interface DispatchedEvent {
 }
 
 /**
+ * What a dispatched batch is handed to, in the dispatcher's transaction. Given by the caller (the
+ * worker passes the webhook fan-out, `webhookFanOut` in src/webhooks/fanout.ts), so the events
+ * layer knows nothing of the domains above it that consume events.
+ */
+export type EventFanOut = (tx: EntityManager, events: DispatchedEvent[]) => Promise<void>;
+
+/**
  * Takes pending events oldest first and marks them dispatched, in batches, so several workers can
- * share the backlog (SKIP LOCKED). In the same transaction the webhook subscriptions that want an
- * event get their deliveries (or its coalescing window), so an event reaches them exactly when it is
- * marked dispatched. Returns how many it dispatched.
+ * share the backlog (SKIP LOCKED). In the same transaction the batch goes to `fanOut`, so an event
+ * reaches the webhook subscriptions that want it exactly when it is marked dispatched. Returns how
+ * many it dispatched.
  */
 export async function dispatchPendingEvents(
   em: EntityManager,
-  coalesceWindowMs: number,
+  fanOut: EventFanOut,
   onEvent: (e: DispatchedEvent) => void = () => {},
 ) {
   let total = 0;
@@ -40,7 +46,7 @@ export async function dispatchPendingEvents(
           SELECT id::text, store_id, event, entity_id::text, data, ${isoTime(sql`created_at`)} AS created_at
           FROM taken ORDER BY id`,
       );
-      await fanOutToWebhooks(tx, taken, coalesceWindowMs);
+      await fanOut(tx, taken);
       return taken;
     });
     for (const e of batch) onEvent(e);

@@ -4,6 +4,7 @@ import { catalogueInternalRouter } from '../catalogue/internal-router.ts';
 import { runReadinessPass } from '../catalogue/readiness.ts';
 import { listHeldPosts } from '../external-orders/held.ts';
 import { mapSku } from '../external-orders/skus.ts';
+import { inventoryInternalRouter } from '../inventory/internal-router.ts';
 import { setStock } from '../inventory/stock.ts';
 import { listingsInternalRouter } from '../listings/internal-router.ts';
 import { createOwnGoods, listOwnGoods } from '../listings/own-goods.ts';
@@ -24,6 +25,7 @@ import { internalProcedure } from '../trpc/procedures.ts';
 export const internalRouter = router({
   catalogue: catalogueInternalRouter,
   listings: listingsInternalRouter,
+  inventory: inventoryInternalRouter,
 
   createStore: internalProcedure
     .input(

@@ -1,14 +1,32 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createTransport, type Transporter } from 'nodemailer';
 import { rows, sql } from '../db/sql.ts';
-import { invoicePdf } from '../orders/invoice.ts';
-import type { Merchant } from '../orders/invoice-pdf.ts';
+import type { Merchant } from '../settings.ts';
 
 export interface MailSettings {
   smtpUrl: string | undefined;
   from: string;
   merchant: Merchant;
 }
+
+/** A file attached to a message. */
+export interface MailAttachment {
+  filename: string;
+  content: Buffer;
+  contentType: string;
+}
+
+/**
+ * What a queued message carries besides its text, by its kind, read in the sending transaction.
+ * Given by the caller (the worker passes the invoice PDF, `invoiceAttachments` in
+ * src/orders/invoice.ts), so mail knows nothing of the domains that queue it.
+ */
+export type MailAttachments = (
+  tx: EntityManager,
+  mail: { kind: string; order_id: number | null },
+) => Promise<MailAttachment[]>;
+
+const noAttachments: MailAttachments = async () => [];
 
 interface Queued {
   id: number;
@@ -46,6 +64,7 @@ function isPermanent(err: unknown): boolean {
 export async function sendQueuedMail(
   em: EntityManager,
   settings: MailSettings,
+  attachmentsOf: MailAttachments = noAttachments,
 ): Promise<{ sent: number; held: number; failed: number; retrying: number }> {
   const counts = { sent: 0, held: 0, failed: 0, retrying: 0 };
   const tried: number[] = [];
@@ -64,15 +83,7 @@ export async function sendQueuedMail(
         return 'held' as const;
       }
       try {
-        const attachments = [];
-        if (mail.kind === 'invoice' && mail.order_id !== null) {
-          const invoice = await invoicePdf(tx, settings.merchant, mail.order_id);
-          attachments.push({
-            filename: `${invoice.invoiceNumber}.pdf`,
-            content: invoice.pdf,
-            contentType: 'application/pdf',
-          });
-        }
+        const attachments = await attachmentsOf(tx, mail);
         await transporter(settings.smtpUrl).sendMail({
           from: settings.from,
           to: mail.to_address,

@@ -1,14 +1,7 @@
 import { Document, Page, renderToBuffer, StyleSheet, Text, View } from '@react-pdf/renderer';
 import type { Style } from '@react-pdf/stylesheet';
 import { createElement as h, type ReactElement } from 'react';
-
-/** Who issues the invoice: Stockless is the merchant of record. */
-export interface Merchant {
-  name: string;
-  abn: string;
-  address: string;
-  email: string;
-}
+import type { Merchant } from '../settings.ts';
 
 export interface InvoiceData {
   invoiceNumber: string;

@@ -1,12 +1,25 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoTime, rows, sql } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
-import { type InvoiceData, type Merchant, renderInvoicePdf } from './invoice-pdf.ts';
+import type { MailAttachments } from '../mail/send.ts';
+import type { Merchant } from '../settings.ts';
+import { type InvoiceData, renderInvoicePdf } from './invoice-pdf.ts';
 
 /**
  * The order's tax invoice as a PDF, rendered from the order as it was shipped. 404 while the
  * order has no invoice (it is issued when the order ships). `storeId` limits to one store's orders.
  */
+/** An invoice mail's attachment: the order's tax invoice as a PDF (src/mail/send.ts). */
+export function invoiceAttachments(merchant: Merchant): MailAttachments {
+  return async (tx, mail) => {
+    if (mail.kind !== 'invoice' || mail.order_id === null) return [];
+    const invoice = await invoicePdf(tx, merchant, mail.order_id);
+    return [
+      { filename: `${invoice.invoiceNumber}.pdf`, content: invoice.pdf, contentType: 'application/pdf' },
+    ];
+  };
+}
+
 export async function invoicePdf(em: EntityManager, merchant: Merchant, orderId: number, storeId?: number) {
   const [o] = await rows<{
     invoice_number: string | null;

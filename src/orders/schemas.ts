@@ -1,16 +1,10 @@
 import { z } from 'zod';
 import { paginationSchema } from '../catalogue/schemas.ts';
+import { ORDER_STATUSES } from '../order-status.ts';
 import { described, idParam, intParam, NUL_MESSAGE, noNul, PG_INT_MAX, textParam } from '../trpc/params.ts';
 
-export const ORDER_STATUSES = [
-  'pending',
-  'processing',
-  'fulfilled',
-  'shipped',
-  'delivered',
-  'cancelled',
-] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export { ORDER_STATUSES, type OrderStatus } from '../order-status.ts';
+
 export const ORDER_CHANNELS = [
   'facebook_instagram',
   'google',

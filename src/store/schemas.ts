@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { ORDER_STATUSES } from '../orders/schemas.ts';
+import { ORDER_STATUSES } from '../order-status.ts';
 
 export { ORDER_STATUSES };
 

@@ -3,8 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Actor } from '../auth/actor.ts';
 import type { AppError } from '../errors.ts';
-import type { Merchant } from '../orders/invoice-pdf.ts';
-import type { WebhookSettings } from '../webhooks/settings.ts';
+import type { Merchant, WebhookSettings } from '../settings.ts';
 
 /** Settings the domain needs at request time (a subset of the server's config). */
 export interface DomainSettings {

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor.ts';
 import { rows, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
+import type { EventFanOut } from '../events/dispatch.ts';
 import { idsOnlyData, onlyVariant } from '../events/ids-only.ts';
 import { getOrder } from '../orders/read.ts';
 import { COALESCED_EVENTS, ORDER_PAYLOAD_EVENTS } from './events.ts';
@@ -95,6 +96,11 @@ export async function createWebhookEvents(tx: EntityManager, events: NewWebhookE
   );
   if (made?.n) await wakeDeliveries(tx);
   return made?.n ?? 0;
+}
+
+/** The event dispatcher's fan-out to webhooks, with the coalescing window of config. */
+export function webhookFanOut(coalesceWindowMs: number): EventFanOut {
+  return (tx, events) => fanOutToWebhooks(tx, events, coalesceWindowMs);
 }
 
 /**

@@ -1,0 +1,14 @@
+import { receiveStockInput } from '../catalogue/maintenance-schemas.ts';
+import { router } from '../trpc/init.ts';
+import { internalProcedure } from '../trpc/procedures.ts';
+import { receiveStock } from './stock.ts';
+
+/**
+ * Stock maintenance for the platform's dashboards (operator credential): goods received add to a
+ * variant's stock, and every store listing the product hears of it through the stock fan-out.
+ */
+export const inventoryInternalRouter = router({
+  receiveStock: internalProcedure
+    .input(receiveStockInput)
+    .mutation(({ ctx, input }) => receiveStock(ctx.em, input.productId, input.quantity, input.variantId)),
+});
