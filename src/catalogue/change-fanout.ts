@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { JOBS, keyedJob } from '../db/jobs.ts';
 import { rows, sql } from '../db/sql.ts';
 import { idsOnlyData, onlyVariant } from '../events/ids-only.ts';
 import { fanOutToListingStores } from '../events/listing-stores.ts';
@@ -28,8 +29,11 @@ export async function queueProductChange(tx: EntityManager, change: ProductChang
   };
   await rows(
     tx,
-    sql`SELECT add_keyed_job('catalogue_fanout', ${JSON.stringify([item])}::json,
-      ${`catalogue_fanout:${change.productId}`}, 'replace')`,
+    sql`SELECT ${keyedJob(JOBS.catalogueFanout, {
+      payload: sql`${JSON.stringify([item])}::json`,
+      key: `${JOBS.catalogueFanout}:${change.productId}`,
+      mode: 'replace',
+    })}`,
   );
 }
 

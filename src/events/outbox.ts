@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { JOBS, keyedJob } from '../db/jobs.ts';
 import { type RawBuilder, rows, sql } from '../db/sql.ts';
 
 export const PRODUCT_EVENTS = ['product.created', 'product.updated', 'product.deleted'] as const;
@@ -21,7 +22,11 @@ export async function enqueueDispatch(tx: EntityManager): Promise<void> {
 }
 
 /** The expression behind enqueueDispatch, for a statement that writes events and wakes in one go. */
-export const DISPATCH_WAKE = sql`add_keyed_job('dispatch_events', '{}'::json, 'dispatch_events', 'preserve_run_at', max_attempts => 25)`;
+export const DISPATCH_WAKE = keyedJob(JOBS.dispatchEvents, {
+  key: JOBS.dispatchEvents,
+  mode: 'preserve_run_at',
+  maxAttempts: 25,
+});
 
 /** Records events in the caller's transaction (must be one) and wakes the dispatcher. */
 export async function recordEvents(tx: EntityManager, events: DomainEvent[]): Promise<void> {

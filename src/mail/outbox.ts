@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { JOBS, keyedJob } from '../db/jobs.ts';
 import { rows, sql } from '../db/sql.ts';
 
 export interface QueuedMail {
@@ -23,6 +24,6 @@ export async function queueMail(tx: EntityManager, mail: QueuedMail): Promise<vo
   await rows(
     tx,
     // 'replace': a pending sender scheduled later (a retry) is brought forward to now.
-    sql`SELECT add_keyed_job('send_mail', '{}'::json, 'send_mail', 'replace')`,
+    sql`SELECT ${keyedJob(JOBS.sendMail, { key: JOBS.sendMail, mode: 'replace' })}`,
   );
 }

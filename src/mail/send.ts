@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createTransport, type Transporter } from 'nodemailer';
+import { JOBS, keyedJob } from '../db/jobs.ts';
 import { rows, sql } from '../db/sql.ts';
 import type { Merchant } from '../settings.ts';
 
@@ -120,7 +121,7 @@ export async function sendQueuedMail(
 async function scheduleRetry(em: EntityManager): Promise<void> {
   await rows(
     em,
-    sql`SELECT add_keyed_job('send_mail', '{}'::json, 'send_mail', 'preserve_run_at', run_at => next)
+    sql`SELECT ${keyedJob(JOBS.sendMail, { key: JOBS.sendMail, mode: 'preserve_run_at', runAt: sql`next` })}
       FROM (SELECT min(next_attempt_at) AS next FROM mail_outbox WHERE status = 'queued') m
       WHERE m.next IS NOT NULL`,
   );

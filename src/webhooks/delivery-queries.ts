@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { JOBS, keyedJob } from '../db/jobs.ts';
 import { rows, sql } from '../db/sql.ts';
 
 /** A delivery read by the worker that holds its subscription, with what an attempt needs. */
@@ -165,8 +166,11 @@ export function deliveryRound(em: EntityManager, r: RoundRequest): Promise<Round
 export async function scheduleNextWake(em: EntityManager): Promise<void> {
   await rows(
     em,
-    sql`SELECT add_keyed_job('deliver_webhooks', '{}'::json, 'deliver_webhooks:' || floor(extract(epoch FROM due_at))::bigint,
-        'preserve_run_at', run_at => due_at)
+    sql`SELECT ${keyedJob(JOBS.deliverWebhooks, {
+      key: sql`${`${JOBS.deliverWebhooks}:`}::text || floor(extract(epoch FROM due_at))::bigint`,
+      mode: 'preserve_run_at',
+      runAt: sql`due_at`,
+    })}
       FROM (SELECT GREATEST(min(GREATEST(next_due_at, held_until)), now() + interval '1 second') AS due_at
             FROM webhook_subscriptions WHERE active AND next_due_at IS NOT NULL) next
       WHERE due_at IS NOT NULL`,

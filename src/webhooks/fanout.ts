@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor.ts';
+import { JOBS, keyedJob } from '../db/jobs.ts';
 import { rows, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import type { EventFanOut } from '../events/dispatch.ts';
@@ -161,8 +162,12 @@ export async function fanOutToWebhooks(
       tx,
       // 'preserve_run_at': the window opens with the first change and is not pushed back by later
       // ones; array payloads are concatenated by Graphile while the job waits.
-      sql`SELECT add_keyed_job('webhook_coalesce', c.payload::json, c.key, 'preserve_run_at',
-            run_at => now() + ${coalesceWindowMs} * interval '1 millisecond')
+      sql`SELECT ${keyedJob(JOBS.webhookCoalesce, {
+        payload: sql`c.payload::json`,
+        key: sql`c.key`,
+        mode: 'preserve_run_at',
+        runAt: sql`now() + ${coalesceWindowMs} * interval '1 millisecond'`,
+      })}
           FROM unnest(${keys}::text[], ${payloads}::text[]) AS c(key, payload)`,
     );
   }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { JOBS, keyedJob } from '../db/jobs.ts';
 import { rows, sql } from '../db/sql.ts';
 
 /**
@@ -8,6 +9,6 @@ import { rows, sql } from '../db/sql.ts';
 export async function wakeDeliveries(tx: EntityManager): Promise<void> {
   await rows(
     tx,
-    sql`SELECT add_keyed_job('deliver_webhooks', '{}'::json, 'deliver_webhooks', 'replace', max_attempts => 25)`,
+    sql`SELECT ${keyedJob(JOBS.deliverWebhooks, { key: JOBS.deliverWebhooks, mode: 'replace', maxAttempts: 25 })}`,
   );
 }

@@ -1,0 +1,16 @@
+import type { Task } from 'graphile-worker';
+import type { Orm } from '../src/db/orm.ts';
+import { fanOutStock, parseFanoutPayload } from '../src/inventory/fanout.ts';
+
+/**
+ * `inventory_fanout` (queued by the stock trigger; payload `[{ product_id, variant_ids }]`, the
+ * items of one product concatenated while the job waits): every store listing it hears of it.
+ */
+export function inventoryFanoutTask(orm: Orm): Task {
+  return async (payload, helpers) => {
+    const parsed = parseFanoutPayload(payload);
+    if (!parsed) throw new Error('inventory_fanout needs a numeric product_id');
+    const stores = await fanOutStock(orm.em.fork(), parsed.productId, parsed.variantId);
+    helpers.logger.debug(`stock of product ${parsed.productId} reached ${stores} stores`);
+  };
+}

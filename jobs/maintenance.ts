@@ -1,0 +1,19 @@
+import type { Task } from 'graphile-worker';
+import { runReadinessPass } from '../src/catalogue/readiness.ts';
+import type { Orm } from '../src/db/orm.ts';
+import { pruneLimits } from '../src/ratelimit/limiter.ts';
+
+/** `readiness_pass` (cron, nightly): every product's readiness score again. */
+export function readinessPassTask(orm: Orm): Task {
+  return async (_payload, helpers) => {
+    const result = await runReadinessPass(orm.em.fork());
+    helpers.logger.info(`readiness pass scored ${result.products} products`);
+  };
+}
+
+/** `prune_rate_limits` (cron, hourly): expired rate-limit windows are dropped. */
+export function pruneRateLimitsTask(orm: Orm): Task {
+  return async () => {
+    await pruneLimits(orm.em.fork());
+  };
+}

@@ -1,0 +1,16 @@
+import type { Task } from 'graphile-worker';
+import type { Orm } from '../src/db/orm.ts';
+import { type MailSettings, sendQueuedMail } from '../src/mail/send.ts';
+import { invoiceAttachments } from '../src/orders/invoice.ts';
+
+/** `send_mail` (no payload): sends what is due in the mail outbox, invoices with their PDF. */
+export function sendMailTask(orm: Orm, mail: MailSettings): Task {
+  return async (_payload, helpers) => {
+    const c = await sendQueuedMail(orm.em.fork(), mail, invoiceAttachments(mail.merchant));
+    if (c.sent + c.held + c.failed + c.retrying) {
+      helpers.logger.info(
+        `mail: ${c.sent} sent, ${c.held} held (no SMTP), ${c.failed} failed, ${c.retrying} to retry`,
+      );
+    }
+  };
+}
