@@ -4,14 +4,11 @@
  *   `src/` (the domains) under both, and never imports either.
  * - In `src/`, the bottom (`errors.ts`, `settings.ts`, `order-status.ts`, `db/`) imports no domain;
  *   `events/` and `mail/` take what the domains above them give (fan-out, attachments) by injection;
- *   `trpc/` (the procedure glue) imports no domain but `auth/` and `ratelimit/`.
+ *   `trpc/` (the procedure glue) imports no domain but `auth/` and `ratelimit/`, which import none.
  * - No cycle between folders or between modules.
- * The one known exception is a warning (`known-folder-cycle`); anything new fails.
  */
 const DOMAINS =
   '^src/(catalogue|demo|external-orders|internal|inventory|listings|mcp|oauth|orders|platform|store|webhooks)/';
-
-const KNOWN_CYCLE = '^src/(auth|store|trpc)$';
 
 module.exports = {
   forbidden: [
@@ -25,25 +22,8 @@ module.exports = {
       name: 'no-folder-cycle',
       severity: 'error',
       scope: 'folder',
-      // One known cycle is left out here and reported as a warning below (folder rules take no
-      // `via`, so it is left out by its edges): auth -> store (API keys belong to stores) -> trpc
-      // (the store's router) -> auth (the actor). docs/architecture.md says how it is to go.
-      from: { pathNot: KNOWN_CYCLE },
+      from: {},
       to: { circular: true },
-    },
-    {
-      name: 'no-folder-cycle-from-known',
-      severity: 'error',
-      scope: 'folder',
-      from: { path: KNOWN_CYCLE },
-      to: { circular: true, pathNot: KNOWN_CYCLE },
-    },
-    {
-      name: 'known-folder-cycle',
-      severity: 'warn',
-      scope: 'folder',
-      from: { path: KNOWN_CYCLE },
-      to: { circular: true, path: KNOWN_CYCLE },
     },
     {
       name: 'src-imports-no-app',
@@ -70,6 +50,13 @@ module.exports = {
       comment: 'The outbox, the dispatcher and the mailer get the domains above them injected.',
       severity: 'error',
       from: { path: '^src/(events|mail)/' },
+      to: { path: DOMAINS },
+    },
+    {
+      name: 'auth-and-limits-import-no-domain',
+      comment: 'Credentials, scopes and limits sit under the procedure glue; a store owns its keys.',
+      severity: 'error',
+      from: { path: '^src/(auth|ratelimit)/' },
       to: { path: DOMAINS },
     },
     {

@@ -1,4 +1,3 @@
-import { ApiKey } from './auth/entities.ts';
 import {
   Brand,
   Category,
@@ -12,7 +11,7 @@ import {
   Supplier,
 } from './catalogue/entities.ts';
 import { PlatformFeature } from './platform/entities.ts';
-import { Store, StoreDepartment, StoreMaker } from './store/entities.ts';
+import { ApiKey, Store, StoreDepartment, StoreMaker } from './store/entities.ts';
 
 /** Every entity the ORM knows; discovery is explicit so nothing depends on file globbing. */
 export const entities = [

@@ -8,11 +8,11 @@ import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/logger.ts';
 import { type Orm, openOrm } from '../server/orm.ts';
 import type { Actor, AppScope } from '../src/auth/actor.ts';
-import { createApiKey } from '../src/auth/keys-service.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { inventoryOutput } from '../src/inventory/router.ts';
 import { setStock } from '../src/inventory/stock.ts';
 import { createCaller } from '../src/router.ts';
+import { createApiKey } from '../src/store/api-keys.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { shapeError } from '../src/trpc/errors.ts';
 import {

@@ -6,10 +6,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../server/logger.ts';
-import { createApiKey } from '../src/auth/keys-service.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { setFeature } from '../src/platform/features.ts';
 import { createCaller } from '../src/router.ts';
+import { createApiKey } from '../src/store/api-keys.ts';
 import { createStore } from '../src/store/service.ts';
 import { testSettings } from './helpers/app.ts';
 import { launchChromium, NO_CHROMIUM, type PublicApp, startAppAtPublicUrl } from './helpers/browser.ts';

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createLogger } from '../server/logger.ts';
 import type { Actor, AppScope } from '../src/auth/actor.ts';
-import { revokeApiKey } from '../src/auth/keys-service.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { AppError } from '../src/errors.ts';
 import { createCaller } from '../src/router.ts';
+import { revokeApiKey } from '../src/store/api-keys.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { jsonRpcCodeOf, shapeError } from '../src/trpc/errors.ts';
 import { createCallerFactory, router } from '../src/trpc/init.ts';
@@ -484,7 +484,7 @@ describe('internal router over HTTP', () => {
 describe('a reused in-process context', () => {
   it('checks the credential on every call: a key revoked between two calls is refused the second time', async () => {
     const em = app.em();
-    const { createApiKey } = await import('../src/auth/keys-service.ts');
+    const { createApiKey } = await import('../src/store/api-keys.ts');
     const key = await createApiKey(em, { storeId: store.id, scope: 'read_write', mode: 'test' });
     const caller = createTestCaller(context({ authorization: `Bearer ${key.key}` }));
     await caller.writeProducts();

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createApiKey } from '../auth/keys-service.ts';
 import { runReadinessPass } from '../catalogue/readiness.ts';
 import { rows, sql } from '../db/sql.ts';
 import { checkoutStorefront } from '../orders/storefront.ts';
 import { advanceOrder } from '../orders/transitions.ts';
+import { createApiKey } from '../store/api-keys.ts';
 import { createStore } from '../store/service.ts';
 import { seedProducts } from './seed-catalogue.ts';
 

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { createApiKey, revokeApiKey } from '../auth/keys-service.ts';
 import { catalogueInternalRouter } from '../catalogue/internal-router.ts';
 import { runReadinessPass } from '../catalogue/readiness.ts';
 import { listHeldPosts } from '../external-orders/held.ts';
@@ -15,6 +14,7 @@ import { customerInput, ORDER_CHANNELS, ORDER_STATUSES, shippingInput } from '..
 import { checkoutStorefront } from '../orders/storefront.ts';
 import { advanceOrder } from '../orders/transitions.ts';
 import { FEATURES, setFeature } from '../platform/features.ts';
+import { createApiKey, revokeApiKey } from '../store/api-keys.ts';
 import { setPublished } from '../store/publish.ts';
 import { createStore } from '../store/service.ts';
 import { router } from '../trpc/init.ts';

@@ -37,3 +37,22 @@ export const StoreMaker = defineEntity({
     supplierId: p.integer().primary(),
   },
 });
+
+/** A store's API key: its credentials belong to it (the plain key is shown once; only the hash is kept). */
+export const ApiKey = defineEntity({
+  name: 'ApiKey',
+  tableName: 'api_keys',
+  properties: {
+    id: p.integer().primary(),
+    store: () => p.manyToOne(Store),
+    name: p.string().default(''),
+    tokenHash: p.string().unique(),
+    tokenPrefix: p.string(),
+    mode: p.enum(['live', 'test'] as const),
+    scope: p.enum(['read', 'read_write'] as const),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    lastUsedAt: p.datetime().nullable(),
+    revokedAt: p.datetime().nullable(),
+  },
+});
+export type IApiKey = InferEntity<typeof ApiKey>;

@@ -8,7 +8,7 @@ import { ensureDatabase } from '../../server/database.ts';
 import { createLogger } from '../../server/logger.ts';
 import { type Orm, openOrm } from '../../server/orm.ts';
 import type { Actor } from '../../src/auth/actor.ts';
-import { createApiKey } from '../../src/auth/keys-service.ts';
+import { createApiKey } from '../../src/store/api-keys.ts';
 import { createStore } from '../../src/store/service.ts';
 import type { Context, DomainSettings } from '../../src/trpc/context.ts';
 import { setWebhookResolver } from '../../src/webhooks/url-guard.ts';

@@ -5,7 +5,7 @@ import { createServer as createNetServer } from 'node:net';
 import { inject } from 'vitest';
 import { ensureDatabase } from '../../server/database.ts';
 import { type Orm, openOrm } from '../../server/orm.ts';
-import { createApiKey } from '../../src/auth/keys-service.ts';
+import { createApiKey } from '../../src/store/api-keys.ts';
 import { createStore } from '../../src/store/service.ts';
 import { TEST_SECRET_KEY, type TestApp } from './app.ts';
 import { withDatabase } from './global-setup.ts';

@@ -1,9 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { displayPrefix, generateApiKey } from '../auth/api-keys.ts';
+import { hashToken } from '../auth/secret-tokens.ts';
 import { notFound } from '../errors.ts';
-import { Store } from '../store/entities.ts';
-import { displayPrefix, generateApiKey } from './api-keys.ts';
-import { ApiKey } from './entities.ts';
-import { hashToken } from './secret-tokens.ts';
+import { ApiKey, Store } from './entities.ts';
 
 export interface CreateKeyInput {
   storeId: number;
