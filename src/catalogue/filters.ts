@@ -221,6 +221,33 @@ export async function buildCatalogueQuery(
     q.readsListing = true;
   }
 
+  addFacetFilters(q, f, tax);
+
+  const term = f.search?.trim();
+  if (term) {
+    const modes = searchModes(term);
+    if (opts.deferSearch) {
+      q.searchModes = modes;
+      return q;
+    }
+    const others = [...q.base, ...Object.values(q.facets)];
+    let mode: SearchMode = { where: sql`false`, relevance: sql`0::real` };
+    q.searchMatches = 0;
+    for (const m of modes) {
+      q.searchMatches = await probe(em, queryFrom(ctx, q), [m.where, ...others]);
+      if (q.searchMatches > 0) {
+        mode = m;
+        break;
+      }
+    }
+    q.base.push(mode.where);
+    q.relevance = mode.relevance;
+  }
+  return q;
+}
+
+/** The filters that are facets (each counted without itself): one condition per filter given. */
+function addFacetFilters(q: CatalogueQuery, f: CatalogueFilters, tax: Taxonomy | undefined): void {
   if (f.brand !== undefined && tax) q.facets.brand = anyOf(sql`p.brand_id`, tax.brands);
   if (f.category !== undefined && tax) {
     // A value naming a taxonomy category (slug or name) filters by it and its children; any other
@@ -263,28 +290,6 @@ export async function buildCatalogueQuery(
     q.facets.price_band = sql.join(price, sql` AND `);
     q.readsListing = true;
   }
-
-  const term = f.search?.trim();
-  if (term) {
-    const modes = searchModes(term);
-    if (opts.deferSearch) {
-      q.searchModes = modes;
-      return q;
-    }
-    const others = [...q.base, ...Object.values(q.facets)];
-    let mode: SearchMode = { where: sql`false`, relevance: sql`0::real` };
-    q.searchMatches = 0;
-    for (const m of modes) {
-      q.searchMatches = await probe(em, queryFrom(ctx, q), [m.where, ...others]);
-      if (q.searchMatches > 0) {
-        mode = m;
-        break;
-      }
-    }
-    q.base.push(mode.where);
-    q.relevance = mode.relevance;
-  }
-  return q;
 }
 
 /** Every condition of the query, for the list and the total count. */

@@ -50,35 +50,104 @@ function line(cells: [string, Style][], style: Style): ReactElement {
   return h(View, { style: [styles.row, style] }, ...cells.map(([text, s]) => h(Text, { style: s }, text)));
 }
 
-function invoiceDocument(merchant: Merchant, d: InvoiceData): ReactElement {
-  const gst = gstIncluded(d.totalCents);
+/** Who issues it, what it is, and for which order. */
+function heading(merchant: Merchant, d: InvoiceData): ReactElement {
+  return h(
+    View,
+    { style: styles.row },
+    h(
+      View,
+      null,
+      h(Text, { style: styles.title }, 'Tax Invoice'),
+      h(Text, null, `Invoice number: ${d.invoiceNumber}`),
+      h(Text, null, `Date of issue: ${d.issuedAt.slice(0, 10)}`),
+      h(Text, null, `Order: ${d.orderNumber}`),
+    ),
+    h(
+      View,
+      { style: { textAlign: 'right' } },
+      h(Text, { style: styles.strong }, merchant.name),
+      h(Text, null, `ABN ${merchant.abn}`),
+      h(Text, null, merchant.address),
+      h(Text, null, merchant.email),
+    ),
+  );
+}
+
+function parties(d: InvoiceData): ReactElement {
   const ship = d.shipping;
+  return h(
+    View,
+    { style: styles.block },
+    h(Text, { style: styles.strong }, 'Bill to'),
+    h(Text, null, d.billTo.name),
+    h(Text, null, d.billTo.email),
+    h(Text, { style: [styles.strong, { marginTop: 8 }] }, 'Ship to'),
+    h(Text, null, d.shipTo.name),
+    h(Text, null, [ship.address, ship.address2].filter(Boolean).join(', ')),
+    h(Text, null, `${ship.city} ${ship.state} ${ship.zip} ${ship.country}`),
+  );
+}
+
+function lineItems(d: InvoiceData): ReactElement[] {
+  const head: [string, Style][] = [
+    ['Item', styles.colItem],
+    ['Qty', styles.colQty],
+    ['Unit price', styles.colPrice],
+    ['Amount', styles.colPrice],
+  ];
+  return [
+    line(head, styles.th),
+    ...d.lines.map((l) =>
+      line(
+        [
+          [`${l.name} (${l.sku})`, styles.colItem],
+          [String(l.quantity), styles.colQty],
+          [money(l.price_cents), styles.colPrice],
+          [money(l.price_cents * l.quantity), styles.colPrice],
+        ],
+        styles.td,
+      ),
+    ),
+  ];
+}
+
+function totals(d: InvoiceData): ReactElement {
+  return h(
+    View,
+    { style: styles.totals },
+    line(
+      [
+        ['Shipping', {}],
+        [money(d.shippingCents), {}],
+      ],
+      {},
+    ),
+    line(
+      [
+        [`Total (${d.currency}, GST inclusive)`, styles.strong],
+        [money(d.totalCents), styles.strong],
+      ],
+      {},
+    ),
+    line(
+      [
+        ['GST included (10%)', {}],
+        [money(gstIncluded(d.totalCents)), {}],
+      ],
+      {},
+    ),
+  );
+}
+
+function invoiceDocument(merchant: Merchant, d: InvoiceData): ReactElement {
   return h(
     Document,
     { title: `Tax invoice ${d.invoiceNumber}`, author: merchant.name },
     h(
       Page,
       { size: 'A4', style: styles.page },
-      h(
-        View,
-        { style: styles.row },
-        h(
-          View,
-          null,
-          h(Text, { style: styles.title }, 'Tax Invoice'),
-          h(Text, null, `Invoice number: ${d.invoiceNumber}`),
-          h(Text, null, `Date of issue: ${d.issuedAt.slice(0, 10)}`),
-          h(Text, null, `Order: ${d.orderNumber}`),
-        ),
-        h(
-          View,
-          { style: { textAlign: 'right' } },
-          h(Text, { style: styles.strong }, merchant.name),
-          h(Text, null, `ABN ${merchant.abn}`),
-          h(Text, null, merchant.address),
-          h(Text, null, merchant.email),
-        ),
-      ),
+      heading(merchant, d),
       h(
         View,
         { style: styles.block },
@@ -88,62 +157,9 @@ function invoiceDocument(merchant: Merchant, d: InvoiceData): ReactElement {
           `Sold through ${d.storeName} (channel of sale); ${merchant.name} is the merchant of record.`,
         ),
       ),
-      h(
-        View,
-        { style: styles.block },
-        h(Text, { style: styles.strong }, 'Bill to'),
-        h(Text, null, d.billTo.name),
-        h(Text, null, d.billTo.email),
-        h(Text, { style: [styles.strong, { marginTop: 8 }] }, 'Ship to'),
-        h(Text, null, d.shipTo.name),
-        h(Text, null, [ship.address, ship.address2].filter(Boolean).join(', ')),
-        h(Text, null, `${ship.city} ${ship.state} ${ship.zip} ${ship.country}`),
-      ),
-      line(
-        [
-          ['Item', styles.colItem],
-          ['Qty', styles.colQty],
-          ['Unit price', styles.colPrice],
-          ['Amount', styles.colPrice],
-        ],
-        styles.th,
-      ),
-      ...d.lines.map((l) =>
-        line(
-          [
-            [`${l.name} (${l.sku})`, styles.colItem],
-            [String(l.quantity), styles.colQty],
-            [money(l.price_cents), styles.colPrice],
-            [money(l.price_cents * l.quantity), styles.colPrice],
-          ],
-          styles.td,
-        ),
-      ),
-      h(
-        View,
-        { style: styles.totals },
-        line(
-          [
-            ['Shipping', {}],
-            [money(d.shippingCents), {}],
-          ],
-          {},
-        ),
-        line(
-          [
-            [`Total (${d.currency}, GST inclusive)`, styles.strong],
-            [money(d.totalCents), styles.strong],
-          ],
-          {},
-        ),
-        line(
-          [
-            ['GST included (10%)', {}],
-            [money(gst), {}],
-          ],
-          {},
-        ),
-      ),
+      parties(d),
+      ...lineItems(d),
+      totals(d),
       h(
         Text,
         { style: [styles.block, styles.muted] },

@@ -76,21 +76,7 @@ export async function advanceOrder(
 ) {
   return em.transactional(async (tx) => {
     const order = await lockOrder(tx, orderId, opts.storeId);
-    const cancellable: OrderStatus[] = opts.cancelShipped ? [...CANCELLABLE, 'shipped'] : CANCELLABLE;
-    const allowed = to === 'cancelled' ? cancellable.includes(order.status) : NEXT[order.status] === to;
-    if (!allowed) {
-      const next = NEXT[order.status];
-      throw new AppError(
-        'conflict',
-        'INVALID_TRANSITION',
-        `Order ${order.order_number} is ${order.status}; it can move to ${[next, CANCELLABLE.includes(order.status) ? 'cancelled' : null].filter(Boolean).join(' or ') || 'nothing'}, not ${to}`,
-        { extra: { status: order.status } },
-      );
-    }
-    const tracking = opts.tracking?.trim() || order.tracking_number;
-    if (to === 'shipped' && !tracking) {
-      throw new AppError('bad_request', 'TRACKING_REQUIRED', 'A tracking number is needed to ship an order');
-    }
+    const tracking = checkTransition(order, to, opts);
     const events: DomainEvent[] = [];
     const event = (name: string) =>
       events.push({ storeId: order.store_id, event: name, entityId: order.id, data: { order_id: order.id } });
@@ -128,24 +114,7 @@ export async function advanceOrder(
     event(EVENT[to] ?? 'order.updated');
     if (invoice) {
       event('invoice.issued');
-      // The invoice goes to whoever it is issued to: the buyer, or the store for a wholesale order
-      // (never the store's customer, who must not see wholesale prices).
-      const wholesale = order.order_type === 'wholesale_api';
-      const to = wholesale ? order.store_email : order.customer_email;
-      if (to) {
-        await queueMail(tx, {
-          storeId: order.store_id,
-          kind: 'invoice',
-          to,
-          subject: `Your tax invoice ${invoice} for order ${order.order_number}`,
-          text: wholesale
-            ? `Hello ${order.store_name},\n\nYour wholesale order ${order.order_number} has shipped (tracking ${tracking}). ` +
-              `The tax invoice ${invoice} from Stockless is attached.\n\nStockless`
-            : `Hello ${order.customer_name},\n\nYour order ${order.order_number} from ${order.store_name} has shipped ` +
-              `(tracking ${tracking}). Your tax invoice ${invoice} from Stockless is attached.\n\nStockless, on behalf of ${order.store_name}`,
-          orderId: order.id,
-        });
-      }
+      await mailInvoice(tx, order, invoice, tracking as string);
     }
     await recordEvents(tx, events);
     return {
@@ -155,5 +124,47 @@ export async function advanceOrder(
       tracking_number: tracking ?? null,
       invoice_number: invoice,
     };
+  });
+}
+
+/** Refuses a move the state machine forbids, or shipping without tracking; returns the tracking number. */
+function checkTransition(order: Locked, to: OrderStatus, opts: AdvanceOptions): string | null {
+  const cancellable: OrderStatus[] = opts.cancelShipped ? [...CANCELLABLE, 'shipped'] : CANCELLABLE;
+  const allowed = to === 'cancelled' ? cancellable.includes(order.status) : NEXT[order.status] === to;
+  if (!allowed) {
+    const next = NEXT[order.status];
+    throw new AppError(
+      'conflict',
+      'INVALID_TRANSITION',
+      `Order ${order.order_number} is ${order.status}; it can move to ${[next, CANCELLABLE.includes(order.status) ? 'cancelled' : null].filter(Boolean).join(' or ') || 'nothing'}, not ${to}`,
+      { extra: { status: order.status } },
+    );
+  }
+  const tracking = opts.tracking?.trim() || order.tracking_number;
+  if (to === 'shipped' && !tracking) {
+    throw new AppError('bad_request', 'TRACKING_REQUIRED', 'A tracking number is needed to ship an order');
+  }
+  return tracking ?? null;
+}
+
+/**
+ * The invoice goes to whoever it is issued to: the buyer, or the store for a wholesale order (never
+ * the store's customer, who must not see wholesale prices).
+ */
+async function mailInvoice(tx: EntityManager, order: Locked, invoice: string, tracking: string) {
+  const wholesale = order.order_type === 'wholesale_api';
+  const to = wholesale ? order.store_email : order.customer_email;
+  if (!to) return;
+  await queueMail(tx, {
+    storeId: order.store_id,
+    kind: 'invoice',
+    to,
+    subject: `Your tax invoice ${invoice} for order ${order.order_number}`,
+    text: wholesale
+      ? `Hello ${order.store_name},\n\nYour wholesale order ${order.order_number} has shipped (tracking ${tracking}). ` +
+        `The tax invoice ${invoice} from Stockless is attached.\n\nStockless`
+      : `Hello ${order.customer_name},\n\nYour order ${order.order_number} from ${order.store_name} has shipped ` +
+        `(tracking ${tracking}). Your tax invoice ${invoice} from Stockless is attached.\n\nStockless, on behalf of ${order.store_name}`,
+    orderId: order.id,
   });
 }
