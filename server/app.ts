@@ -27,7 +27,46 @@ export interface AppDeps {
 const requestIds = new WeakMap<IncomingMessage, string>();
 const requestStores = new WeakMap<IncomingMessage, number>();
 
-export function createApp({ orm, config, log }: AppDeps): Server {
+type Route = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
+
+/** The tRPC transport: GET (queries) and POST (mutations) only; fetch's Request throws on TRACE and CONNECT. */
+function trpcTransport(createContext: (req: IncomingMessage) => Context, log: Logger): Route {
+  const handler = createHTTPHandler({
+    router: appRouter,
+    basePath: '/trpc/',
+    createContext: ({ req }) => createContext(req),
+    onError: ({ error, path }) => {
+      if (shapeError(error).status >= 500) log.error({ err: error.cause ?? error, path }, 'trpc failed');
+    },
+  });
+  return async (req, res, requestId) => {
+    if (req.method !== 'GET' && req.method !== 'POST') {
+      res.setHeader('Allow', 'GET, HEAD, POST');
+      return sendError(
+        res,
+        405,
+        { error: 'bad_request', code: 'METHOD_NOT_ALLOWED', message: 'Use GET or POST' },
+        requestId,
+      );
+    }
+    return handler(req, res);
+  };
+}
+
+function oauthDepsOf(orm: Orm, config: Config): OAuthDeps {
+  return {
+    em: () => orm.em.fork(),
+    publicUrl: config.publicUrl,
+    limits: {
+      token: config.OAUTH_TOKEN_RATE_LIMIT,
+      register: config.OAUTH_REGISTER_RATE_LIMIT,
+      discovery: config.DISCOVERY_RATE_LIMIT,
+    },
+  };
+}
+
+/** Every path the service answers, in the order they are tried. */
+function router({ orm, config, log }: AppDeps): Route {
   const settings = domainSettingsOf(config);
   const createContext = (req: IncomingMessage): Context => ({
     em: orm.em.fork(),
@@ -39,37 +78,19 @@ export function createApp({ orm, config, log }: AppDeps): Server {
     response: { headers: {} },
   });
   const rest = createRestHandler({ createContext, publicUrl: config.publicUrl, log });
-  const trpc = createHTTPHandler({
-    router: appRouter,
-    basePath: '/trpc/',
-    createContext: ({ req }) => createContext(req),
-    onError: ({ error, path }) => {
-      if (shapeError(error).status >= 500) log.error({ err: error.cause ?? error, path }, 'trpc failed');
-    },
-  });
-  const oauth: OAuthDeps = {
-    em: () => orm.em.fork(),
-    publicUrl: config.publicUrl,
-    limits: {
-      token: config.OAUTH_TOKEN_RATE_LIMIT,
-      register: config.OAUTH_REGISTER_RATE_LIMIT,
-      discovery: config.DISCOVERY_RATE_LIMIT,
-    },
-  };
+  const trpc = trpcTransport(createContext, log);
+  const oauth = oauthDepsOf(orm, config);
   const openapiText = JSON.stringify(buildOpenApiDocument(config.publicUrl));
   const mcp = { createContext, publicUrl: config.publicUrl, log, version: CONTRACT_VERSION };
 
-  async function route(req: IncomingMessage, res: ServerResponse, requestId: string) {
+  return async (req, res, requestId) => {
     const target = readTarget(req);
     if (!target) {
+      const message = 'The request target is not a valid path';
       return sendError(
         res,
         400,
-        {
-          error: 'bad_request',
-          code: 'INVALID_REQUEST_TARGET',
-          message: 'The request target is not a valid path',
-        },
+        { error: 'bad_request', code: 'INVALID_REQUEST_TARGET', message },
         requestId,
       );
     }
@@ -84,20 +105,7 @@ export function createApp({ orm, config, log }: AppDeps): Server {
       res.setHeader('Cache-Control', 'public, max-age=300');
       return void res.end(openapiText);
     }
-    if (path.startsWith('/trpc/')) {
-      // tRPC speaks GET (queries) and POST (mutations); fetch's Request, which its adapter builds,
-      // throws on TRACE and CONNECT.
-      if (req.method !== 'GET' && req.method !== 'POST') {
-        res.setHeader('Allow', 'GET, HEAD, POST');
-        return sendError(
-          res,
-          405,
-          { error: 'bad_request', code: 'METHOD_NOT_ALLOWED', message: 'Use GET or POST' },
-          requestId,
-        );
-      }
-      return trpc(req, res);
-    }
+    if (path.startsWith('/trpc/')) return trpc(req, res, requestId);
     if (await handleOAuth(req, res, oauth, target)) return;
     const invoice = INVOICE_PATH.exec(path);
     if (invoice) {
@@ -113,14 +121,14 @@ export function createApp({ orm, config, log }: AppDeps): Server {
     if (path.startsWith('/api/v1/')) return rest(req, res, requestId, target);
     if (path === MCP_PATH) return serveMcp(req, res, mcp);
     if (await serveDocs(req, res, path)) return;
-    return sendError(
-      res,
-      404,
-      { error: 'not_found', code: 'ROUTE_NOT_FOUND', message: `No route for ${path}` },
-      requestId,
-    );
-  }
+    const message = `No route for ${path}`;
+    return sendError(res, 404, { error: 'not_found', code: 'ROUTE_NOT_FOUND', message }, requestId);
+  };
+}
 
+export function createApp(deps: AppDeps): Server {
+  const { log } = deps;
+  const route = router(deps);
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000 }, (req, res) => {
     const started = process.hrtime.bigint();
     const requestId = newRequestId();

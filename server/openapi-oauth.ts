@@ -332,262 +332,10 @@ export function addOAuthOperations(doc: Json) {
   Object.assign(doc.components.schemas, OAUTH_SCHEMAS);
   const base = 'https://api.stockless.example';
   Object.assign(doc.paths, {
-    '/oauth/register': {
-      post: {
-        operationId: 'registerOAuthClient',
-        tags: ['OAuth'],
-        summary: 'Register a partner app (RFC 7591)',
-        description:
-          'Dynamic client registration of a public client: no secret, PKCE at authorize. Redirect URIs are ' +
-          'matched exactly at authorize and token. Limited to 20 registrations an hour per IP address.',
-        security: [],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: ref('schemas', 'OAuthClientMetadata'),
-              example: {
-                redirect_uris: [EXAMPLE_REDIRECT],
-                client_name: 'Acme Marketplace Sync',
-                token_endpoint_auth_method: 'none',
-                scope: 'read_products read_orders write_external_orders',
-              },
-            },
-          },
-        },
-        responses: {
-          '201': {
-            description: 'Registered',
-            headers: { ...NO_STORE, ...RATE_LIMIT_HEADERS },
-            content: {
-              'application/json': {
-                schema: ref('schemas', 'OAuthClient'),
-                example: {
-                  client_id: EXAMPLE_CLIENT_ID,
-                  client_id_issued_at: 1762137600,
-                  client_name: 'Acme Marketplace Sync',
-                  redirect_uris: [EXAMPLE_REDIRECT],
-                  grant_types: ['authorization_code', 'refresh_token'],
-                  response_types: ['code'],
-                  token_endpoint_auth_method: 'none',
-                  scope: 'read_products read_orders write_external_orders',
-                },
-              },
-            },
-          },
-          '400': oauthError(
-            'Invalid metadata (`invalid_redirect_uri`, `invalid_client_metadata`)',
-            'invalid_redirect_uri',
-            'must be https, or http on a loopback IP (127.0.0.1 or [::1]) for native apps: http://localhost/cb',
-          ),
-          '415': oauthError(
-            'The body is not `application/json`',
-            'invalid_client_metadata',
-            'Send the client metadata as application/json',
-          ),
-          '429': tooMany('20 an hour per IP address'),
-        },
-      },
-    },
-    '/oauth/authorize': {
-      get: {
-        operationId: 'authorizeOAuth',
-        tags: ['OAuth'],
-        summary: 'Start connecting an app to a store',
-        description:
-          'The browser is sent here by the app. A valid request is redirected to the Stockless sign-in and ' +
-          'consent page, where a user of the store approves the scopes; the browser then returns to ' +
-          '`redirect_uri` with `code`, `state` and `iss` (RFC 9207), or with `error`, `error_description`, ' +
-          '`state` and `iss` (`access_denied`, `invalid_request`, `unsupported_response_type`, `invalid_scope`, ' +
-          '`invalid_target`). An unknown `client_id` or an unregistered `redirect_uri` is never redirected: it ' +
-          'answers an HTML error page.',
-        security: [],
-        parameters: [
-          {
-            in: 'query',
-            name: 'response_type',
-            required: true,
-            description: 'Always `code`.',
-            schema: { type: 'string', enum: ['code'] },
-          },
-          {
-            in: 'query',
-            name: 'client_id',
-            required: true,
-            description: 'From registration.',
-            schema: { type: 'string', example: EXAMPLE_CLIENT_ID },
-          },
-          {
-            in: 'query',
-            name: 'redirect_uri',
-            required: true,
-            description: 'One of the registered redirect URIs, exactly.',
-            schema: { type: 'string', example: EXAMPLE_REDIRECT },
-          },
-          {
-            in: 'query',
-            name: 'scope',
-            required: false,
-            description: 'Space-separated app scopes, among those registered; default: all registered.',
-            schema: { type: 'string', example: 'read_products read_orders' },
-          },
-          {
-            in: 'query',
-            name: 'state',
-            required: false,
-            description: 'Opaque value returned unchanged on the redirect (CSRF protection for the app).',
-            schema: { type: 'string', example: 'af0ifjsldkj' },
-          },
-          {
-            in: 'query',
-            name: 'code_challenge',
-            required: true,
-            description: 'PKCE: base64url(SHA-256(code_verifier)) without padding, 43 characters.',
-            schema: {
-              type: 'string',
-              pattern: '^[A-Za-z0-9_-]{43}$',
-              example: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-            },
-          },
-          {
-            in: 'query',
-            name: 'code_challenge_method',
-            required: true,
-            description: 'Only `S256` (`plain` is refused).',
-            schema: { type: 'string', enum: ['S256'] },
-          },
-          {
-            in: 'query',
-            name: 'resource',
-            required: true,
-            description: 'RFC 8707: the API the token is for, `{base_url}/api/v1`.',
-            schema: { type: 'string', example: 'https://api.stockless.example/api/v1' },
-          },
-        ],
-        responses: {
-          '302': {
-            description:
-              'To the sign-in and consent page (`/oauth/consent?request=…`), or back to `redirect_uri` with an error',
-            headers: {
-              Location: {
-                description: 'Where the browser goes next.',
-                schema: {
-                  type: 'string',
-                  example: `${EXAMPLE_REDIRECT}?error=invalid_scope&error_description=Unknown%20or%20unregistered%20scope%3A%20write_orders&state=af0ifjsldkj&iss=https%3A%2F%2Fapi.stockless.example`,
-                },
-              },
-            },
-          },
-          '400': {
-            description: 'Unknown client or unregistered redirect URI: an HTML error page, never a redirect',
-            content: { 'text/html': { schema: { type: 'string' } } },
-          },
-        },
-      },
-    },
-    '/oauth/token': {
-      post: {
-        operationId: 'requestOAuthToken',
-        tags: ['OAuth'],
-        summary: 'Exchange a code, or refresh (RFC 6749 §4.1.3, §6)',
-        description:
-          '`authorization_code`: the code from the redirect with its PKCE verifier. `refresh_token`: a new ' +
-          'access token and a new refresh token (rotation; a spent refresh token revokes the whole grant). ' +
-          '`resource` is required in both. Access tokens live one hour, refresh tokens 30 days. Limited to ' +
-          '60 requests a minute per client address and 60 per client.',
-        security: [],
-        requestBody: {
-          required: true,
-          content: {
-            'application/x-www-form-urlencoded': {
-              schema: ref('schemas', 'OAuthTokenRequest'),
-              example: {
-                grant_type: 'authorization_code',
-                client_id: EXAMPLE_CLIENT_ID,
-                code: 'k2m9q4x7v3hd8wz5tn6rcj1pyb0aesfglu4oixke',
-                code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
-                redirect_uri: EXAMPLE_REDIRECT,
-                resource: 'https://api.stockless.example/api/v1',
-              },
-            },
-          },
-        },
-        responses: {
-          '200': {
-            description: 'Tokens',
-            headers: { ...NO_STORE, ...RATE_LIMIT_HEADERS },
-            content: {
-              'application/json': {
-                schema: ref('schemas', 'OAuthToken'),
-                example: {
-                  access_token: 'sl_at_v8k2m9q4x7h3dwz5tn6rcj1pyb0aesfglu4oix',
-                  token_type: 'Bearer',
-                  expires_in: 3600,
-                  refresh_token: 'sl_rt_n5w2k8q4x7v3hd9mz6tp1rcjyb0aesfglu4oi',
-                  scope: 'read_products read_orders',
-                },
-              },
-            },
-          },
-          '400': oauthError(
-            'Refused (`invalid_request`, `invalid_grant`, `invalid_target`, `invalid_scope`, `unsupported_grant_type`)',
-            'invalid_grant',
-            'code_verifier does not match the code_challenge',
-          ),
-          '401': oauthError(
-            'Unknown client (`invalid_client`)',
-            'invalid_client',
-            'Client authentication failed',
-            {
-              'WWW-Authenticate': { description: '`Basic realm="oauth"`', schema: { type: 'string' } },
-            },
-          ),
-          '415': oauthError(
-            'The body is not form-encoded',
-            'invalid_request',
-            'Send the parameters as application/x-www-form-urlencoded',
-          ),
-          '429': tooMany('60 a minute per client address and per client'),
-        },
-      },
-    },
-    '/oauth/revoke': {
-      post: {
-        operationId: 'revokeOAuthToken',
-        tags: ['OAuth'],
-        summary: 'Revoke a token (RFC 7009)',
-        description:
-          'Revoking a refresh token ends every token of the grant (the app must be connected again); revoking an ' +
-          'access token ends that token. An unknown token also answers 200. Counts against the token ' +
-          "endpoint's limits (60 a minute per client address and per client).",
-        security: [],
-        requestBody: {
-          required: true,
-          content: {
-            'application/x-www-form-urlencoded': {
-              schema: ref('schemas', 'OAuthRevocationRequest'),
-              example: { client_id: EXAMPLE_CLIENT_ID, token: 'sl_rt_n5w2k8q4x7v3hd9mz6tp1rcjyb0aesfglu4oi' },
-            },
-          },
-        },
-        responses: {
-          '200': {
-            description: 'Revoked, or no such token (empty body)',
-            headers: { ...NO_STORE, ...RATE_LIMIT_HEADERS },
-          },
-          '400': oauthError('Missing `client_id` or `token`', 'invalid_request', 'token is required'),
-          '401': oauthError('Unknown client', 'invalid_client', 'Client authentication failed', {
-            'WWW-Authenticate': { description: '`Basic realm="oauth"`', schema: { type: 'string' } },
-          }),
-          '415': oauthError(
-            'The body is not form-encoded',
-            'invalid_request',
-            'Send the parameters as application/x-www-form-urlencoded',
-          ),
-          '429': tooMany('60 a minute per client address and per client'),
-        },
-      },
-    },
+    '/oauth/register': registerPath(),
+    '/oauth/authorize': authorizePath(),
+    '/oauth/token': tokenPath(),
+    '/oauth/revoke': revokePath(),
     '/.well-known/oauth-authorization-server': discovery(
       'Authorization server metadata (RFC 8414)',
       'Where the OAuth endpoints are and what they support.',
@@ -618,4 +366,279 @@ export function addOAuthOperations(doc: Json) {
       protectedResourceMetadata(base, `${base}/mcp`),
     ),
   });
+}
+
+/** `/oauth/register`. */
+function registerPath(): Json {
+  return {
+    post: {
+      operationId: 'registerOAuthClient',
+      tags: ['OAuth'],
+      summary: 'Register a partner app (RFC 7591)',
+      description:
+        'Dynamic client registration of a public client: no secret, PKCE at authorize. Redirect URIs are ' +
+        'matched exactly at authorize and token. Limited to 20 registrations an hour per IP address.',
+      security: [],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: ref('schemas', 'OAuthClientMetadata'),
+            example: {
+              redirect_uris: [EXAMPLE_REDIRECT],
+              client_name: 'Acme Marketplace Sync',
+              token_endpoint_auth_method: 'none',
+              scope: 'read_products read_orders write_external_orders',
+            },
+          },
+        },
+      },
+      responses: {
+        '201': {
+          description: 'Registered',
+          headers: { ...NO_STORE, ...RATE_LIMIT_HEADERS },
+          content: {
+            'application/json': {
+              schema: ref('schemas', 'OAuthClient'),
+              example: {
+                client_id: EXAMPLE_CLIENT_ID,
+                client_id_issued_at: 1762137600,
+                client_name: 'Acme Marketplace Sync',
+                redirect_uris: [EXAMPLE_REDIRECT],
+                grant_types: ['authorization_code', 'refresh_token'],
+                response_types: ['code'],
+                token_endpoint_auth_method: 'none',
+                scope: 'read_products read_orders write_external_orders',
+              },
+            },
+          },
+        },
+        '400': oauthError(
+          'Invalid metadata (`invalid_redirect_uri`, `invalid_client_metadata`)',
+          'invalid_redirect_uri',
+          'must be https, or http on a loopback IP (127.0.0.1 or [::1]) for native apps: http://localhost/cb',
+        ),
+        '415': oauthError(
+          'The body is not `application/json`',
+          'invalid_client_metadata',
+          'Send the client metadata as application/json',
+        ),
+        '429': tooMany('20 an hour per IP address'),
+      },
+    },
+  };
+}
+
+/** `/oauth/authorize`. */
+/** The authorization request's query (RFC 6749 §4.1.1 with PKCE and RFC 8707's resource). */
+const AUTHORIZE_PARAMETERS: Json[] = [
+  {
+    in: 'query',
+    name: 'response_type',
+    required: true,
+    description: 'Always `code`.',
+    schema: { type: 'string', enum: ['code'] },
+  },
+  {
+    in: 'query',
+    name: 'client_id',
+    required: true,
+    description: 'From registration.',
+    schema: { type: 'string', example: EXAMPLE_CLIENT_ID },
+  },
+  {
+    in: 'query',
+    name: 'redirect_uri',
+    required: true,
+    description: 'One of the registered redirect URIs, exactly.',
+    schema: { type: 'string', example: EXAMPLE_REDIRECT },
+  },
+  {
+    in: 'query',
+    name: 'scope',
+    required: false,
+    description: 'Space-separated app scopes, among those registered; default: all registered.',
+    schema: { type: 'string', example: 'read_products read_orders' },
+  },
+  {
+    in: 'query',
+    name: 'state',
+    required: false,
+    description: 'Opaque value returned unchanged on the redirect (CSRF protection for the app).',
+    schema: { type: 'string', example: 'af0ifjsldkj' },
+  },
+  {
+    in: 'query',
+    name: 'code_challenge',
+    required: true,
+    description: 'PKCE: base64url(SHA-256(code_verifier)) without padding, 43 characters.',
+    schema: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_-]{43}$',
+      example: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    },
+  },
+  {
+    in: 'query',
+    name: 'code_challenge_method',
+    required: true,
+    description: 'Only `S256` (`plain` is refused).',
+    schema: { type: 'string', enum: ['S256'] },
+  },
+  {
+    in: 'query',
+    name: 'resource',
+    required: true,
+    description: 'RFC 8707: the API the token is for, `{base_url}/api/v1`.',
+    schema: { type: 'string', example: 'https://api.stockless.example/api/v1' },
+  },
+];
+
+function authorizePath(): Json {
+  return {
+    get: {
+      operationId: 'authorizeOAuth',
+      tags: ['OAuth'],
+      summary: 'Start connecting an app to a store',
+      description:
+        'The browser is sent here by the app. A valid request is redirected to the Stockless sign-in and ' +
+        'consent page, where a user of the store approves the scopes; the browser then returns to ' +
+        '`redirect_uri` with `code`, `state` and `iss` (RFC 9207), or with `error`, `error_description`, ' +
+        '`state` and `iss` (`access_denied`, `invalid_request`, `unsupported_response_type`, `invalid_scope`, ' +
+        '`invalid_target`). An unknown `client_id` or an unregistered `redirect_uri` is never redirected: it ' +
+        'answers an HTML error page.',
+      security: [],
+      parameters: AUTHORIZE_PARAMETERS,
+      responses: {
+        '302': {
+          description:
+            'To the sign-in and consent page (`/oauth/consent?request=…`), or back to `redirect_uri` with an error',
+          headers: {
+            Location: {
+              description: 'Where the browser goes next.',
+              schema: {
+                type: 'string',
+                example: `${EXAMPLE_REDIRECT}?error=invalid_scope&error_description=Unknown%20or%20unregistered%20scope%3A%20write_orders&state=af0ifjsldkj&iss=https%3A%2F%2Fapi.stockless.example`,
+              },
+            },
+          },
+        },
+        '400': {
+          description: 'Unknown client or unregistered redirect URI: an HTML error page, never a redirect',
+          content: { 'text/html': { schema: { type: 'string' } } },
+        },
+      },
+    },
+  };
+}
+
+/** `/oauth/token`. */
+function tokenPath(): Json {
+  return {
+    post: {
+      operationId: 'requestOAuthToken',
+      tags: ['OAuth'],
+      summary: 'Exchange a code, or refresh (RFC 6749 §4.1.3, §6)',
+      description:
+        '`authorization_code`: the code from the redirect with its PKCE verifier. `refresh_token`: a new ' +
+        'access token and a new refresh token (rotation; a spent refresh token revokes the whole grant). ' +
+        '`resource` is required in both. Access tokens live one hour, refresh tokens 30 days. Limited to ' +
+        '60 requests a minute per client address and 60 per client.',
+      security: [],
+      requestBody: {
+        required: true,
+        content: {
+          'application/x-www-form-urlencoded': {
+            schema: ref('schemas', 'OAuthTokenRequest'),
+            example: {
+              grant_type: 'authorization_code',
+              client_id: EXAMPLE_CLIENT_ID,
+              code: 'k2m9q4x7v3hd8wz5tn6rcj1pyb0aesfglu4oixke',
+              code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+              redirect_uri: EXAMPLE_REDIRECT,
+              resource: 'https://api.stockless.example/api/v1',
+            },
+          },
+        },
+      },
+      responses: {
+        '200': {
+          description: 'Tokens',
+          headers: { ...NO_STORE, ...RATE_LIMIT_HEADERS },
+          content: {
+            'application/json': {
+              schema: ref('schemas', 'OAuthToken'),
+              example: {
+                access_token: 'sl_at_v8k2m9q4x7h3dwz5tn6rcj1pyb0aesfglu4oix',
+                token_type: 'Bearer',
+                expires_in: 3600,
+                refresh_token: 'sl_rt_n5w2k8q4x7v3hd9mz6tp1rcjyb0aesfglu4oi',
+                scope: 'read_products read_orders',
+              },
+            },
+          },
+        },
+        '400': oauthError(
+          'Refused (`invalid_request`, `invalid_grant`, `invalid_target`, `invalid_scope`, `unsupported_grant_type`)',
+          'invalid_grant',
+          'code_verifier does not match the code_challenge',
+        ),
+        '401': oauthError(
+          'Unknown client (`invalid_client`)',
+          'invalid_client',
+          'Client authentication failed',
+          {
+            'WWW-Authenticate': { description: '`Basic realm="oauth"`', schema: { type: 'string' } },
+          },
+        ),
+        '415': oauthError(
+          'The body is not form-encoded',
+          'invalid_request',
+          'Send the parameters as application/x-www-form-urlencoded',
+        ),
+        '429': tooMany('60 a minute per client address and per client'),
+      },
+    },
+  };
+}
+
+/** `/oauth/revoke`. */
+function revokePath(): Json {
+  return {
+    post: {
+      operationId: 'revokeOAuthToken',
+      tags: ['OAuth'],
+      summary: 'Revoke a token (RFC 7009)',
+      description:
+        'Revoking a refresh token ends every token of the grant (the app must be connected again); revoking an ' +
+        'access token ends that token. An unknown token also answers 200. Counts against the token ' +
+        "endpoint's limits (60 a minute per client address and per client).",
+      security: [],
+      requestBody: {
+        required: true,
+        content: {
+          'application/x-www-form-urlencoded': {
+            schema: ref('schemas', 'OAuthRevocationRequest'),
+            example: { client_id: EXAMPLE_CLIENT_ID, token: 'sl_rt_n5w2k8q4x7v3hd9mz6tp1rcjyb0aesfglu4oi' },
+          },
+        },
+      },
+      responses: {
+        '200': {
+          description: 'Revoked, or no such token (empty body)',
+          headers: { ...NO_STORE, ...RATE_LIMIT_HEADERS },
+        },
+        '400': oauthError('Missing `client_id` or `token`', 'invalid_request', 'token is required'),
+        '401': oauthError('Unknown client', 'invalid_client', 'Client authentication failed', {
+          'WWW-Authenticate': { description: '`Basic realm="oauth"`', schema: { type: 'string' } },
+        }),
+        '415': oauthError(
+          'The body is not form-encoded',
+          'invalid_request',
+          'Send the parameters as application/x-www-form-urlencoded',
+        ),
+        '429': tooMany('60 a minute per client address and per client'),
+      },
+    },
+  };
 }

@@ -110,9 +110,9 @@ function eventKeyDescription(event: string): { description: string; example: str
   return { description: `\`${event}:<order id>\``, example: `${event}:9001` };
 }
 
-export function addWebhookEvents(doc: Json) {
-  const schemas = doc.components.schemas;
-  schemas.OrderEventData = {
+/** The `data` of each kind of event. */
+const EVENT_DATA_SCHEMAS: Record<string, Json> = {
+  OrderEventData: {
     type: 'object',
     description:
       'The order as GET /api/v1/orders/{id} shows it to an API key (buyer details included), rendered when the ' +
@@ -123,8 +123,8 @@ export function addWebhookEvents(doc: Json) {
       order: { anyOf: [ref('schemas', 'Order'), { type: 'null' }] },
       order_id: { type: 'integer', description: 'Only when `order` is null.', example: 9001 },
     },
-  };
-  schemas.ProductEventData = {
+  },
+  ProductEventData: {
     type: 'object',
     description:
       'Ids only, coalesced: many changes to one product within the window (30 seconds by default) arrive as one ' +
@@ -139,8 +139,8 @@ export function addWebhookEvents(doc: Json) {
         example: 5531,
       },
     },
-  };
-  schemas.OrderHeldEventData = {
+  },
+  OrderHeldEventData: {
     type: 'object',
     required: ['marketplace', 'external_order_id', 'reason', 'lines'],
     properties: {
@@ -159,8 +159,8 @@ export function addWebhookEvents(doc: Json) {
         },
       },
     },
-  };
-  schemas.SiteEventData = {
+  },
+  SiteEventData: {
     type: 'object',
     required: ['store_id', 'published', 'published_at'],
     properties: {
@@ -172,60 +172,23 @@ export function addWebhookEvents(doc: Json) {
         example: '2026-11-02T09:30:00.000Z',
       },
     },
-  };
-  schemas.PingEventData = {
+  },
+  PingEventData: {
     type: 'object',
     required: ['webhook_id'],
     properties: { webhook_id: { type: 'integer', description: 'The subscription pinged.', example: 7 } },
-  };
-  doc.components.parameters = WEBHOOK_PARAMETERS;
+  },
+};
 
-  const dataOf = (event: string) => {
-    if (ORDER_PAYLOAD_EVENTS.includes(event)) return 'OrderEventData';
-    if (COALESCED_EVENTS.includes(event)) return 'ProductEventData';
-    if (event === 'order.held') return 'OrderHeldEventData';
-    if (event.startsWith('site.')) return 'SiteEventData';
-    return 'PingEventData';
-  };
+export function addWebhookEvents(doc: Json) {
+  const schemas = doc.components.schemas;
+  Object.assign(schemas, EVENT_DATA_SCHEMAS);
+  doc.components.parameters = WEBHOOK_PARAMETERS;
 
   doc.webhooks = {};
   for (const event of WEBHOOK_EVENTS) {
-    const key = eventKeyDescription(event);
-    const payload = {
-      type: 'object',
-      description: `The body of a \`${event}\` delivery.`,
-      required: ['event', 'event_key', 'created_at', 'data'],
-      properties: {
-        event: { type: 'string', const: event },
-        event_key: {
-          type: 'string',
-          description: `${key.description} Key your processing on it: deliveries can arrive out of order and, rarely, more than once.`,
-          example: key.example,
-        },
-        created_at: {
-          type: 'string',
-          format: 'date-time',
-          description: 'When the event happened.',
-          example: '2026-11-03T02:40:00.000Z',
-        },
-        data: ref('schemas', dataOf(event)),
-      },
-    };
-    const example = sampleOf(doc, payload) as Json;
-    if (event === 'site.unpublished') example.data = { store_id: 12, published: false, published_at: null };
-    if (ORDER_PAYLOAD_EVENTS.includes(event)) {
-      delete example.data.order_id;
-      const status = ORDER_STATUS_AT[event] ?? 'shipped';
-      Object.assign(example.data.order, { status });
-      if (status !== 'shipped' && status !== 'delivered') {
-        Object.assign(example.data.order, {
-          tracking_number: null,
-          invoice_number: null,
-          invoice_issued_at: null,
-        });
-        for (const item of example.data.order.items) item.shipped_quantity = 0;
-      }
-    }
+    const payload = payloadOf(event);
+    const example = exampleOf(doc, event, payload);
     doc.webhooks[event] = {
       post: {
         operationId: `${event.replace(/\.(\w)/g, (_, c: string) => c.toUpperCase()).replace(/_(\w)/g, (_, c: string) => c.toUpperCase())}Webhook`,
@@ -264,4 +227,57 @@ export function addWebhookEvents(doc: Json) {
       },
     };
   }
+}
+
+function dataOf(event: string) {
+  if (ORDER_PAYLOAD_EVENTS.includes(event)) return 'OrderEventData';
+  if (COALESCED_EVENTS.includes(event)) return 'ProductEventData';
+  if (event === 'order.held') return 'OrderHeldEventData';
+  if (event.startsWith('site.')) return 'SiteEventData';
+  return 'PingEventData';
+}
+
+/** The body of a delivery of `event`. */
+function payloadOf(event: string): Json {
+  const key = eventKeyDescription(event);
+  return {
+    type: 'object',
+    description: `The body of a \`${event}\` delivery.`,
+    required: ['event', 'event_key', 'created_at', 'data'],
+    properties: {
+      event: { type: 'string', const: event },
+      event_key: {
+        type: 'string',
+        description: `${key.description} Key your processing on it: deliveries can arrive out of order and, rarely, more than once.`,
+        example: key.example,
+      },
+      created_at: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When the event happened.',
+        example: '2026-11-03T02:40:00.000Z',
+      },
+      data: ref('schemas', dataOf(event)),
+    },
+  };
+}
+
+/** A sample body of `event`, made consistent with its event (an order's status, an unpublished site). */
+function exampleOf(doc: Json, event: string, payload: Json): Json {
+  const example = sampleOf(doc, payload) as Json;
+  if (event === 'site.unpublished') example.data = { store_id: 12, published: false, published_at: null };
+  if (ORDER_PAYLOAD_EVENTS.includes(event)) {
+    delete example.data.order_id;
+    const status = ORDER_STATUS_AT[event] ?? 'shipped';
+    Object.assign(example.data.order, { status });
+    if (status !== 'shipped' && status !== 'delivered') {
+      Object.assign(example.data.order, {
+        tracking_number: null,
+        invoice_number: null,
+        invoice_issued_at: null,
+      });
+      for (const item of example.data.order.items) item.shipped_quantity = 0;
+    }
+  }
+  return example;
 }

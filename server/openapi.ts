@@ -522,6 +522,45 @@ function errorResponse(description: string, status: string, example: Json): Json
  * describes errors in tRPC's shape; every error response is rewritten to the contract's error body.
  * The raw routes (the invoice PDF, OAuth and discovery) and the webhook events are described here.
  */
+const SECURITY_SCHEMES: Parameters<typeof generateOpenApiDocument>[1]['securitySchemes'] = {
+  ApiKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'A vendor API key (`sl_live_…` or `sl_test_…`), created in the vendor dashboard under Settings, API ' +
+      'keys. Server-side use only: browser or mobile code must never hold it. Its scope is `read` (GET and ' +
+      'HEAD only) or `read_write`.',
+  },
+  PartnerApp: {
+    type: 'oauth2',
+    description:
+      'An access token (`sl_at_…`) an installed partner app obtained with the authorization code flow and ' +
+      'PKCE S256, for the resource `{base_url}/api/v1`. Public clients register at `/oauth/register`; ' +
+      "discovery at `/.well-known/oauth-authorization-server`. Scopes are read from the store's grant on " +
+      'every call; `write_*` includes its `read_*`, `read_customers` is never implied.',
+    flows: {
+      authorizationCode: {
+        authorizationUrl: '/oauth/authorize',
+        tokenUrl: '/oauth/token',
+        refreshUrl: '/oauth/token',
+        scopes: APP_SCOPE_DESCRIPTIONS,
+      },
+    },
+  },
+};
+
+/** What the routers' meta says of each operation, by operationId. */
+interface OperationFacts {
+  created: Map<string, number>;
+  scopes: Map<string, AppScopeRule>;
+  limited: Set<string>;
+}
+
+/**
+ * The contract, generated from the routers so it cannot drift from the code. trpc-to-openapi
+ * describes errors in tRPC's shape; every error response is rewritten to the contract's error body.
+ * The raw routes (the invoice PDF, OAuth and discovery) and the webhook events are described here.
+ */
 export function buildOpenApiDocument(baseUrl = 'http://localhost:3000'): OpenAPIObject {
   const doc = generateOpenApiDocument(appRouter, {
     title: 'Stockless Partner API',
@@ -529,32 +568,7 @@ export function buildOpenApiDocument(baseUrl = 'http://localhost:3000'): OpenAPI
     version: CONTRACT_VERSION,
     baseUrl: '{base_url}',
     tags: TAGS,
-    securitySchemes: {
-      ApiKey: {
-        type: 'http',
-        scheme: 'bearer',
-        description:
-          'A vendor API key (`sl_live_…` or `sl_test_…`), created in the vendor dashboard under Settings, API ' +
-          'keys. Server-side use only: browser or mobile code must never hold it. Its scope is `read` (GET and ' +
-          'HEAD only) or `read_write`.',
-      },
-      PartnerApp: {
-        type: 'oauth2',
-        description:
-          'An access token (`sl_at_…`) an installed partner app obtained with the authorization code flow and ' +
-          'PKCE S256, for the resource `{base_url}/api/v1`. Public clients register at `/oauth/register`; ' +
-          "discovery at `/.well-known/oauth-authorization-server`. Scopes are read from the store's grant on " +
-          'every call; `write_*` includes its `read_*`, `read_customers` is never implied.',
-        flows: {
-          authorizationCode: {
-            authorizationUrl: '/oauth/authorize',
-            tokenUrl: '/oauth/token',
-            refreshUrl: '/oauth/token',
-            scopes: APP_SCOPE_DESCRIPTIONS,
-          },
-        },
-      },
-    },
+    securitySchemes: SECURITY_SCHEMES,
   }) as Json;
   doc.info.license = { name: 'Proprietary' };
   doc.tags = TAGS.map((name) => ({ name, description: TAG_DESCRIPTIONS[name] }));
@@ -572,88 +586,97 @@ export function buildOpenApiDocument(baseUrl = 'http://localhost:3000'): OpenAPI
   schemas.Error = errorSchema;
   doc.components.headers = HEADERS;
 
-  const created = createdOperations();
-  const scopes = appScopes();
-  const limited = rateLimited();
+  const facts: OperationFacts = { created: createdOperations(), scopes: appScopes(), limited: rateLimited() };
   for (const item of Object.values<Json>(doc.paths ?? {})) {
-    for (const [method, op] of Object.entries<Json>(item)) {
-      const operationId: string = op.operationId ?? '';
-      const appScope = scopes.get(operationId);
-      const write = method !== 'get';
-      // API keys everywhere; app tokens where the operation has an app scope (`*`: any scope).
-      op.security =
-        appScope === null || appScope === undefined
-          ? [{ ApiKey: [] }]
-          : [{ ApiKey: [] }, { PartnerApp: appScope === '*' ? [] : [appScope] }];
-      op.description ??= OPERATION_DESCRIPTIONS[operationId];
-      for (const param of op.parameters ?? []) {
-        // A parameter's description belongs to the parameter (renderers and SDK generators read it there).
-        param.description ??=
-          param.schema?.description ?? PARAMETER_DESCRIPTIONS[`${operationId} ${param.name}`];
-        if (param.schema) delete param.schema.description;
-        if (param.in === 'path') param.required = true;
-      }
-      const status = created.get(operationId);
-      if (status && op.responses?.['200']) {
-        op.responses[String(status)] = op.responses['200'];
-        delete op.responses['200'];
-      }
-      const rateLimitedHere = limited.has(operationId) || (appScope !== null && appScope !== undefined);
-      if (rateLimitedHere && !op.responses['429']) {
-        op.responses['429'] = {
-          description: 'Rate limited (app tokens: 120 requests a minute per store per app)',
-        };
-      }
-      for (const [code, response] of Object.entries<Json>(op.responses ?? {})) {
-        if (Number(code) >= 400) {
-          const example = ERROR_EXAMPLES[operationId]?.[code] ?? genericError(code, write, appScope, op);
-          op.responses[code] = errorResponse(response.description, code, example);
-          continue;
-        }
-        response.description =
-          response.description === 'Successful response'
-            ? (SUCCESS_DESCRIPTIONS[code] ?? response.description)
-            : response.description;
-        response.headers = {
-          'X-Request-Id': ref('headers', 'XRequestId'),
-          ...(rateLimitedHere ? RATE_LIMIT_HEADERS : {}),
-        };
-        const media = response.content?.['application/json'];
-        if (media?.schema) {
-          const sample = sampleOf(doc, media.schema);
-          media.example = RESPONSE_EXAMPLES[operationId]?.(sample) ?? sample;
-        }
-      }
-      for (const [code, other] of Object.entries(OTHER_SUCCESSES[operationId] ?? {})) {
-        const main = op.responses[String(status ?? 200)];
-        const media = main.content['application/json'];
-        op.responses[code] = {
-          description: other.description,
-          headers: main.headers,
-          content: {
-            'application/json': {
-              schema: media.schema,
-              example:
-                typeof other.example === 'string'
-                  ? { ...media.example, result: other.example }
-                  : other.example,
-            },
-          },
-        };
-      }
-      op.responses = sortedResponses(op.responses);
-      const body = op.requestBody?.content?.['application/json'];
-      if (body?.schema) {
-        if (REQUEST_EXAMPLES[operationId]) body.examples = REQUEST_EXAMPLES[operationId];
-        else body.example = sampleOf(doc, body.schema);
-      }
-    }
+    for (const [method, op] of Object.entries<Json>(item)) describeOperation(doc, method, op, facts);
   }
   addInvoiceOperation(doc);
   addOAuthOperations(doc);
   addServiceOperations(doc);
   addWebhookEvents(doc);
   return doc;
+}
+
+/** One generated operation in the contract's terms: security, descriptions, statuses, examples. */
+function describeOperation(doc: Json, method: string, op: Json, facts: OperationFacts) {
+  const { created, scopes, limited } = facts;
+  const operationId: string = op.operationId ?? '';
+  const appScope = scopes.get(operationId);
+  const write = method !== 'get';
+  // API keys everywhere; app tokens where the operation has an app scope (`*`: any scope).
+  op.security =
+    appScope === null || appScope === undefined
+      ? [{ ApiKey: [] }]
+      : [{ ApiKey: [] }, { PartnerApp: appScope === '*' ? [] : [appScope] }];
+  op.description ??= OPERATION_DESCRIPTIONS[operationId];
+  for (const param of op.parameters ?? []) {
+    // A parameter's description belongs to the parameter (renderers and SDK generators read it there).
+    param.description ??= param.schema?.description ?? PARAMETER_DESCRIPTIONS[`${operationId} ${param.name}`];
+    if (param.schema) delete param.schema.description;
+    if (param.in === 'path') param.required = true;
+  }
+  const status = created.get(operationId);
+  if (status && op.responses?.['200']) {
+    op.responses[String(status)] = op.responses['200'];
+    delete op.responses['200'];
+  }
+  const rateLimitedHere = limited.has(operationId) || (appScope !== null && appScope !== undefined);
+  if (rateLimitedHere && !op.responses['429']) {
+    op.responses['429'] = {
+      description: 'Rate limited (app tokens: 120 requests a minute per store per app)',
+    };
+  }
+  describeResponses(doc, op, { operationId, write, appScope, rateLimitedHere });
+  for (const [code, other] of Object.entries(OTHER_SUCCESSES[operationId] ?? {})) {
+    const main = op.responses[String(status ?? 200)];
+    const media = main.content['application/json'];
+    op.responses[code] = {
+      description: other.description,
+      headers: main.headers,
+      content: {
+        'application/json': {
+          schema: media.schema,
+          example:
+            typeof other.example === 'string' ? { ...media.example, result: other.example } : other.example,
+        },
+      },
+    };
+  }
+  op.responses = sortedResponses(op.responses);
+  const body = op.requestBody?.content?.['application/json'];
+  if (body?.schema) {
+    if (REQUEST_EXAMPLES[operationId]) body.examples = REQUEST_EXAMPLES[operationId];
+    else body.example = sampleOf(doc, body.schema);
+  }
+}
+
+/** Error responses in the contract's body; successes with their headers and examples. */
+function describeResponses(
+  doc: Json,
+  op: Json,
+  o: { operationId: string; write: boolean; appScope: AppScopeRule | undefined; rateLimitedHere: boolean },
+) {
+  const { operationId, write, appScope, rateLimitedHere } = o;
+  for (const [code, response] of Object.entries<Json>(op.responses ?? {})) {
+    if (Number(code) >= 400) {
+      const example = ERROR_EXAMPLES[operationId]?.[code] ?? genericError(code, write, appScope, op);
+      op.responses[code] = errorResponse(response.description, code, example);
+      continue;
+    }
+    response.description =
+      response.description === 'Successful response'
+        ? (SUCCESS_DESCRIPTIONS[code] ?? response.description)
+        : response.description;
+    response.headers = {
+      'X-Request-Id': ref('headers', 'XRequestId'),
+      ...(rateLimitedHere ? RATE_LIMIT_HEADERS : {}),
+    };
+    const media = response.content?.['application/json'];
+    if (media?.schema) {
+      const sample = sampleOf(doc, media.schema);
+      media.example = RESPONSE_EXAMPLES[operationId]?.(sample) ?? sample;
+    }
+  }
 }
 
 function sortedResponses(responses: Record<string, Json>): Record<string, Json> {

@@ -45,6 +45,11 @@ const priceOptions = { 'wholesale-price': { type: 'string' }, 'retail-price': { 
  * `operator` opens the database only when a command runs.
  */
 export function catalogueCommands(operator: (env: Env) => Promise<Operator>): Record<string, Command> {
+  return { ...productCommands(operator), ...variantCommands(operator), ...listingCommands(operator) };
+}
+
+/** A product's fields, its withdrawal and reinstatement. */
+function productCommands(operator: (env: Env) => Promise<Operator>): Record<string, Command> {
   return {
     'catalogue:update': async (argv, env) => {
       const { values, positionals } = parse(argv, {
@@ -90,6 +95,12 @@ export function catalogueCommands(operator: (env: Env) => Promise<Operator>): Re
         productId: integer(positionals[0], 'PRODUCT_ID'),
       });
     },
+  };
+}
+
+/** A product's variants, and goods received into their stock. */
+function variantCommands(operator: (env: Env) => Promise<Operator>): Record<string, Command> {
+  return {
     'catalogue:variant-add': async (argv, env) => {
       const { values, positionals } = parse(argv, {
         sku: { type: 'string' },
@@ -140,6 +151,12 @@ export function catalogueCommands(operator: (env: Env) => Promise<Operator>): Re
         variantId: optionalInt(values.variant, '--variant'),
       });
     },
+  };
+}
+
+/** How one store presents a product it lists. */
+function listingCommands(operator: (env: Env) => Promise<Operator>): Record<string, Command> {
+  return {
     'listings:retitle': async (argv, env) => {
       const { values, positionals } = parse(argv, {
         store: { type: 'string' },
