@@ -587,20 +587,28 @@ function tokenPath(): Json {
           'Unknown client (`invalid_client`)',
           'invalid_client',
           'Client authentication failed',
-          {
-            'WWW-Authenticate': { description: '`Basic realm="oauth"`', schema: { type: 'string' } },
-          },
+          BASIC_CHALLENGE,
         ),
-        '415': oauthError(
-          'The body is not form-encoded',
-          'invalid_request',
-          'Send the parameters as application/x-www-form-urlencoded',
-        ),
+        '415': notFormEncoded(),
         '429': tooMany('60 a minute per client address and per client'),
       },
     },
   };
 }
+
+/** The token endpoints' answer to a body that is not a form. */
+function notFormEncoded(): Json {
+  return oauthError(
+    'The body is not form-encoded',
+    'invalid_request',
+    'Send the parameters as application/x-www-form-urlencoded',
+  );
+}
+
+/** The challenge an unknown client gets at the token endpoints. */
+const BASIC_CHALLENGE: Json = {
+  'WWW-Authenticate': { description: '`Basic realm="oauth"`', schema: { type: 'string' } },
+};
 
 /** `/oauth/revoke`. */
 function revokePath(): Json {
@@ -629,14 +637,13 @@ function revokePath(): Json {
           headers: { ...NO_STORE, ...RATE_LIMIT_HEADERS },
         },
         '400': oauthError('Missing `client_id` or `token`', 'invalid_request', 'token is required'),
-        '401': oauthError('Unknown client', 'invalid_client', 'Client authentication failed', {
-          'WWW-Authenticate': { description: '`Basic realm="oauth"`', schema: { type: 'string' } },
-        }),
-        '415': oauthError(
-          'The body is not form-encoded',
-          'invalid_request',
-          'Send the parameters as application/x-www-form-urlencoded',
+        '401': oauthError(
+          'Unknown client',
+          'invalid_client',
+          'Client authentication failed',
+          BASIC_CHALLENGE,
         ),
+        '415': notFormEncoded(),
         '429': tooMany('60 a minute per client address and per client'),
       },
     },

@@ -61,6 +61,28 @@ const insertDelivery = (subscriptionId: number, key = 'first') => sql<{ id: stri
   )
   INSERT INTO webhook_deliveries (subscription_id, event_id) SELECT ${subscriptionId}, id FROM e RETURNING id::text`;
 
+/**
+ * A fan-out that has inserted a delivery (its trigger holding the subscription's lock) and waits to
+ * commit until `commit()`; `fanOut` settles once it has.
+ */
+async function uncommittedDelivery(sub: number, key?: string) {
+  let commit: () => void = () => {};
+  const held = new Promise<void>((r) => {
+    commit = r;
+  });
+  let inserted: () => void = () => {};
+  const written = new Promise<void>((r) => {
+    inserted = r;
+  });
+  const fanOut = app.em().transactional(async (tx) => {
+    await rows(tx, insertDelivery(sub, key));
+    inserted();
+    await held;
+  });
+  await written;
+  return { commit, fanOut };
+}
+
 describe('holds and next_due_at', () => {
   it('a delivery committed while a round looks at its subscription is taken afterwards, not stranded', async () => {
     const sub = await subscription();
@@ -69,20 +91,7 @@ describe('holds and next_due_at', () => {
       app.em(),
       sql`UPDATE webhook_subscriptions SET next_due_at = now() - interval '1 second' WHERE id = ${sub}`,
     );
-    let commit: () => void = () => {};
-    const held = new Promise<void>((r) => {
-      commit = r;
-    });
-    let inserted: () => void = () => {};
-    const written = new Promise<void>((r) => {
-      inserted = r;
-    });
-    const fanOut = app.em().transactional(async (tx) => {
-      await rows(tx, insertDelivery(sub));
-      inserted();
-      await held;
-    });
-    await written;
+    const { commit, fanOut } = await uncommittedDelivery(sub);
     // The round cannot see the uncommitted delivery, and skips the subscription the fan-out has locked.
     const during = await take(TOKEN_A);
     expect(during.taken).not.toContain(sub);
@@ -104,20 +113,7 @@ describe('holds and next_due_at', () => {
     const [d] = got.deliveries.filter((x) => x.subscription_id === sub);
     await recordAttempts(app.em(), TEST_WEBHOOKS, [ok(d as Claimed)], TOKEN_A);
     // A second event is being fanned out as the run lets the subscription go.
-    let commit: () => void = () => {};
-    const held = new Promise<void>((r) => {
-      commit = r;
-    });
-    let inserted: () => void = () => {};
-    const written = new Promise<void>((r) => {
-      inserted = r;
-    });
-    const fanOut = app.em().transactional(async (tx) => {
-      await rows(tx, insertDelivery(sub, 'second'));
-      inserted();
-      await held;
-    });
-    await written;
+    const { commit, fanOut } = await uncommittedDelivery(sub, 'second');
     const releasing = release(TOKEN_A, sub);
     await new Promise((r) => setTimeout(r, 100));
     commit();
