@@ -9,6 +9,7 @@ import { shapeError } from '../src/trpc/errors.ts';
 import { startTestApp, TEST_MAIL, TEST_WEBHOOKS, type TestApp, testContext } from './helpers/app.ts';
 import { cellsEqualRecount } from './helpers/cells.ts';
 import { fixtures } from './helpers/fixtures.ts';
+import { send } from './helpers/http.ts';
 import { startReceiver, startWorkerProcess } from './helpers/webhooks.ts';
 
 /**
@@ -59,10 +60,8 @@ async function newEvents() {
     .sort((a, b) => a[0] - b[0] || a[1].localeCompare(b[1]));
 }
 
-async function call(method: string, path: string, key: string, body?: unknown) {
-  const res = await app.request(path, { method, key, body });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+function call(method: string, path: string, key: string, body?: unknown) {
+  return send(app, method, path, { key, body });
 }
 
 async function feed(store: Store) {

@@ -11,6 +11,7 @@ import { startTestApp, type TestApp, testContext } from './helpers/app.ts';
 import { runCli } from './helpers/cli.ts';
 import { failure } from './helpers/errors.ts';
 import { fixtures } from './helpers/fixtures.ts';
+import { type Sent, send } from './helpers/http.ts';
 
 /**
  * POST /api/v1/orders/external and POST /api/v1/orders/external/{id}/cancel: marketplace orders of
@@ -74,29 +75,6 @@ function asApp(
 }
 
 /** Status, parsed JSON body and headers. */
-interface Sent {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON whose shape each test asserts
-  body: any;
-  headers: Headers;
-}
-
-async function send(
-  target: TestApp,
-  method: string,
-  path: string,
-  o: { body?: unknown; key?: string } = {},
-): Promise<Sent> {
-  const res = await target.request(path, { method, key: o.key, body: o.body });
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = text;
-  }
-  return { status: res.status, body, headers: res.headers };
-}
 
 const post = (key: string | undefined, body: unknown, target: TestApp = app) =>
   send(target, 'POST', EXTERNAL, { key, body });

@@ -26,6 +26,7 @@ import {
 import { runCli } from './helpers/cli.ts';
 import { failure } from './helpers/errors.ts';
 import { fixtures, type ProductSpec } from './helpers/fixtures.ts';
+import { type Sent, send } from './helpers/http.ts';
 
 /**
  * GET /api/v1/inventory: the store's change feed. One item per product the store lists (or listed),
@@ -60,13 +61,6 @@ interface Page {
   next_cursor: string;
   has_more: boolean;
 }
-interface Sent {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON whose shape each test asserts
-  body: any;
-  headers: Headers;
-}
-
 const FEED = '/api/v1/inventory';
 const MY = '/api/v1/my-products';
 const OPERATOR_TOKEN = 'op_inventory_test_token_0123456789abcdef';
@@ -103,17 +97,6 @@ function feedPath(q: { updated_since?: string; limit?: string | number } = {}): 
   if (q.limit !== undefined) params.set('limit', String(q.limit));
   const s = params.toString();
   return s ? `${FEED}?${s}` : FEED;
-}
-
-async function send(
-  target: TestApp,
-  method: string,
-  path: string,
-  o: { body?: unknown; key?: string } = {},
-): Promise<Sent> {
-  const res = await target.request(path, { method, key: o.key, body: o.body });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
 }
 
 /** One feed page, asserted 200. */

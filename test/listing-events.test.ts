@@ -8,6 +8,7 @@ import { addListing, bulkAdd, bulkRemove, removeListing, updateListing } from '.
 import { webhookFanOut } from '../src/webhooks/fanout.ts';
 import { startTestApp, TEST_MAIL, TEST_WEBHOOKS, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
+import { send } from './helpers/http.ts';
 
 /**
  * Domain events (the `domain_events` outbox) of listing changes, and the `dispatch_events` job.
@@ -29,10 +30,8 @@ function id(key: string): number {
   return v;
 }
 
-async function call(method: string, path: string, key: string | undefined, body?: unknown) {
-  const res = await app.request(path, { method, key, body });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+function call(method: string, path: string, key: string | undefined, body?: unknown) {
+  return send(app, method, path, { key, body });
 }
 
 interface EventRow {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows, sql } from '../src/db/sql.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { fixtures, type ProductSpec } from './helpers/fixtures.ts';
+import { send as request, type Sent } from './helpers/http.ts';
 
 let app: TestApp;
 let store: Awaited<ReturnType<TestApp['createStore']>>;
@@ -42,22 +43,14 @@ async function listed(productId: number, o: { customRetail?: number; deleted?: b
 }
 
 /** Status, parsed JSON body and headers, as `app.get` answers them. */
-interface Sent {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON whose shape each test asserts
-  body: any;
-  headers: Headers;
-}
-
-async function send(
+/** A request as this store, unless `key` says another (null: no credential). */
+function send(
   method: string,
   path: string,
   o: { body?: unknown; key?: string | null; headers?: Record<string, string> } = {},
 ): Promise<Sent> {
   const key = o.key === null ? undefined : (o.key ?? store.readWrite);
-  const res = await app.request(path, { method, key, body: o.body, headers: o.headers });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+  return request(app, method, path, { key, body: o.body, headers: o.headers });
 }
 
 const add = (body: unknown, key?: string | null) => send('POST', LIST, { body, key });

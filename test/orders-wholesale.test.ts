@@ -7,6 +7,7 @@ import type { Context } from '../src/trpc/context.ts';
 import { startTestApp, type TestApp, testContext } from './helpers/app.ts';
 import { failure } from './helpers/errors.ts';
 import { fixtures, type ProductSpec } from './helpers/fixtures.ts';
+import { send as request, type Sent } from './helpers/http.ts';
 
 /**
  * POST /api/v1/orders: the store buys catalogue products at wholesale. Every refusal must leave
@@ -97,22 +98,10 @@ async function setVariantPrice(variantId: number, cents: number) {
 }
 
 /** Status, parsed JSON body and headers. */
-interface Sent {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON whose shape each test asserts
-  body: any;
-  headers: Headers;
-}
-
-async function send(
-  method: string,
-  path: string,
-  o: { body?: unknown; key?: string | null } = {},
-): Promise<Sent> {
+/** A request as this store, unless `key` says another (null: no credential). */
+function send(method: string, path: string, o: { body?: unknown; key?: string | null } = {}): Promise<Sent> {
   const key = o.key === null ? undefined : (o.key ?? store.readWrite);
-  const res = await app.request(path, { method, key, body: o.body });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+  return request(app, method, path, { key, body: o.body });
 }
 
 const place = (body: unknown, key?: string | null) => send('POST', ORDERS, { body, key });

@@ -6,6 +6,7 @@ import { createCaller } from '../src/router.ts';
 import { createWebhookEvents } from '../src/webhooks/fanout.ts';
 import { startTestApp, type TestApp, testContext } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
+import { send } from './helpers/http.ts';
 import {
   type Behaviour,
   type Received,
@@ -149,11 +150,8 @@ function received(sub: number, event: string, n = 1, timeoutMs = 30_000): Promis
   );
 }
 
-async function call(method: string, path: string, key: string, body?: unknown) {
-  const res = await app.request(path, { method, key, body });
-  const text = await res.text();
-  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON whose shape each test asserts
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as any };
+function call(method: string, path: string, key: string, body?: unknown) {
+  return send(app, method, path, { key, body });
 }
 
 async function subscribe(store: Store, events: string[], path = '/engine') {

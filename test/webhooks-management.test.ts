@@ -9,6 +9,7 @@ import { decryptSecret, secretsKey } from '../src/webhooks/secrets.ts';
 import { isAllowedAddress, parseWebhookUrl } from '../src/webhooks/url-guard.ts';
 import { startTestApp, TEST_SECRET_KEY, type TestApp, testContext } from './helpers/app.ts';
 import { failure } from './helpers/errors.ts';
+import { send as request, type Sent } from './helpers/http.ts';
 
 type Store = Awaited<ReturnType<TestApp['createStore']>>;
 
@@ -61,25 +62,15 @@ const EVENTS = [
 ];
 
 /** Status, parsed JSON body, headers and raw text. */
-interface Sent {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON whose shape each test asserts
-  body: any;
-  headers: Headers;
-  text: string;
-}
-
-async function send(
+function send(
   method: string,
   path: string,
   o: { body?: unknown; key?: string | null; target?: TestApp; as?: Store; bare?: boolean } = {},
-): Promise<Sent> {
+): Promise<Required<Sent>> {
   const key = o.key === null ? undefined : (o.key ?? (o.as ?? store).readWrite);
   // Body-less POST actions are sent with `{}` here; the `bare` test sends them with no body at all.
   const body = o.body === undefined && method === 'POST' && !o.bare ? {} : o.body;
-  const res = await (o.target ?? app).request(path, { method, key, body });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers, text };
+  return request(o.target ?? app, method, path, { key, body });
 }
 
 const create = (body: unknown, o: { key?: string | null; target?: TestApp; as?: Store } = {}) =>
