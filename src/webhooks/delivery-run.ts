@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Attempted, attempt } from './attempt.ts';
-import { type Claimed, deliveryRound, type RoundRequest, scheduleNextWake } from './delivery-queries.ts';
+import { type Claimed, deliveryRound, type RoundRequest } from './delivery-queries.ts';
 import { recordAttempts } from './record-attempts.ts';
 import { secretsKey } from './secrets.ts';
 import { PER_SUBSCRIPTION_IN_FLIGHT, type WebhookSettings } from './settings.ts';
@@ -460,14 +460,4 @@ export class DeliveryRun {
         this.nudge();
       });
   }
-}
-
-/**
- * One drain of the due deliveries, then a wake-up for when the next work falls due (a retry, a
- * hold that may end with its worker gone).
- */
-export async function deliverDue(em: EntityManager, s: WebhookSettings): Promise<number> {
-  const n = await new DeliveryRun(em, s).run();
-  await scheduleNextWake(em.fork());
-  return n;
 }

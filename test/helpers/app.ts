@@ -13,6 +13,7 @@ import { createStore } from '../../src/store/service.ts';
 import type { Context, DomainSettings } from '../../src/trpc/context.ts';
 import { setWebhookResolver } from '../../src/webhooks/url-guard.ts';
 import { withDatabase } from './global-setup.ts';
+import { getVia, requestTo } from './http.ts';
 
 /** Mail settings for tests that run Graphile tasks in-process: no SMTP unless a test brings one. */
 export const TEST_MAIL = {
@@ -109,16 +110,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 
-  const request: TestApp['request'] = (path, init = {}) => {
-    const headers: Record<string, string> = { ...init.headers };
-    if (init.key) headers.authorization = `Bearer ${init.key}`;
-    let body: string | undefined;
-    if (init.body !== undefined) {
-      headers['content-type'] ??= 'application/json';
-      body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
-    }
-    return fetch(`${url}${path}`, { method: init.method ?? 'GET', headers, body });
-  };
+  const request = requestTo(url);
 
   return {
     url,
@@ -126,11 +118,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     orm,
     em: () => orm.em.fork(),
     request,
-    async get(path, key) {
-      const res = await request(path, { key });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
-    },
+    get: getVia(request),
     async createStore(storeName = 'Test Store') {
       const em = orm.em.fork();
       const store = await createStore(em, { name: storeName, slug: `s-${randomUUID().slice(0, 8)}` });

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import { inject } from 'vitest';
 import { createApp } from '../../server/app.ts';
@@ -10,6 +9,7 @@ import { createLogger } from '../../server/logger.ts';
 import { type Orm, openOrm } from '../../server/orm.ts';
 import { TEST_SECRET_KEY } from './app.ts';
 import { withDatabase } from './global-setup.ts';
+import { freePort } from './http.ts';
 
 /** Debian's Chromium (installed by .ci/run), or the browser CHROMIUM_PATH names. */
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -20,15 +20,6 @@ export async function launchChromium(): Promise<Browser | undefined> {
   if (!existsSync(CHROMIUM)) return undefined;
   // As root, Chromium's sandbox cannot start.
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-}
-
-export async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (typeof address !== 'object' || !address) throw new Error('no port');
-  return address.port;
 }
 
 export interface PublicApp {

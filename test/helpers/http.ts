@@ -1,3 +1,4 @@
+import { createServer as createNetServer } from 'node:net';
 import type { TestApp } from './app.ts';
 
 /** A response as the tests read it: its status, headers, raw text and parsed JSON (or the text). */
@@ -33,4 +34,37 @@ export async function send(
     body = text;
   }
   return { status: res.status, body, headers: res.headers, text };
+}
+
+/** A TestApp's `request` against a server at `baseUrl`: `key` becomes the bearer credential, a body JSON. */
+export function requestTo(baseUrl: string): TestApp['request'] {
+  return (path, init = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    if (init.key) headers.authorization = `Bearer ${init.key}`;
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+    }
+    return fetch(`${baseUrl}${path}`, { method: init.method ?? 'GET', headers, body });
+  };
+}
+
+/** A TestApp's `get` over its `request`: GET and parse JSON, asserting nothing. */
+export function getVia(request: TestApp['request']): TestApp['get'] {
+  return async (path, key) => {
+    const res = await request(path, { key });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+  };
+}
+
+/** A port free on 127.0.0.1 just now. */
+export async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (typeof address !== 'object' || !address) throw new Error('no port');
+  return address.port;
 }

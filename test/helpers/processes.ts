@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { inject } from 'vitest';
 import { ensureDatabase } from '../../server/database.ts';
 import { type Orm, openOrm } from '../../server/orm.ts';
@@ -9,6 +8,7 @@ import { createApiKey } from '../../src/store/api-keys.ts';
 import { createStore } from '../../src/store/service.ts';
 import { TEST_SECRET_KEY, type TestApp } from './app.ts';
 import { withDatabase } from './global-setup.ts';
+import { freePort, getVia, requestTo } from './http.ts';
 
 /**
  * Real server processes (`node server/main.ts serve`) on one database, as production runs them:
@@ -100,16 +100,6 @@ export async function startApiProcess(
 
 class PortTaken extends Error {}
 
-/** A port free on 127.0.0.1 just now (test/helpers/browser.ts has the same; that module loads Playwright). */
-async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (typeof address !== 'object' || !address) throw new Error('no port');
-  return address.port;
-}
-
 function spawnApi(databaseUrl: string, port: number, env: Record<string, string>): Promise<ApiProcess> {
   const child = spawn(process.execPath, ['server/main.ts', 'serve'], {
     env: {
@@ -173,27 +163,14 @@ function spawnApi(databaseUrl: string, port: number, env: Record<string, string>
  * so helpers written for `startTestApp` (OAuth flows, fixtures) drive a real process.
  */
 export function asTestApp(db: TestDatabase, proc: ApiProcess): TestApp {
-  const request: TestApp['request'] = (path, init = {}) => {
-    const headers: Record<string, string> = { ...init.headers };
-    if (init.key) headers.authorization = `Bearer ${init.key}`;
-    let body: string | undefined;
-    if (init.body !== undefined) {
-      headers['content-type'] ??= 'application/json';
-      body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
-    }
-    return fetch(`${proc.url}${path}`, { method: init.method ?? 'GET', headers, body });
-  };
+  const request = requestTo(proc.url);
   return {
     url: proc.url,
     databaseUrl: db.databaseUrl,
     orm: db.orm,
     em: () => db.em(),
     request,
-    async get(path, key) {
-      const res = await request(path, { key });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
-    },
+    get: getVia(request),
     createStore: (name) => db.createStore(name),
     close: async () => {},
   };
