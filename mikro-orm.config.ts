@@ -1,6 +1,7 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig } from '@mikro-orm/postgresql';
-import { entities } from './src/entities.ts';
+import { entities } from './src/db/entities/index.ts';
+import { PostgresNamingStrategy } from './src/db/naming.ts';
 import { migrationsList } from './src/migrations/index.ts';
 
 /** Shared ORM settings; the connection URL is supplied at run time (embedded or DATABASE_URL). */
@@ -8,6 +9,10 @@ export function ormConfig(clientUrl: string, poolSize = 10) {
   return defineConfig({
     clientUrl,
     entities,
+    namingStrategy: PostgresNamingStrategy,
+    // Triggers and their functions are behaviour, written in the migrations; the entities describe the
+    // tables. Graphile Worker owns its own schema.
+    schemaGenerator: { ignoreTriggers: true, ignoreRoutines: true, ignoreSchema: ['graphile_worker'] },
     extensions: [Migrator],
     // Idle connections are kept five minutes (pg-pool closes them after 10 s by default). A new
     // PostgreSQL backend faults in every shared buffer page it touches the first time. At 2M products

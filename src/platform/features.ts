@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { PlatformFeature } from './entities.ts';
+import { PlatformFeature } from '../db/entities/platform.ts';
 
 export const FEATURES = ['inventory_read', 'external_orders'] as const;
 export type Feature = (typeof FEATURES)[number];

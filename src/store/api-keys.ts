@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { displayPrefix, generateApiKey } from '../auth/api-keys.ts';
 import { hashToken } from '../auth/secret-tokens.ts';
+import { ApiKey, Store } from '../db/entities/store.ts';
 import { notFound } from '../errors.ts';
-import { ApiKey, Store } from './entities.ts';
 
 export interface CreateKeyInput {
   storeId: number;

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { Store } from '../db/entities/store.ts';
 import { AppError } from '../errors.ts';
-import { Store } from './entities.ts';
 
 export function slugify(value: string): string {
   return (

@@ -1,0 +1,11 @@
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+
+export const RateLimit = defineEntity({
+  name: 'RateLimit',
+  tableName: 'rate_limits',
+  properties: {
+    key: p.text().primary(),
+    tat: p.datetime(),
+  },
+});
+export type IRateLimit = InferEntity<typeof RateLimit>;

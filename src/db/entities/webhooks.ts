@@ -1,0 +1,108 @@
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { Store } from './store.ts';
+
+export const WebhookSubscription = defineEntity({
+  name: 'WebhookSubscription',
+  tableName: 'webhook_subscriptions',
+  indexes: [
+    {
+      name: 'webhook_subscriptions_due_idx',
+      where: 'active AND (next_due_at IS NOT NULL)',
+      properties: ['nextDueAt', 'id'],
+    },
+  ],
+  checks: [
+    {
+      name: 'webhook_subscriptions_events_check',
+      expression: 'cardinality(events) > 0',
+    },
+    {
+      name: 'webhook_subscriptions_url_check',
+      expression: "(url ~~ 'https://%'::text) AND (length(url) <= 2048)",
+    },
+  ],
+  properties: {
+    id: p.integer().primary().generated('identity'),
+    store: () =>
+      p
+        .manyToOne(Store)
+        .updateRule('no action')
+        .deleteRule('cascade')
+        .index('webhook_subscriptions_store_idx'),
+    url: p.text(),
+    events: p.array(),
+    active: p.boolean().default(true),
+    disabledReason: p.enum(['manual', 'gone', 'dead_letters']).nullable(),
+    secretEncrypted: p.text(),
+    deadLetterStreak: p.integer().default(0),
+    createdAt: p.datetime().defaultRaw(`now()`),
+    updatedAt: p.datetime().defaultRaw(`now()`),
+    nextDueAt: p.datetime().nullable(),
+    lastClaimedAt: p.datetime().nullable(),
+    heldBy: p.uuid().nullable(),
+    heldUntil: p.datetime().nullable(),
+  },
+});
+export type IWebhookSubscription = InferEntity<typeof WebhookSubscription>;
+
+export const WebhookDelivery = defineEntity({
+  name: 'WebhookDelivery',
+  tableName: 'webhook_deliveries',
+  indexes: [
+    {
+      name: 'webhook_deliveries_subscription_due_idx',
+      where: "status = 'pending'::text",
+      properties: ['subscription', 'nextAttemptAt', 'id'],
+    },
+  ],
+  properties: {
+    id: p.bigint().primary().generated('identity'),
+    subscription: () => p.manyToOne(WebhookSubscription).updateRule('no action').deleteRule('cascade'),
+    eventId: p.bigint(),
+    status: p.enum(['pending', 'succeeded', 'dead', 'discarded']).default('pending'),
+    attempts: p.integer().default(0),
+    roundAttempts: p.integer().default(0),
+    nextAttemptAt: p.datetime().defaultRaw(`now()`),
+    createdAt: p.datetime().defaultRaw(`now()`),
+    updatedAt: p.datetime().defaultRaw(`now()`),
+  },
+});
+export type IWebhookDelivery = InferEntity<typeof WebhookDelivery>;
+
+export const WebhookAttempt = defineEntity({
+  name: 'WebhookAttempt',
+  tableName: 'webhook_attempts',
+  indexes: [
+    {
+      name: 'webhook_attempts_subscription_idx',
+      properties: ['subscription', 'id'],
+    },
+  ],
+  properties: {
+    id: p.bigint().primary().generated('identity'),
+    deliveryId: p.bigint(),
+    subscription: () => p.manyToOne(WebhookSubscription).updateRule('no action').deleteRule('cascade'),
+    attempt: p.integer(),
+    outcome: p.enum(['succeeded', 'failed', 'gone', 'refused']),
+    responseStatus: p.integer().nullable(),
+    error: p.text().nullable(),
+    durationMs: p.integer(),
+    nextAttemptAt: p.datetime().nullable(),
+    createdAt: p.datetime().defaultRaw(`now()`),
+  },
+});
+export type IWebhookAttempt = InferEntity<typeof WebhookAttempt>;
+
+export const WebhookEvent = defineEntity({
+  name: 'WebhookEvent',
+  tableName: 'webhook_events',
+  properties: {
+    id: p.bigint().primary().generated('identity'),
+    store: () => p.manyToOne(Store).updateRule('no action').deleteRule('cascade'),
+    event: p.text(),
+    eventKey: p.text(),
+    body: p.text(),
+    createdAt: p.datetime().defaultRaw(`now()`),
+  },
+});
+export type IWebhookEvent = InferEntity<typeof WebhookEvent>;
