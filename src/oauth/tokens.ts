@@ -6,6 +6,7 @@ import { findClient } from './clients.ts';
 import { OAuthError } from './errors.ts';
 import { pkceChallenge } from './random.ts';
 import { parseScopes } from './scopes.ts';
+import type { AuthorizationCodeRequest, RefreshTokenRequest } from './token-request.ts';
 
 export const ACCESS_TOKEN_SECONDS = 3600;
 const REFRESH_TOKEN_DAYS = 30;
@@ -13,9 +14,8 @@ const REFRESH_TOKEN_DAYS = 30;
 export const ACCESS_PREFIX = 'sl_at_';
 const REFRESH_PREFIX = 'sl_rt_';
 
-type Form = URLSearchParams;
-
-function required(form: Form, name: string): string {
+/** A revocation parameter, sent once and not empty (the token request has its schema: token-request.ts). */
+function required(form: URLSearchParams, name: string): string {
   const values = form.getAll(name);
   if (values.length > 1) throw new OAuthError('invalid_request', `${name} is repeated`);
   const v = values[0];
@@ -24,8 +24,7 @@ function required(form: Form, name: string): string {
 }
 
 /** The one `resource` sent, which must be the one the code or refresh token is bound to. */
-function checkResource(form: Form, publicUrl: string, bound: string): string {
-  const values = form.getAll('resource');
+function checkResource(values: string[], publicUrl: string, bound: string): string {
   if (values.length > 1) throw new OAuthError('invalid_target', 'Send exactly one resource');
   const resource = values[0];
   const known = `${apiResource(publicUrl)} or ${mcpResource(publicUrl)}`;
@@ -79,12 +78,10 @@ async function revokeChain(tx: EntityManager, column: 'code_hash' | 'grant_id', 
 }
 
 /** `authorization_code` grant: single-use code, exact redirect URI, PKCE S256, bound resource. */
-export async function exchangeCode(em: EntityManager, form: Form, publicUrl: string) {
-  const client = await findClient(em, required(form, 'client_id'));
+export async function exchangeCode(em: EntityManager, request: AuthorizationCodeRequest, publicUrl: string) {
+  const client = await findClient(em, request.client_id);
   if (!client) throw new OAuthError('invalid_client', 'Client authentication failed', 401);
-  const code = required(form, 'code');
-  const verifier = required(form, 'code_verifier');
-  const redirectUri = required(form, 'redirect_uri');
+  const { code, code_verifier: verifier, redirect_uri: redirectUri } = request;
   const codeHash = hashToken(code);
   // A replayed code must leave its revocations behind even though the request fails: own transaction.
   const replay = await em.transactional(async (tx) => {
@@ -119,7 +116,7 @@ export async function exchangeCode(em: EntityManager, form: Form, publicUrl: str
     if (pkceChallenge(verifier) !== c.code_challenge) {
       throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
     }
-    checkResource(form, publicUrl, c.resource);
+    checkResource(request.resource, publicUrl, c.resource);
     const [grant] = await rows<{ scopes: string[] }>(
       tx,
       sql`SELECT scopes FROM oauth_grants WHERE id = ${c.grant_id} AND revoked_at IS NULL`,
@@ -135,10 +132,10 @@ export async function exchangeCode(em: EntityManager, form: Form, publicUrl: str
 }
 
 /** `refresh_token` grant: rotates; a refresh token used twice revokes the whole grant's tokens. */
-export async function refresh(em: EntityManager, form: Form, publicUrl: string) {
-  const client = await findClient(em, required(form, 'client_id'));
+export async function refresh(em: EntityManager, request: RefreshTokenRequest, publicUrl: string) {
+  const client = await findClient(em, request.client_id);
   if (!client) throw new OAuthError('invalid_client', 'Client authentication failed', 401);
-  const tokenHash = hashToken(required(form, 'refresh_token'));
+  const tokenHash = hashToken(request.refresh_token);
   const reused = await em.transactional(async (tx) => {
     const [spent] = await rows<{ grant_id: number }>(
       tx,
@@ -159,10 +156,9 @@ export async function refresh(em: EntityManager, form: Form, publicUrl: string) 
         RETURNING t.grant_id, t.code_hash, t.resource, g.scopes AS grant_scopes`,
     );
     if (!t) throw new OAuthError('invalid_grant', 'The refresh token is invalid, expired or revoked');
-    checkResource(form, publicUrl, t.resource);
+    checkResource(request.resource, publicUrl, t.resource);
     const allowed = forResource(t.grant_scopes, publicUrl, t.resource);
-    const asked = form.get('scope');
-    const scopes = asked ? parseScopes(asked, allowed) : allowed;
+    const scopes = request.scope ? parseScopes(request.scope, allowed) : allowed;
     return issue(tx, { grantId: t.grant_id, codeHash: t.code_hash, resource: t.resource, scopes });
   });
 }
@@ -171,7 +167,7 @@ export async function refresh(em: EntityManager, form: Form, publicUrl: string) 
  * RFC 7009: always 200, whether or not the token existed. Revoking a refresh token ends the grant's
  * tokens (the app must ask again); revoking an access token ends that token.
  */
-export async function revoke(em: EntityManager, form: Form) {
+export async function revoke(em: EntityManager, form: URLSearchParams) {
   const client = await findClient(em, required(form, 'client_id'));
   if (!client) throw new OAuthError('invalid_client', 'Client authentication failed', 401);
   const tokenHash = hashToken(required(form, 'token'));
