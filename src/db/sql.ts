@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type RawBuilder, sql } from 'kysely';
+import type { CompiledQuery, Expression, RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 
 export { type RawBuilder, sql } from 'kysely';
 
@@ -19,6 +20,28 @@ export async function rows<T>(em: EntityManager, statement: RawBuilder<T>): Prom
   }
 }
 
+/** A typed kysely query built on `db(em)` (src/db/kysely.ts). */
+interface Query<T> {
+  compile(): CompiledQuery;
+  execute(): Promise<T[]>;
+}
+
+/** Runs a typed kysely query; like `rows`, the benchmark's statement observer sees it. */
+export async function run<T>(query: Query<T>): Promise<T[]> {
+  if (!observer) return query.execute();
+  const done = observer(query.compile());
+  try {
+    return await query.execute();
+  } finally {
+    done();
+  }
+}
+
+/** The first row of a typed kysely query, or undefined. */
+export async function first<T>(query: Query<T>): Promise<T | undefined> {
+  return (await run(query))[0];
+}
+
 export interface CompiledStatement {
   sql: string;
   parameters: readonly unknown[];
@@ -35,7 +58,7 @@ export function observeStatements(fn: Observer | undefined): void {
 }
 
 /** A timestamptz as an ISO 8601 UTC string, formatted by PostgreSQL so no driver parsing is involved. */
-export function isoTime(column: RawBuilder<unknown>): RawBuilder<string> {
+export function isoTime(column: Expression<unknown>): RawBuilder<string> {
   return sql<string>`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 

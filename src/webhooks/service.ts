@@ -1,23 +1,31 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { isoTime, rows, sql } from '../db/sql.ts';
+import type { ExpressionBuilder } from 'kysely';
+import { type DB, db } from '../db/kysely.ts';
+import { first, isoTime, rows, run, sql } from '../db/sql.ts';
 import { AppError, badRequest, notFound } from '../errors.ts';
 import { WEBHOOK_EVENTS } from './events.ts';
 import { createWebhookEvents } from './fanout.ts';
 import { disable } from './record-attempts.ts';
-import type {
-  AttemptEntry,
-  CreateWebhookInput,
-  DeliverySummary,
-  UpdateWebhookInput,
-  Webhook,
-} from './schemas.ts';
+import type { CreateWebhookInput, DeliverySummary, UpdateWebhookInput, Webhook } from './schemas.ts';
 import { encryptSecret, newSigningSecret, secretsKey } from './secrets.ts';
 import { DELIVERY_LOG_SIZE, MAX_SUBSCRIPTIONS_PER_STORE, type WebhookSettings } from './settings.ts';
 import { resolveTarget } from './url-guard.ts';
 import { wakeDeliveries } from './wake.ts';
 
-const COLUMNS = sql`id, url, events, active, disabled_reason, dead_letter_streak AS failure_streak,
-  ${isoTime(sql`created_at`)} AS created_at, ${isoTime(sql`updated_at`)} AS updated_at`;
+/** A subscription as the API shows it (`Webhook`); the signing secret is never read back. */
+const subscription = (eb: ExpressionBuilder<DB, 'webhook_subscriptions'>) =>
+  [
+    'id',
+    'url',
+    'events',
+    'active',
+    'disabled_reason',
+    eb.ref('dead_letter_streak').as('failure_streak'),
+    isoTime(eb.ref('created_at')).as('created_at'),
+    isoTime(eb.ref('updated_at')).as('updated_at'),
+  ] as const;
+
+const notFoundHook = (id: number) => notFound(`No webhook subscription with id ${id}`, 'WEBHOOK_NOT_FOUND');
 
 /** The same rules as every delivery: https, and a host that resolves only to public addresses. */
 async function checkUrl(url: string, s: WebhookSettings): Promise<string> {
@@ -27,18 +35,24 @@ async function checkUrl(url: string, s: WebhookSettings): Promise<string> {
 }
 
 async function one(em: EntityManager, storeId: number, id: number): Promise<Webhook> {
-  const [w] = await rows<Webhook>(
-    em,
-    sql`SELECT ${COLUMNS} FROM webhook_subscriptions WHERE id = ${id} AND store_id = ${storeId}`,
+  const w = await first(
+    db(em)
+      .selectFrom('webhook_subscriptions')
+      .select(subscription)
+      .where('id', '=', id)
+      .where('store_id', '=', storeId),
   );
-  if (!w) throw notFound(`No webhook subscription with id ${id}`, 'WEBHOOK_NOT_FOUND');
+  if (!w) throw notFoundHook(id);
   return w;
 }
 
 export async function listWebhooks(em: EntityManager, storeId: number) {
-  const webhooks = await rows<Webhook>(
-    em,
-    sql`SELECT ${COLUMNS} FROM webhook_subscriptions WHERE store_id = ${storeId} ORDER BY id`,
+  const webhooks: Webhook[] = await run(
+    db(em)
+      .selectFrom('webhook_subscriptions')
+      .select(subscription)
+      .where('store_id', '=', storeId)
+      .orderBy('id'),
   );
   return { webhooks, valid_events: [...WEBHOOK_EVENTS] };
 }
@@ -57,25 +71,33 @@ export async function createWebhook(
   const secret = newSigningSecret();
   return em.transactional(async (tx) => {
     // Serialises creates per store, so two at once cannot both be the tenth.
-    await rows(tx, sql`SELECT id FROM stores WHERE id = ${storeId} FOR UPDATE`);
-    const [{ n } = { n: 0 }] = await rows<{ n: number }>(
-      tx,
-      sql`SELECT count(*)::integer AS n FROM webhook_subscriptions WHERE store_id = ${storeId}`,
+    await run(db(tx).selectFrom('stores').select('id').where('id', '=', storeId).forUpdate());
+    const counted = await first(
+      db(tx)
+        .selectFrom('webhook_subscriptions')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('store_id', '=', storeId),
     );
-    if (n >= MAX_SUBSCRIPTIONS_PER_STORE) {
+    if (Number(counted?.n ?? 0) >= MAX_SUBSCRIPTIONS_PER_STORE) {
       throw new AppError(
         'conflict',
         'WEBHOOK_LIMIT_REACHED',
         `A store can have at most ${MAX_SUBSCRIPTIONS_PER_STORE} webhook subscriptions; delete one first`,
       );
     }
-    const [w] = await rows<Webhook>(
-      tx,
-      sql`INSERT INTO webhook_subscriptions (store_id, url, events, secret_encrypted)
-        VALUES (${storeId}, ${url}, ${input.events}::text[], ${encryptSecret(secretsKey(s.secretKey), secret)})
-        RETURNING ${COLUMNS}`,
+    const created = await first(
+      db(tx)
+        .insertInto('webhook_subscriptions')
+        .values({
+          store_id: storeId,
+          url,
+          events: input.events,
+          secret_encrypted: encryptSecret(secretsKey(s.secretKey), secret),
+        })
+        .returning(subscription),
     );
-    return { webhook: { ...(w as Webhook), secret } };
+    if (!created) throw new Error('the subscription was not inserted');
+    return { webhook: { ...created, secret } };
   });
 }
 
@@ -85,61 +107,81 @@ export async function updateWebhook(
   input: UpdateWebhookInput,
   s: WebhookSettings,
 ) {
-  const url = input.url === undefined ? null : await checkUrl(input.url, s);
+  const url = input.url === undefined ? undefined : await checkUrl(input.url, s);
   return em.transactional(async (tx) => {
     const current = await one(tx, storeId, input.id);
     if (input.active === false && current.active) await disable(tx, [current.id], 'manual');
-    const [w] = await rows<Webhook>(
-      tx,
-      sql`UPDATE webhook_subscriptions SET
-          url = COALESCE(${url}, url),
-          events = COALESCE(${input.events ?? null}::text[], events),
-          active = COALESCE(${input.active ?? null}::boolean, active),
-          -- Re-enabling starts afresh: no reason, no streak.
-          disabled_reason = CASE WHEN ${input.active ?? null}::boolean THEN NULL ELSE disabled_reason END,
-          dead_letter_streak = CASE WHEN ${input.active ?? null}::boolean THEN 0 ELSE dead_letter_streak END,
-          updated_at = now()
-        WHERE id = ${input.id} AND store_id = ${storeId}
-        RETURNING ${COLUMNS}`,
+    const updated = await first(
+      db(tx)
+        .updateTable('webhook_subscriptions')
+        .set({
+          url,
+          events: input.events,
+          active: input.active,
+          // Re-enabling starts afresh: no reason, no streak.
+          ...(input.active === true && { disabled_reason: null, dead_letter_streak: 0 }),
+          updated_at: sql`now()`,
+        })
+        .where('id', '=', input.id)
+        .where('store_id', '=', storeId)
+        .returning(subscription),
     );
-    return { webhook: w as Webhook };
+    if (!updated) throw notFoundHook(input.id);
+    return { webhook: updated };
   });
 }
 
 export async function deleteWebhook(em: EntityManager, storeId: number, id: number) {
-  const [gone] = await rows<{ id: number }>(
-    em,
-    sql`DELETE FROM webhook_subscriptions WHERE id = ${id} AND store_id = ${storeId} RETURNING id`,
+  const gone = await first(
+    db(em)
+      .deleteFrom('webhook_subscriptions')
+      .where('id', '=', id)
+      .where('store_id', '=', storeId)
+      .returning('id'),
   );
-  if (!gone) throw notFound(`No webhook subscription with id ${id}`, 'WEBHOOK_NOT_FOUND');
+  if (!gone) throw notFoundHook(id);
   return { message: `Webhook subscription ${id} deleted` };
 }
 
 /** The new secret signs every attempt from now on, retries of earlier events included. */
 export async function rotateSecret(em: EntityManager, storeId: number, id: number, s: WebhookSettings) {
   const secret = newSigningSecret();
-  const [w] = await rows<Webhook>(
-    em,
-    sql`UPDATE webhook_subscriptions SET secret_encrypted = ${encryptSecret(secretsKey(s.secretKey), secret)},
-        updated_at = now()
-      WHERE id = ${id} AND store_id = ${storeId} RETURNING ${COLUMNS}`,
+  const w = await first(
+    db(em)
+      .updateTable('webhook_subscriptions')
+      .set({ secret_encrypted: encryptSecret(secretsKey(s.secretKey), secret), updated_at: sql`now()` })
+      .where('id', '=', id)
+      .where('store_id', '=', storeId)
+      .returning(subscription),
   );
-  if (!w) throw notFound(`No webhook subscription with id ${id}`, 'WEBHOOK_NOT_FOUND');
+  if (!w) throw notFoundHook(id);
   return { webhook: w, secret };
 }
 
 /** The last 100 attempts, newest first. */
 export async function listAttempts(em: EntityManager, storeId: number, id: number) {
   await one(em, storeId, id);
-  const deliveries = await rows<AttemptEntry>(
-    em,
-    sql`SELECT a.id::integer, a.delivery_id::integer, e.event, e.event_key, a.attempt, a.outcome, a.response_status,
-        a.error, a.duration_ms, ${isoTime(sql`a.next_attempt_at`)} AS next_attempt_at, ${isoTime(sql`a.created_at`)} AS created_at
-      FROM webhook_attempts a
-      JOIN webhook_deliveries d ON d.id = a.delivery_id
-      JOIN webhook_events e ON e.id = d.event_id
-      WHERE a.subscription_id = ${id}
-      ORDER BY a.id DESC LIMIT ${DELIVERY_LOG_SIZE}`,
+  const deliveries = await run(
+    db(em)
+      .selectFrom('webhook_attempts as a')
+      .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+      .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+      .select((eb) => [
+        sql<number>`a.id::integer`.as('id'),
+        sql<number>`a.delivery_id::integer`.as('delivery_id'),
+        'e.event',
+        'e.event_key',
+        'a.attempt',
+        'a.outcome',
+        'a.response_status',
+        'a.error',
+        'a.duration_ms',
+        isoTime(eb.ref('a.next_attempt_at')).as('next_attempt_at'),
+        isoTime(eb.ref('a.created_at')).as('created_at'),
+      ])
+      .where('a.subscription_id', '=', id)
+      .orderBy('a.id', 'desc')
+      .limit(DELIVERY_LOG_SIZE),
   );
   return { deliveries };
 }

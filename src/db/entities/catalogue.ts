@@ -27,7 +27,7 @@ export const StoreType = defineEntity({
   name: 'StoreType',
   tableName: 'store_types',
   properties: {
-    id: p.integer().primary().generated('by default as identity'),
+    id: p.integer().primary().autoincrement().generated('by default as identity'),
     slug: p.text().unique('store_types_slug_key'),
     name: p.text(),
   },
@@ -44,7 +44,7 @@ export const Category = defineEntity({
     },
   ],
   properties: {
-    id: p.integer().primary().generated('by default as identity'),
+    id: p.integer().primary().autoincrement().generated('by default as identity'),
     slug: p.text().unique('categories_slug_key'),
     name: p.text(),
     parent: () => p.manyToOne(Category).updateRule('no action').deleteRule('no action').nullable(),
@@ -63,7 +63,7 @@ export const Brand = defineEntity({
     },
   ],
   properties: {
-    id: p.integer().primary().generated('by default as identity'),
+    id: p.integer().primary().autoincrement().generated('by default as identity'),
     name: p.text().unique('brands_name_key'),
     slug: p.text().unique('brands_slug_key'),
   },
@@ -81,7 +81,7 @@ export const Supplier = defineEntity({
     },
   ],
   properties: {
-    id: p.integer().primary().generated('by default as identity'),
+    id: p.integer().primary().autoincrement().generated('by default as identity'),
     name: p.text(),
     ownerStore: () => p.manyToOne(Store).updateRule('no action').deleteRule('cascade').nullable(),
     createdAt: p.datetime().defaultRaw(`now()`),
@@ -322,7 +322,7 @@ END)::integer), id) INCLUDE (active, owner_store_id, stock_quantity, pricing_typ
     { name: 'products_width_cm_check', expression: 'width_cm >= 0' },
   ],
   properties: {
-    id: p.integer().primary().generated('by default as identity'),
+    id: p.integer().primary().autoincrement().generated('by default as identity'),
     supplier: () =>
       p.manyToOne(Supplier).updateRule('no action').deleteRule('no action').index('products_supplier_idx'),
     ownerStore: () => p.manyToOne(Store).updateRule('no action').deleteRule('cascade').nullable(),
@@ -406,7 +406,7 @@ export const ProductVariant = defineEntity({
     },
   ],
   properties: {
-    id: p.integer().primary().generated('by default as identity'),
+    id: p.integer().primary().autoincrement().generated('by default as identity'),
     product: () => p.manyToOne(Product).updateRule('no action').deleteRule('cascade'),
     sku: p.text().unique('product_variants_sku_key'),
     title: p.text(),
@@ -432,7 +432,7 @@ export const ProductOption = defineEntity({
     },
   ],
   properties: {
-    id: p.integer().primary().generated('by default as identity'),
+    id: p.integer().primary().autoincrement().generated('by default as identity'),
     product: () => p.manyToOne(Product).updateRule('no action').deleteRule('cascade'),
     name: p.text(),
     values: p.array().defaultRaw(`'{}'::text[]`),
@@ -453,7 +453,7 @@ export const ProductImage = defineEntity({
     },
   ],
   properties: {
-    id: p.integer().primary().generated('by default as identity'),
+    id: p.integer().primary().autoincrement().generated('by default as identity'),
     product: () => p.manyToOne(Product).updateRule('no action').deleteRule('cascade'),
     url: p.text(),
     alt: p.text().default(''),
@@ -474,7 +474,7 @@ export const ProductDrawing = defineEntity({
     },
   ],
   properties: {
-    id: p.integer().primary().generated('by default as identity'),
+    id: p.integer().primary().autoincrement().generated('by default as identity'),
     product: () => p.manyToOne(Product).updateRule('no action').deleteRule('cascade'),
     url: p.text(),
     title: p.text().default(''),

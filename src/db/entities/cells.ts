@@ -49,7 +49,7 @@ export const FacetCellDelta = defineEntity({
   name: 'FacetCellDelta',
   tableName: 'facet_cell_deltas',
   properties: {
-    id: p.bigint().primary().generated('identity'),
+    id: p.bigint().primary().autoincrement().generated('identity'),
     ownerStoreId: p.integer().nullable(),
     brandId: p.integer().nullable(),
     categoryId: p.integer().nullable(),
@@ -119,7 +119,7 @@ export const StoreCellDelta = defineEntity({
   tableName: 'store_cell_deltas',
   indexes: [{ name: 'store_cell_deltas_store_idx', properties: ['storeId', 'kind'] }],
   properties: {
-    id: p.bigint().primary().generated('identity'),
+    id: p.bigint().primary().autoincrement().generated('identity'),
     storeId: p.integer(),
     kind: p.smallint(),
     ownerStoreId: p.integer().nullable(),

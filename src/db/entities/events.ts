@@ -19,7 +19,7 @@ export const DomainEvent = defineEntity({
     },
   ],
   properties: {
-    id: p.bigint().primary().generated('identity'),
+    id: p.bigint().primary().autoincrement().generated('identity'),
     store: () => p.manyToOne(Store).updateRule('no action').deleteRule('cascade'),
     event: p.text(),
     entityId: p.bigint(),

@@ -20,7 +20,7 @@ export const ExternalOrder = defineEntity({
     },
   ],
   properties: {
-    id: p.integer().primary().generated('identity'),
+    id: p.integer().primary().autoincrement().generated('identity'),
     store: () => p.manyToOne(Store).updateRule('no action').deleteRule('cascade'),
     marketplace: p.text(),
     externalOrderId: p.text(),

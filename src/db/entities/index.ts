@@ -1,4 +1,3 @@
-import type { InferKyselyDB } from '@mikro-orm/sql';
 import {
   Brand,
   Category,
@@ -80,6 +79,3 @@ export const entities = [
   WebhookAttempt,
   WebhookEvent,
 ];
-
-/** The database as kysely sees it, inferred from the entities: table names, column names, nullability. */
-export type DB = InferKyselyDB<(typeof entities)[number]>;

@@ -36,7 +36,7 @@ export const Listing = defineEntity({
     },
   ],
   properties: {
-    id: p.integer().primary().generated('by default as identity'),
+    id: p.integer().primary().autoincrement().generated('by default as identity'),
     store: () => p.manyToOne(Store).updateRule('no action').deleteRule('cascade'),
     product: () =>
       p.manyToOne(Product).updateRule('no action').deleteRule('cascade').index('listings_product_idx'),

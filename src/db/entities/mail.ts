@@ -13,7 +13,7 @@ export const OutboxMail = defineEntity({
     },
   ],
   properties: {
-    id: p.integer().primary().generated('identity'),
+    id: p.integer().primary().autoincrement().generated('identity'),
     store: () => p.manyToOne(Store).updateRule('no action').nullable(),
     kind: p.text(),
     toAddress: p.text(),

@@ -6,7 +6,7 @@ export const DashboardUser = defineEntity({
   tableName: 'dashboard_users',
   checks: [{ name: 'dashboard_users_email_check', expression: 'email = lower(email)' }],
   properties: {
-    id: p.integer().primary().generated('identity'),
+    id: p.integer().primary().autoincrement().generated('identity'),
     store: () => p.manyToOne(Store).updateRule('no action').deleteRule('cascade'),
     email: p.text().unique('dashboard_users_email_key'),
     passwordHash: p.text(),
@@ -25,7 +25,7 @@ export const OAuthClient = defineEntity({
     },
   ],
   properties: {
-    id: p.integer().primary().generated('identity'),
+    id: p.integer().primary().autoincrement().generated('identity'),
     clientId: p.text().unique('oauth_clients_client_id_key'),
     clientName: p.text(),
     redirectUris: p.array(),
@@ -63,7 +63,7 @@ export const OAuthGrant = defineEntity({
     },
   ],
   properties: {
-    id: p.integer().primary().generated('identity'),
+    id: p.integer().primary().autoincrement().generated('identity'),
     store: () => p.manyToOne(Store).updateRule('no action').deleteRule('cascade'),
     client: () => p.manyToOne(OAuthClient).updateRule('no action').deleteRule('cascade'),
     scopes: p.array(),
@@ -106,7 +106,7 @@ export const OAuthToken = defineEntity({
   name: 'OAuthToken',
   tableName: 'oauth_tokens',
   properties: {
-    id: p.integer().primary().generated('identity'),
+    id: p.integer().primary().autoincrement().generated('identity'),
     tokenHash: p.text().unique('oauth_tokens_token_hash_key'),
     kind: p.enum(['access', 'refresh']),
     grant: () =>

@@ -63,7 +63,7 @@ export const Order = defineEntity({
     { name: 'orders_total_cents_check', expression: 'total_cents >= 0' },
   ],
   properties: {
-    id: p.integer().primary().generated('by default as identity'),
+    id: p.integer().primary().autoincrement().generated('by default as identity'),
     store: () => p.manyToOne(Store).updateRule('no action').deleteRule('cascade'),
     orderNumber: p.text().unique('orders_order_number_key'),
     status: p
@@ -118,7 +118,7 @@ export const OrderLine = defineEntity({
     { name: 'order_lines_quantity_check', expression: 'quantity > 0' },
   ],
   properties: {
-    id: p.integer().primary().generated('by default as identity'),
+    id: p.integer().primary().autoincrement().generated('by default as identity'),
     order: () => p.manyToOne(Order).updateRule('no action').deleteRule('cascade'),
     product: () => p.manyToOne(Product).updateRule('no action').deleteRule('no action'),
     variant: () => p.manyToOne(ProductVariant).updateRule('no action').deleteRule('no action'),
@@ -136,7 +136,7 @@ export const OrderStatusChange = defineEntity({
   tableName: 'order_status_history',
   indexes: [{ name: 'order_status_history_order_idx', properties: ['order', 'id'] }],
   properties: {
-    id: p.bigint().primary().generated('identity'),
+    id: p.bigint().primary().autoincrement().generated('identity'),
     order: () => p.manyToOne(Order).updateRule('no action').deleteRule('cascade'),
     fromStatus: p.text().nullable(),
     toStatus: p.text(),
@@ -150,7 +150,7 @@ export const PurchaseOrder = defineEntity({
   name: 'PurchaseOrder',
   tableName: 'purchase_orders',
   properties: {
-    id: p.integer().primary().generated('identity'),
+    id: p.integer().primary().autoincrement().generated('identity'),
     store: () => p.manyToOne(Store).updateRule('no action').deleteRule('cascade'),
     supplier: () => p.manyToOne(Supplier).updateRule('no action').deleteRule('no action'),
     order: () =>

@@ -14,7 +14,7 @@ export const Store = defineEntity({
     },
   ],
   properties: {
-    id: p.integer().primary().generated('by default as identity'),
+    id: p.integer().primary().autoincrement().generated('by default as identity'),
     name: p.text(),
     slug: p.text().unique('stores_slug_key'),
     currency: p.character().length(3).default('AUD'),
@@ -32,7 +32,7 @@ export const ApiKey = defineEntity({
   name: 'ApiKey',
   tableName: 'api_keys',
   properties: {
-    id: p.integer().primary().generated('by default as identity'),
+    id: p.integer().primary().autoincrement().generated('by default as identity'),
     store: () => p.manyToOne(Store).updateRule('no action').deleteRule('cascade').index('api_keys_store_idx'),
     name: p.text().default(''),
     tokenHash: p.text().unique('api_keys_token_hash_key'),

@@ -22,7 +22,7 @@ export const WebhookSubscription = defineEntity({
     },
   ],
   properties: {
-    id: p.integer().primary().generated('identity'),
+    id: p.integer().primary().autoincrement().generated('identity'),
     store: () =>
       p
         .manyToOne(Store)
@@ -56,7 +56,7 @@ export const WebhookDelivery = defineEntity({
     },
   ],
   properties: {
-    id: p.bigint().primary().generated('identity'),
+    id: p.bigint().primary().autoincrement().generated('identity'),
     subscription: () => p.manyToOne(WebhookSubscription).updateRule('no action').deleteRule('cascade'),
     eventId: p.bigint(),
     status: p.enum(['pending', 'succeeded', 'dead', 'discarded']).default('pending'),
@@ -79,7 +79,7 @@ export const WebhookAttempt = defineEntity({
     },
   ],
   properties: {
-    id: p.bigint().primary().generated('identity'),
+    id: p.bigint().primary().autoincrement().generated('identity'),
     deliveryId: p.bigint(),
     subscription: () => p.manyToOne(WebhookSubscription).updateRule('no action').deleteRule('cascade'),
     attempt: p.integer(),
@@ -97,7 +97,7 @@ export const WebhookEvent = defineEntity({
   name: 'WebhookEvent',
   tableName: 'webhook_events',
   properties: {
-    id: p.bigint().primary().generated('identity'),
+    id: p.bigint().primary().autoincrement().generated('identity'),
     store: () => p.manyToOne(Store).updateRule('no action').deleteRule('cascade'),
     event: p.text(),
     eventKey: p.text(),
