@@ -1,4 +1,5 @@
 import type { Task } from 'graphile-worker';
+import { JOBS, parseJobPayload } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
 import { scheduleNextWake } from '../src/webhooks/delivery-queries.ts';
 import { DeliveryRun } from '../src/webhooks/delivery-run.ts';
@@ -11,13 +12,15 @@ export interface DeliverWebhooks {
 }
 
 /**
- * `deliver_webhooks` (no payload): one delivery run per worker process, its slots the process's.
- * Runs of several processes share the work by subscription holds (src/webhooks/delivery-queries.ts).
+ * `deliver_webhooks` (no payload but the crontab's `_cron`): one delivery run per worker process, its
+ * slots the process's. Runs of several processes share the work by subscription holds
+ * (src/webhooks/delivery-queries.ts).
  */
 export function deliverWebhooksTask(orm: Orm, webhooks: WebhookSettings): DeliverWebhooks {
   let delivering: DeliveryRun | undefined;
   let stopped = false;
-  const task: Task = async (_payload, helpers) => {
+  const task: Task = async (payload, helpers) => {
+    parseJobPayload(JOBS.deliverWebhooks, payload);
     if (stopped) return;
     // This process already delivers: tell its run to look again rather than start a second one.
     if (delivering) return delivering.poke();

@@ -1,4 +1,5 @@
 import type { Task } from 'graphile-worker';
+import { JOBS, parseJobPayload } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
 import { dispatchPendingEvents } from '../src/events/dispatch.ts';
 import { webhookFanOut } from '../src/webhooks/fanout.ts';
@@ -6,7 +7,8 @@ import type { WebhookSettings } from '../src/webhooks/settings.ts';
 
 /** `dispatch_events` (no payload): the outbox's pending events go to the webhook fan-out. */
 export function dispatchEventsTask(orm: Orm, webhooks: WebhookSettings): Task {
-  return async (_payload, helpers) => {
+  return async (payload, helpers) => {
+    parseJobPayload(JOBS.dispatchEvents, payload);
     const n = await dispatchPendingEvents(orm.em.fork(), webhookFanOut(webhooks.coalesceWindowMs), (e) =>
       helpers.logger.debug(`event ${e.event} ${e.entity_id} (store ${e.store_id})`),
     );

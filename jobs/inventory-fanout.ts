@@ -1,4 +1,5 @@
 import type { Task } from 'graphile-worker';
+import { JOBS, parseJobPayload } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
 import { fanOutStock, parseFanoutPayload } from '../src/inventory/fanout.ts';
 
@@ -8,7 +9,8 @@ import { fanOutStock, parseFanoutPayload } from '../src/inventory/fanout.ts';
  */
 export function inventoryFanoutTask(orm: Orm): Task {
   return async (payload, helpers) => {
-    const parsed = parseFanoutPayload(payload);
+    // The schema refuses a payload with no usable product_id, so parseFanoutPayload's null cannot follow.
+    const parsed = parseFanoutPayload(parseJobPayload(JOBS.inventoryFanout, payload));
     if (!parsed) throw new Error('inventory_fanout needs a numeric product_id');
     const stores = await fanOutStock(orm.em.fork(), parsed.productId, parsed.variantId);
     helpers.logger.debug(`stock of product ${parsed.productId} reached ${stores} stores`);

@@ -1,11 +1,13 @@
 import type { Task } from 'graphile-worker';
 import { runReadinessPass } from '../src/catalogue/readiness.ts';
+import { JOBS, parseJobPayload } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
 import { pruneLimits } from '../src/ratelimit/limiter.ts';
 
 /** `readiness_pass` (cron, nightly): every product's readiness score again. */
 export function readinessPassTask(orm: Orm): Task {
-  return async (_payload, helpers) => {
+  return async (payload, helpers) => {
+    parseJobPayload(JOBS.readinessPass, payload);
     const result = await runReadinessPass(orm.em.fork());
     helpers.logger.info(`readiness pass scored ${result.products} products`);
   };
@@ -13,7 +15,8 @@ export function readinessPassTask(orm: Orm): Task {
 
 /** `prune_rate_limits` (cron, hourly): expired rate-limit windows are dropped. */
 export function pruneRateLimitsTask(orm: Orm): Task {
-  return async () => {
+  return async (payload) => {
+    parseJobPayload(JOBS.pruneRateLimits, payload);
     await pruneLimits(orm.em.fork());
   };
 }

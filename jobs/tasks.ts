@@ -1,5 +1,5 @@
-import type { TaskList } from 'graphile-worker';
-import { JOBS } from '../src/db/jobs.ts';
+import type { Task, TaskList } from 'graphile-worker';
+import { JOBS, type JobName } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
 import type { MailSettings } from '../src/mail/send.ts';
 import type { WebhookSettings } from '../src/webhooks/settings.ts';
@@ -11,7 +11,10 @@ import { pruneRateLimitsTask, readinessPassTask } from './maintenance.ts';
 import { sendMailTask } from './send-mail.ts';
 import { webhookCoalesceTask } from './webhook-coalesce.ts';
 
-/** Every Graphile task the service runs, one file each, under the names of src/db/jobs.ts. */
+/**
+ * Every Graphile task the service runs, one file each, under the names of src/db/jobs.ts; each parses
+ * its payload with the job's schema (src/db/job-payloads.ts) before it does anything.
+ */
 export interface WorkerTasks {
   tasks: TaskList;
   /** Shutdown: the delivery run claims nothing more, so it ends once what is out is written. */
@@ -24,7 +27,7 @@ export function createTaskList(orm: Orm, mail: MailSettings, webhooks: WebhookSe
 
 export function createWorkerTasks(orm: Orm, mail: MailSettings, webhooks: WebhookSettings): WorkerTasks {
   const delivery = deliverWebhooksTask(orm, webhooks);
-  const tasks: Record<(typeof JOBS)[keyof typeof JOBS], TaskList[string]> = {
+  const tasks: Record<JobName, Task> = {
     [JOBS.sendMail]: sendMailTask(orm, mail),
     [JOBS.inventoryFanout]: inventoryFanoutTask(orm),
     [JOBS.catalogueFanout]: catalogueFanoutTask(orm),

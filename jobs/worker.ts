@@ -1,5 +1,6 @@
 import { Logger, type Runner, run } from 'graphile-worker';
 import type { Logger as Pino } from 'pino';
+import { enqueueJob, JOBS } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
 import type { MailSettings } from '../src/mail/send.ts';
 import { closeWebhookAgents } from '../src/webhooks/send.ts';
@@ -38,7 +39,7 @@ export async function startWorker(opts: WorkerOptions): Promise<Runner> {
     gracefulShutdownAbortTimeout: 2 * opts.webhooks.timeoutMs + 5_000,
   });
   // Deliveries a previous worker left mid-flight are taken again at once.
-  await runner.addJob('deliver_webhooks', {}, { jobKey: 'deliver_webhooks', jobKeyMode: 'replace' });
+  await enqueueJob(runner, JOBS.deliverWebhooks, {}, { jobKey: JOBS.deliverWebhooks, jobKeyMode: 'replace' });
   void runner.promise.finally(() => closeWebhookAgents());
   // A graceful stop waits for running jobs: the delivery run must end rather than drain a backlog.
   const stop = runner.stop.bind(runner);

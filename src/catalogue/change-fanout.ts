@@ -30,7 +30,7 @@ export async function queueProductChange(tx: EntityManager, change: ProductChang
   await rows(
     tx,
     sql`SELECT ${keyedJob(JOBS.catalogueFanout, {
-      payload: sql`${JSON.stringify([item])}::json`,
+      payload: [item],
       key: `${JOBS.catalogueFanout}:${change.productId}`,
       mode: 'replace',
     })}`,

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor.ts';
-import { JOBS, keyedJob } from '../db/jobs.ts';
+import type { WebhookCoalescePayload } from '../db/job-payloads.ts';
+import { JOBS, type JobInput, jobPayloadJson, keyedJob } from '../db/jobs.ts';
 import { rows, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import type { EventFanOut } from '../events/dispatch.ts';
@@ -27,15 +28,8 @@ export interface NewWebhookEvent {
   subscriptionId?: number;
 }
 
-/** One coalescing window's worth of changes to a product; Graphile concatenates these per job key. */
-interface CoalescedChange {
-  store_id: number;
-  event: string;
-  product_id: number;
-  variant_id: number | null;
-  /** When the change was dispatched (ms): a store's event key takes its first, so a retried close repeats it. */
-  at?: number;
-}
+/** One store's change to a product in a coalescing window; Graphile concatenates these per job key. */
+type CoalescedChange = WebhookCoalescePayload[number];
 
 /** The store's full view of its own order (webhooks are managed with API keys, never app tokens). */
 function storeActor(storeId: number): Actor {
@@ -131,7 +125,7 @@ export async function fanOutToWebhooks(
     if (!wants(e.store_id, e.event)) continue;
     if (COALESCED_EVENTS.includes(e.event)) {
       const productId = Number(e.entity_id);
-      const key = `webhook_coalesce:${e.event}:${productId}`;
+      const key = `${JOBS.webhookCoalesce}:${e.event}:${productId}`;
       const variant = typeof e.data.variant_id === 'number' ? e.data.variant_id : null;
       const list = coalesced.get(key) ?? [];
       list.push({
@@ -157,13 +151,13 @@ export async function fanOutToWebhooks(
   if (coalesced.size > 0) {
     // In key order: concurrent dispatcher batches update shared job rows in one order, never a cycle.
     const keys = [...coalesced.keys()].sort();
-    const payloads = keys.map((k) => JSON.stringify(coalesced.get(k)));
+    const payloads = keys.map((k) => jobPayloadJson(JOBS.webhookCoalesce, coalesced.get(k) ?? []));
     await rows(
       tx,
       // 'preserve_run_at': the window opens with the first change and is not pushed back by later
       // ones; array payloads are concatenated by Graphile while the job waits.
       sql`SELECT ${keyedJob(JOBS.webhookCoalesce, {
-        payload: sql`c.payload::json`,
+        payloadSql: sql<JobInput<typeof JOBS.webhookCoalesce>>`c.payload::json`,
         key: sql`c.key`,
         mode: 'preserve_run_at',
         runAt: sql`now() + ${coalesceWindowMs} * interval '1 millisecond'`,
