@@ -12,10 +12,10 @@ import {
   type Released,
   requiredLevel,
   runCheck,
-} from '../scripts/contract-check.ts';
+} from '../server/contract/check.ts';
 
 /**
- * The contract check (scripts/contract-check.ts) on small fixture contracts: every kind of change
+ * The contract check (server/contract/check.ts) on small fixture contracts: every kind of change
  * and the version bump and changelog entry it needs, the removal rule, the command line, and the
  * repository itself.
  */
@@ -395,7 +395,7 @@ describe('the command', () => {
   it('passes on this repository: openapi.json is the newest released contract', async () => {
     const r = runCheck({ root: ROOT, today: new Date().toISOString().slice(0, 10) });
     expect(problemsOf(r)).toBe('');
-    const { stdout } = await run(process.execPath, [join(ROOT, 'scripts/contract-check.ts')]);
+    const { stdout } = await run(process.execPath, [join(ROOT, 'server/contract/check.ts')]);
     expect(stdout).toContain('contract check: ok');
   });
 
@@ -413,7 +413,7 @@ describe('the command', () => {
     writeFileSync(join(dir, 'openapi.json'), JSON.stringify(added, null, 2));
     writeFileSync(join(dir, 'CHANGELOG.md'), changelog(FIRST));
 
-    const script = join(ROOT, 'scripts/contract-check.ts');
+    const script = join(ROOT, 'server/contract/check.ts');
     const failed = await run(process.execPath, [script, '--root', dir]).catch(
       (e: { code: number; stderr: string }) => e,
     );

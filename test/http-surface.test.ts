@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTRACT_VERSION } from '../server/openapi.ts';
+import { CONTRACT_VERSION } from '../server/contract/document.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 
 let app: TestApp;

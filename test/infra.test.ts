@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTaskList, crontab } from '../jobs/tasks.ts';
 import { ConfigError, loadConfig } from '../server/config.ts';
-import { buildOpenApiDocument } from '../server/openapi.ts';
+import { buildOpenApiDocument } from '../server/contract/document.ts';
 import { runReadinessPass } from '../src/catalogue/readiness.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { startTestApp, TEST_MAIL, TEST_WEBHOOKS, type TestApp } from './helpers/app.ts';

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../server/openapi.ts';
+import { buildOpenApiDocument } from '../server/contract/document.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { procedureInfo } from '../src/mcp/procedures.ts';
 import { TOOLS } from '../src/mcp/tools.ts';

@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { generateTypes, readContract, TYPES_FILE } from '../client/scripts/generate-types.ts';
 import {
   type ListInventoryResponse,
   Stockless,
@@ -11,6 +10,7 @@ import {
   verifyWebhook,
   WebhookVerificationError,
 } from '../client/src/index.ts';
+import { generateTypes, readContract, TYPES_FILE } from '../server/contract/sdk-types.ts';
 
 const BASE = 'https://api.stockless.test';
 const KEY = 'sl_test_0123456789abcdef0123456789abcdef';

@@ -1,9 +1,10 @@
-import { type Json, ref } from './openapi-shared.ts';
+import { EXAMPLE_REQUEST_ID } from '../../src/trpc/operation-docs.ts';
+import { type oas31, ref } from './shared.ts';
 
 const HEALTH_OK = { status: 'ok', database: 'ok' };
 const HEALTH_DOWN = { status: 'unavailable', database: 'unreachable' };
 
-const healthBody = (example: Json): Json => ({
+const healthBody = (example: unknown): oas31.ContentObject => ({
   'application/json': {
     schema: {
       type: 'object',
@@ -22,7 +23,7 @@ const healthBody = (example: Json): Json => ({
 });
 
 /** Every route refuses a request target it cannot read before routing it (server/app.ts). */
-const BAD_TARGET: Json = {
+const BAD_TARGET: oas31.ResponseObject = {
   description: 'The request target is not a valid path',
   content: {
     'application/json': {
@@ -31,7 +32,7 @@ const BAD_TARGET: Json = {
         error: 'bad_request',
         code: 'INVALID_REQUEST_TARGET',
         message: 'The request target is not a valid path',
-        request_id: 'req_4vd2k7xq9mhz3w5tbn6pcjya',
+        request_id: EXAMPLE_REQUEST_ID,
       },
     },
   },
@@ -41,7 +42,8 @@ const BAD_TARGET: Json = {
  * The two routes the spec lists outside the API's own operations, served by the HTTP layer before
  * any router (server/app.ts): described by hand, with no credential.
  */
-export function addServiceOperations(doc: Json) {
+export function addServiceOperations(doc: oas31.OpenAPIObject) {
+  doc.paths ??= {};
   doc.paths['/health'] = {
     get: {
       operationId: 'health',

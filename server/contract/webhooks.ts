@@ -1,10 +1,13 @@
+import type { OrderStatus } from '../../src/order-status.ts';
+import type { OrderDetail } from '../../src/orders/schemas.ts';
 import {
   COALESCED_EVENTS,
   ORDER_PAYLOAD_EVENTS,
   WEBHOOK_EVENTS,
   type WebhookEvent,
-} from '../src/webhooks/events.ts';
-import { type Json, ref, sampleOf } from './openapi-shared.ts';
+} from '../../src/webhooks/events.ts';
+import { sampleOf } from './sample.ts';
+import { type oas31, ref } from './shared.ts';
 
 // Webhook events: OpenAPI 3.1 top-level `webhooks`, one operation per event.
 
@@ -35,7 +38,7 @@ const EVENT_DESCRIPTIONS: Record<WebhookEvent, string> = {
 };
 
 /** The order's status in each order event's example. */
-const ORDER_STATUS_AT: Record<string, string> = {
+const ORDER_STATUS_AT: Record<string, OrderStatus> = {
   'order.created': 'pending',
   'order.updated': 'processing',
   'order.fulfilled': 'fulfilled',
@@ -45,7 +48,7 @@ const ORDER_STATUS_AT: Record<string, string> = {
   'invoice.issued': 'shipped',
 };
 
-const WEBHOOK_PARAMETERS: Record<string, Json> = {
+const WEBHOOK_PARAMETERS: Record<string, oas31.ParameterObject> = {
   WebhookDeliveryId: {
     in: 'header',
     name: 'X-Stockless-Delivery-Id',
@@ -111,7 +114,7 @@ function eventKeyDescription(event: string): { description: string; example: str
 }
 
 /** The `data` of each kind of event. */
-const EVENT_DATA_SCHEMAS: Record<string, Json> = {
+const EVENT_DATA_SCHEMAS: Record<string, oas31.SchemaObject> = {
   OrderEventData: {
     type: 'object',
     description:
@@ -180,9 +183,10 @@ const EVENT_DATA_SCHEMAS: Record<string, Json> = {
   },
 };
 
-export function addWebhookEvents(doc: Json) {
-  const schemas = doc.components.schemas;
-  Object.assign(schemas, EVENT_DATA_SCHEMAS);
+export function addWebhookEvents(doc: oas31.OpenAPIObject) {
+  doc.components ??= {};
+  doc.components.schemas ??= {};
+  Object.assign(doc.components.schemas, EVENT_DATA_SCHEMAS);
   doc.components.parameters = WEBHOOK_PARAMETERS;
 
   doc.webhooks = {};
@@ -238,7 +242,7 @@ function dataOf(event: string) {
 }
 
 /** The body of a delivery of `event`. */
-function payloadOf(event: string): Json {
+function payloadOf(event: string): oas31.SchemaObject {
   const key = eventKeyDescription(event);
   return {
     type: 'object',
@@ -262,22 +266,40 @@ function payloadOf(event: string): Json {
   };
 }
 
+/** A delivery's body as sampled from its schema (`payloadOf`). */
+interface Delivery {
+  event: string;
+  event_key: string;
+  created_at: string;
+  data: unknown;
+}
+
 /** A sample body of `event`, made consistent with its event (an order's status, an unpublished site). */
-function exampleOf(doc: Json, event: string, payload: Json): Json {
-  const example = sampleOf(doc, payload) as Json;
+function exampleOf(doc: oas31.OpenAPIObject, event: string, payload: oas31.SchemaObject): Delivery {
+  // The sample follows the payload schema written above, so it has the payload's shape.
+  const example = sampleOf(doc, payload) as Delivery;
   if (event === 'site.unpublished') example.data = { store_id: 12, published: false, published_at: null };
-  if (ORDER_PAYLOAD_EVENTS.includes(event)) {
-    delete example.data.order_id;
-    const status = ORDER_STATUS_AT[event] ?? 'shipped';
-    Object.assign(example.data.order, { status });
-    if (status !== 'shipped' && status !== 'delivered') {
-      Object.assign(example.data.order, {
-        tracking_number: null,
-        invoice_number: null,
-        invoice_issued_at: null,
-      });
-      for (const item of example.data.order.items) item.shipped_quantity = 0;
-    }
-  }
+  if (ORDER_PAYLOAD_EVENTS.includes(event)) orderAt(event, example.data as OrderEventData);
   return example;
+}
+
+/** OrderEventData as sampled: the Order schema's example order, and `order_id` beside it. */
+interface OrderEventData {
+  order: OrderDetail;
+  order_id?: number;
+}
+
+/** The sampled order in the status the event reports, unshipped before it ships. */
+function orderAt(event: string, data: OrderEventData) {
+  delete data.order_id;
+  const status = ORDER_STATUS_AT[event] ?? 'shipped';
+  Object.assign(data.order, { status });
+  if (status !== 'shipped' && status !== 'delivered') {
+    Object.assign(data.order, {
+      tracking_number: null,
+      invoice_number: null,
+      invoice_issued_at: null,
+    });
+    for (const item of data.order.items) item.shipped_quantity = 0;
+  }
 }

@@ -15,35 +15,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
+import type { oas31, Schema } from './shared.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CONTRACT_FILE = resolve(ROOT, 'openapi.json');
 export const TYPES_FILE = resolve(ROOT, 'client/src/generated/openapi-types.ts');
-
-type Schema = Record<string, unknown>;
-interface Parameter {
-  name: string;
-  in: 'query' | 'path' | 'header' | 'cookie';
-  required?: boolean;
-  description?: string;
-  schema?: Schema;
-}
-interface MediaType {
-  schema?: Schema;
-}
-interface Operation {
-  operationId?: string;
-  summary?: string;
-  parameters?: Parameter[];
-  requestBody?: { required?: boolean; content?: Record<string, MediaType> };
-  responses?: Record<string, { content?: Record<string, MediaType> }>;
-}
-interface OpenApiDocument {
-  info: { title: string; version: string };
-  paths: Record<string, Record<string, Operation>>;
-  components?: { schemas?: Record<string, Schema> };
-  webhooks?: Record<string, Record<string, Operation>>;
-}
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 const COMPONENT_REF = '#/components/schemas/';
@@ -62,7 +38,7 @@ const componentName = (name: string) => (pascal(name) in globalThis ? `${pascal(
 function prepare(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(prepare);
   if (!schema || typeof schema !== 'object') return schema;
-  const out: Schema = {};
+  const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === '$ref' && typeof value === 'string' && value.startsWith(COMPONENT_REF)) {
       out.tsType = componentName(value.slice(COMPONENT_REF.length));
@@ -77,10 +53,11 @@ function prepare(schema: unknown): unknown {
   return out;
 }
 
-async function declare(name: string, schema: unknown, description?: string): Promise<string> {
-  const root = prepare(schema) as Schema;
+async function declare(name: string, schema: Schema, description?: string): Promise<string> {
+  // json-schema-to-typescript reads OpenAPI 3.1 schemas, which are JSON Schema (2020-12) with `tsType`s added.
+  const root = prepare(schema) as JSONSchema;
   if (description && !root.description) root.description = description;
-  return compile(root as JSONSchema, name, {
+  return compile(root, name, {
     bannerComment: '',
     format: false,
     additionalProperties: false,
@@ -93,7 +70,7 @@ async function declare(name: string, schema: unknown, description?: string): Pro
   });
 }
 
-function paramsSchema(params: Parameter[]): Schema {
+function paramsSchema(params: oas31.ParameterObject[]): oas31.SchemaObject {
   return {
     type: 'object',
     properties: Object.fromEntries(
@@ -104,79 +81,111 @@ function paramsSchema(params: Parameter[]): Schema {
   };
 }
 
-function successOf(op: Operation): { status: string; content?: Record<string, MediaType> } | undefined {
+function successOf(op: oas31.OperationObject): { status: string; content?: oas31.ContentObject } | undefined {
   const entry = Object.entries(op.responses ?? {}).find(([status]) => /^2\d\d$/.test(status));
   return entry && { status: entry[0], content: entry[1].content };
 }
 
 /** The generated module's text (formatted), from a parsed contract. */
-export async function generateTypes(doc: OpenApiDocument): Promise<string> {
+export async function generateTypes(doc: oas31.OpenAPIObject): Promise<string> {
   const parts: string[] = [
+    // Names the generator's first home: the header is part of the generated file, which stays byte-identical.
     `/**\n * Generated from openapi.json (${doc.info.title} ${doc.info.version}) by client/scripts/generate-types.ts.\n * Do not edit: run \`npm run sdk:types\`.\n */\n`,
     `/** The contract version these types were generated from. */\nexport const CONTRACT_VERSION = ${JSON.stringify(doc.info.version)};\n`,
   ];
-
   parts.push('// Components\n');
   for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) {
     parts.push(await declare(componentName(name), schema));
   }
+  parts.push(...(await operationTypes(doc)));
+  parts.push(...(await webhookTypes(doc)));
+  return format(parts.join('\n'));
+}
 
+/** An operation's declarations and its rows of the `Operations` type and the `operations` table. */
+interface OperationParts {
+  declarations: string[];
+  type: string;
+  runtime: string;
+}
+
+async function operationTypes(doc: oas31.OpenAPIObject): Promise<string[]> {
+  const parts: string[] = ['// Operations\n'];
   const table: string[] = [];
   const runtime: string[] = [];
-  parts.push('// Operations\n');
-  for (const [path, item] of Object.entries(doc.paths)) {
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const method of METHODS) {
       const op = item[method];
       if (!op?.operationId) continue;
-      const base = pascal(op.operationId);
-      const params = op.parameters ?? [];
-      const types = { path: 'never', query: 'never', body: 'never', response: 'void' };
-      const pathParams = params.filter((p) => p.in === 'path');
-      const queryParams = params.filter((p) => p.in === 'query');
-      if (pathParams.length) {
-        types.path = `${base}PathParams`;
-        parts.push(
-          await declare(types.path, paramsSchema(pathParams), `Path parameters of ${op.operationId}.`),
-        );
-      }
-      if (queryParams.length) {
-        types.query = `${base}Query`;
-        parts.push(await declare(types.query, paramsSchema(queryParams), `Query of ${op.operationId}.`));
-      }
-      const body = op.requestBody?.content?.['application/json']?.schema;
-      if (body) {
-        types.body = `${base}Body`;
-        parts.push(await declare(types.body, body, `Request body of ${op.operationId}.`));
-      }
-      const success = successOf(op);
-      const json = success?.content?.['application/json']?.schema;
-      let responseKind = 'json';
-      if (json) {
-        types.response = `${base}Response`;
-        parts.push(
-          await declare(types.response, json, `Response of ${op.operationId} (${success?.status}).`),
-        );
-      } else if (success?.content && Object.keys(success.content).length > 0) {
-        types.response = 'Uint8Array';
-        responseKind = 'bytes';
-      }
-      const upper = method.toUpperCase();
-      table.push(
-        `  ${op.operationId}: { method: '${upper}'; path: '${path}'; pathParams: ${types.path}; query: ${types.query}; body: ${types.body}; bodyRequired: ${Boolean(op.requestBody?.required)}; response: ${types.response} };`,
-      );
-      runtime.push(
-        `  ${op.operationId}: { method: '${upper}', path: '${path}', response: '${responseKind}' },`,
-      );
+      const made = await operationParts(path, method, op, op.operationId);
+      parts.push(...made.declarations);
+      table.push(made.type);
+      runtime.push(made.runtime);
     }
   }
   parts.push(
     `/** Every operation of the contract: its types. */\nexport interface Operations {\n${table.join('\n')}\n}\n`,
     `/** Every operation of the contract: method, path template and response kind. */\nexport const operations = {\n${runtime.join('\n')}\n} as const;\n`,
   );
+  return parts;
+}
 
+async function operationParts(
+  path: string,
+  method: string,
+  op: oas31.OperationObject,
+  operationId: string,
+): Promise<OperationParts> {
+  const declarations: string[] = [];
+  const base = pascal(operationId);
+  // The contract's operations declare their parameters in place (no `$ref`s), as trpc-to-openapi writes them.
+  const params = (op.parameters ?? []).filter((p): p is oas31.ParameterObject => !('$ref' in p));
+  const types = { path: 'never', query: 'never', body: 'never', response: 'void' };
+  const pathParams = params.filter((p) => p.in === 'path');
+  const queryParams = params.filter((p) => p.in === 'query');
+  if (pathParams.length) {
+    types.path = `${base}PathParams`;
+    declarations.push(
+      await declare(types.path, paramsSchema(pathParams), `Path parameters of ${operationId}.`),
+    );
+  }
+  if (queryParams.length) {
+    types.query = `${base}Query`;
+    declarations.push(await declare(types.query, paramsSchema(queryParams), `Query of ${operationId}.`));
+  }
+  const requestBody = op.requestBody && 'content' in op.requestBody ? op.requestBody : undefined;
+  const body = requestBody?.content['application/json']?.schema;
+  if (body) {
+    types.body = `${base}Body`;
+    declarations.push(await declare(types.body, body, `Request body of ${operationId}.`));
+  }
+  const success = successOf(op);
+  const json = success?.content?.['application/json']?.schema;
+  let responseKind = 'json';
+  if (json) {
+    types.response = `${base}Response`;
+    declarations.push(
+      await declare(types.response, json, `Response of ${operationId} (${success?.status}).`),
+    );
+  } else if (success?.content && Object.keys(success.content).length > 0) {
+    types.response = 'Uint8Array';
+    responseKind = 'bytes';
+  }
+  const upper = method.toUpperCase();
+  return {
+    declarations,
+    type: `  ${operationId}: { method: '${upper}'; path: '${path}'; pathParams: ${types.path}; query: ${types.query}; body: ${types.body}; bodyRequired: ${Boolean(requestBody?.required)}; response: ${types.response} };`,
+    runtime: `  ${operationId}: { method: '${upper}', path: '${path}', response: '${responseKind}' },`,
+  };
+}
+
+async function webhookTypes(doc: oas31.OpenAPIObject): Promise<string[]> {
+  const parts: string[] = [];
   const events: string[] = [];
   for (const [event, item] of Object.entries(doc.webhooks ?? {})) {
-    const schema = item.post?.requestBody?.content?.['application/json']?.schema;
+    const requestBody = item.post?.requestBody;
+    const schema =
+      requestBody && 'content' in requestBody ? requestBody.content['application/json']?.schema : undefined;
     if (!schema) continue;
     const name = `${pascal(event)}Event`;
     parts.push(await declare(name, schema, `Payload of the \`${event}\` webhook.`));
@@ -187,8 +196,7 @@ export async function generateTypes(doc: OpenApiDocument): Promise<string> {
       ? `/** Webhook payloads by event name. */\nexport interface WebhookPayloads {\n${events.join('\n')}\n}\n`
       : '/** Webhook payloads by event name (the contract declares none yet). */\nexport type WebhookPayloads = Record<never, never>;\n',
   );
-
-  return format(parts.join('\n'));
+  return parts;
 }
 
 function format(source: string): string {
@@ -203,8 +211,8 @@ function format(source: string): string {
   return result.stdout;
 }
 
-export function readContract(): OpenApiDocument {
-  return JSON.parse(readFileSync(CONTRACT_FILE, 'utf8')) as OpenApiDocument;
+export function readContract(): oas31.OpenAPIObject {
+  return JSON.parse(readFileSync(CONTRACT_FILE, 'utf8'));
 }
 
 if (import.meta.main) {
