@@ -110,12 +110,10 @@ function router({ orm, config, log }: AppDeps): Route {
     const invoice = INVOICE_PATH.exec(path);
     if (invoice) {
       return serveInvoice(req, res, {
-        em: orm.em.fork(),
-        merchant: settings.merchant,
+        ctx: createContext(req),
         requestId,
         publicUrl: config.publicUrl,
         rawId: invoice[1] ?? '',
-        appRateLimit: settings.rateLimits.app,
       });
     }
     if (path.startsWith('/api/v1/')) return rest(req, res, requestId, target);

@@ -1,8 +1,11 @@
+import { authorize } from '../auth/authorize.ts';
 import { router } from '../trpc/init.ts';
 import { partnerProcedure } from '../trpc/procedures.ts';
+import { invoicePdf } from './invoice.ts';
 import { getOrder, listOrders } from './read.ts';
 import {
   createdOrderOutput,
+  invoiceOutput,
   listOrdersInput,
   listOrdersOutput,
   orderIdInput,
@@ -14,8 +17,13 @@ import { placeWholesaleOrder } from './wholesale.ts';
 const TAGS = ['Orders'];
 const AUTH = { 401: 'Missing or invalid credential', 403: 'Scope refused' };
 
-/** The app scope of the invoice route too (served raw, outside tRPC). */
-export const ORDER_READ_SCOPE = 'read_orders' as const;
+const ORDER_READ_SCOPE = 'read_orders' as const;
+
+/** The invoice names the buyer and their address: apps also need read_customers (before the id is read). */
+const buyerDetails = partnerProcedure.use(({ ctx, next }) => {
+  if (ctx.actor.kind === 'app') authorize(ctx.actor, { write: false, appScope: 'read_customers' });
+  return next();
+});
 
 export const ordersRouter = router({
   list: partnerProcedure
@@ -81,4 +89,22 @@ export const ordersRouter = router({
     .input(orderIdInput)
     .output(orderOutput)
     .query(({ ctx, input }) => getOrder(ctx.em, ctx.actor, input.id)),
+
+  /**
+   * The tax invoice PDF. Not a REST operation of its own: trpc-to-openapi answers JSON only, so
+   * GET /api/v1/orders/{id}/invoice (server/invoice-route.ts) calls this and sends the bytes.
+   */
+  invoice: buyerDetails
+    .meta({ appScope: ORDER_READ_SCOPE })
+    .input(orderIdInput)
+    .output(invoiceOutput)
+    .query(async ({ ctx, input }) => {
+      const { invoiceNumber, pdf } = await invoicePdf(
+        ctx.em,
+        ctx.settings.merchant,
+        input.id,
+        ctx.actor.storeId,
+      );
+      return { invoice_number: invoiceNumber, pdf_base64: Buffer.from(pdf).toString('base64') };
+    }),
 });

@@ -199,3 +199,9 @@ export const createdOrderOutput = z.object({
     created_at: z.iso.datetime().meta({ example: '2026-11-02T09:30:00.000Z' }),
   }),
 });
+
+/** The tax invoice as a procedure answers it: JSON-safe, so dashboards over tRPC can take it too. */
+export const invoiceOutput = z.object({
+  invoice_number: z.string(),
+  pdf_base64: z.string(),
+});
