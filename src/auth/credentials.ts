@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { rows, sql } from '../db/sql.ts';
+import type { Selectable } from 'kysely';
+import { type DB, db } from '../db/kysely.ts';
+import { first, run, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
-import { type Actor, isAppScope, type McpOnlyScope, type OAuthScope } from './actor.ts';
+import { type Actor, isAppScope, type McpOnlyScope } from './actor.ts';
 import { API_KEY_PATTERN } from './api-keys.ts';
 import { apiResource, mcpResource } from './resources.ts';
 import { hashToken } from './secret-tokens.ts';
@@ -25,30 +27,37 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
-interface AccessToken {
-  id: number;
-  store_id: number;
-  client_id: number;
-  scopes: OAuthScope[];
-  resource: string;
-}
+type Scopes = Selectable<DB['oauth_tokens']>['scopes'];
+type AccessToken = NonNullable<Awaited<ReturnType<typeof findAccessToken>>>;
 
 /**
  * An OAuth access token that is live (not expired, not revoked, its grant standing), with the scopes
  * it acts with: what it was issued for (a refresh may narrow it), within what the grant allows now,
  * so a narrowed reinstall applies from the next call.
  */
-async function findAccessToken(em: EntityManager, token: string): Promise<AccessToken | undefined> {
+async function findAccessToken(em: EntityManager, token: string) {
   if (!ACCESS_TOKEN_PATTERN.test(token)) return undefined;
-  const [t] = await rows<AccessToken>(
-    em,
-    sql`SELECT t.id, g.store_id, g.client_id,
-        ARRAY(SELECT unnest(g.scopes) INTERSECT SELECT unnest(t.scopes)) AS scopes, t.resource
-      FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
-      WHERE t.token_hash = ${hashToken(token)} AND t.kind = 'access' AND t.revoked_at IS NULL
-        AND t.expires_at > now() AND g.revoked_at IS NULL`,
+  return first(
+    db(em)
+      .selectFrom('oauth_tokens as t')
+      .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
+      .select((eb) => [
+        't.id',
+        'g.store_id',
+        'g.client_id',
+        // An array constructor over a set operation, which the builder has no form for.
+        sql<Scopes>`ARRAY(SELECT unnest(${eb.ref('g.scopes')}) INTERSECT SELECT unnest(${eb.ref('t.scopes')}))`.as(
+          'scopes',
+        ),
+        't.resource',
+      ])
+      .where('t.token_hash', '=', hashToken(token))
+      // Literals, not parameters: the statement every request runs keeps its shape.
+      .where('t.kind', '=', sql.lit('access'))
+      .where('t.revoked_at', 'is', null)
+      .where('t.expires_at', '>', sql<string>`now()`)
+      .where('g.revoked_at', 'is', null),
   );
-  return t;
 }
 
 /** A live access token bound to `resource`, or the 401 every other token gets. */
@@ -102,9 +111,12 @@ export async function resolveCredential(
   if (!token) throw unauthorized('Missing credential: send Authorization: Bearer <API key or access token>');
   if (ACCESS_TOKEN_PATTERN.test(token)) return resolveAppToken(em, token, publicUrl);
   if (!API_KEY_PATTERN.test(token)) throw unauthorized('Invalid credential');
-  const [key] = await rows<{ id: number; store_id: number; scope: 'read' | 'read_write' }>(
-    em,
-    sql`SELECT id, store_id, scope FROM api_keys WHERE token_hash = ${hashToken(token)} AND revoked_at IS NULL`,
+  const key = await first(
+    db(em)
+      .selectFrom('api_keys')
+      .select(['id', 'store_id', 'scope'])
+      .where('token_hash', '=', hashToken(token))
+      .where('revoked_at', 'is', null),
   );
   if (!key) throw unauthorized('Invalid credential');
   noteUsage(em, key.id);
@@ -123,7 +135,7 @@ function noteUsage(em: EntityManager, keyId: number): void {
   const now = Date.now();
   if (now - (lastUsageWrite.get(keyId) ?? 0) < USAGE_WRITE_INTERVAL_MS) return;
   lastUsageWrite.set(keyId, now);
-  rows(em, sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${keyId}`).catch(() => {
+  run(db(em).updateTable('api_keys').set({ last_used_at: sql`now()` }).where('id', '=', keyId)).catch(() => {
     lastUsageWrite.delete(keyId);
   });
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor.ts';
-import { rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { first, run } from '../db/sql.ts';
 import { AppError, notFound } from '../errors.ts';
 import { getOrder } from '../orders/read.ts';
 import { advanceOrder } from '../orders/transitions.ts';
@@ -13,9 +14,13 @@ import { advanceOrder } from '../orders/transitions.ts';
  */
 export async function cancelExternalOrder(em: EntityManager, actor: Actor, orderId: number, note?: string) {
   await em.transactional(async (tx) => {
-    const [order] = await rows<{ order_type: string; status: string }>(
-      tx,
-      sql`SELECT order_type, status FROM orders WHERE id = ${orderId} AND store_id = ${actor.storeId} FOR UPDATE`,
+    const order = await first(
+      db(tx)
+        .selectFrom('orders')
+        .select(['order_type', 'status'])
+        .where('id', '=', orderId)
+        .where('store_id', '=', actor.storeId)
+        .forUpdate(),
     );
     if (!order) throw notFound(`No order with id ${orderId}`, 'ORDER_NOT_FOUND');
     if (order.order_type !== 'marketplace') {
@@ -35,9 +40,12 @@ export async function cancelExternalOrder(em: EntityManager, actor: Actor, order
       storeId: actor.storeId,
       cancelShipped: true,
     });
-    await rows(
-      tx,
-      sql`UPDATE purchase_orders SET status = 'cancelled' WHERE order_id = ${orderId} AND status = 'draft'`,
+    await run(
+      db(tx)
+        .updateTable('purchase_orders')
+        .set({ status: 'cancelled' })
+        .where('order_id', '=', orderId)
+        .where('status', '=', 'draft'),
     );
   });
   return getOrder(em, actor, orderId);

@@ -1,19 +1,25 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { isoTime, rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { isoTime, run, sql } from '../db/sql.ts';
 
 /** Held marketplace posts of a store (needing attention): what the dashboard shows to resolve. */
 export function listHeldPosts(em: EntityManager, storeId: number) {
-  return rows<{
-    id: number;
-    marketplace: string;
-    external_order_id: string;
-    reason: string;
-    lines: unknown;
-    updated_at: string;
-  }>(
-    em,
-    sql`SELECT id, marketplace, external_order_id, hold_reason AS reason, hold_lines AS lines,
-        ${isoTime(sql`updated_at`)} AS updated_at
-      FROM external_orders WHERE store_id = ${storeId} AND status = 'held' ORDER BY updated_at DESC, id DESC`,
+  return run(
+    db(em)
+      .selectFrom('external_orders')
+      .select((eb) => [
+        'id',
+        'marketplace',
+        'external_order_id',
+        eb.ref('hold_reason').as('reason'),
+        eb.ref('hold_lines').as('lines'),
+        isoTime(eb.ref('updated_at')).as('updated_at'),
+      ])
+      .where('store_id', '=', storeId)
+      // A literal: the held-posts partial index (status = 'held') serves this scan.
+      .where('status', '=', sql.lit('held'))
+      // The output column, as before: the ISO text, which sorts as the time it shows.
+      .orderBy('updated_at', 'desc')
+      .orderBy('id', 'desc'),
   );
 }

@@ -1,46 +1,65 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Selectable } from 'kysely';
 import type { Actor } from '../auth/actor.ts';
-import { rows, sql } from '../db/sql.ts';
+import { type DB, db } from '../db/kysely.ts';
+import { first, run, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
-import { insertOrder } from '../orders/place.ts';
+import { insertOrder, type OrderLine } from '../orders/place.ts';
 import { getOrder } from '../orders/read.ts';
 import type { ExternalOrderInput, HoldLine } from './schemas.ts';
-
-interface Mapped {
-  sku: string;
-  product_id: number | null;
-  variant_id: number | null;
-  own: boolean | null;
-  supplier_id: number | null;
-  name: string | null;
-  stock: number | null;
-}
 
 /**
  * A SKU names the store's own-goods variant with that SKU, or whatever an explicit mapping says
  * (`skus:map`). One query for every line.
  */
-async function mapSkus(tx: EntityManager, storeId: number, skus: string[]): Promise<Map<string, Mapped>> {
-  const found = await rows<Mapped>(
-    tx,
-    sql`SELECT s.sku, v.id AS variant_id, v.product_id, (p.owner_store_id = ${storeId}) AS own, p.supplier_id,
-        p.name, v.stock_quantity AS stock
-      FROM unnest(${skus}::text[]) AS s(sku)
-      LEFT JOIN sku_mappings m ON m.store_id = ${storeId} AND m.sku = s.sku
-      LEFT JOIN LATERAL (
-        SELECT v.* FROM product_variants v JOIN products p ON p.id = v.product_id
-        WHERE ((m.variant_id IS NOT NULL AND v.id = m.variant_id)
-           OR (m.variant_id IS NULL AND v.sku = s.sku AND p.owner_store_id = ${storeId}))
-          AND v.retired_at IS NULL
-        LIMIT 1
-      ) v ON true
-      LEFT JOIN products p ON p.id = v.product_id`,
+async function mapSkus(tx: EntityManager, storeId: number, skus: string[]) {
+  const found = await run(
+    db(tx)
+      .selectFrom(
+        sql<Pick<Selectable<DB['sku_mappings']>, 'sku'>>`unnest(${skus}::text[])`.as<'s'>(sql`s(sku)`),
+      )
+      .leftJoin('sku_mappings as m', (join) =>
+        join.on('m.store_id', '=', storeId).onRef('m.sku', '=', 's.sku'),
+      )
+      .leftJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('product_variants as v')
+            .innerJoin('products as p', 'p.id', 'v.product_id')
+            .selectAll('v')
+            .where((eb) =>
+              eb.or([
+                eb.and([eb('m.variant_id', 'is not', null), eb('v.id', '=', eb.ref('m.variant_id'))]),
+                eb.and([
+                  eb('m.variant_id', 'is', null),
+                  eb('v.sku', '=', eb.ref('s.sku')),
+                  eb('p.owner_store_id', '=', storeId),
+                ]),
+              ]),
+            )
+            .where('v.retired_at', 'is', null)
+            .limit(1)
+            .as('v'),
+        (join) => join.onTrue(),
+      )
+      .leftJoin('products as p', 'p.id', 'v.product_id')
+      .select((eb) => [
+        's.sku',
+        eb.ref('v.id').as('variant_id'),
+        'v.product_id',
+        eb('p.owner_store_id', '=', storeId).as('own'),
+        'p.supplier_id',
+        'p.name',
+        eb.ref('v.stock_quantity').as('stock'),
+      ]),
   );
   return new Map(found.map((r) => [r.sku, r]));
 }
 
-type PostRow = { id: number; status: 'pending' | 'created' | 'held'; order_id: number | null };
+type MappedSkus = Awaited<ReturnType<typeof mapSkus>>;
+type Mapped = NonNullable<ReturnType<MappedSkus['get']>>;
+
 type Posted =
   | { result: 'existing' | 'created'; orderId: number }
   | { result: 'held'; hold: { reason: HoldLine['reason']; lines: HoldLine[] } };
@@ -61,10 +80,17 @@ export async function postExternalOrder(em: EntityManager, actor: Actor, input: 
     const hold = holdLines(input, mapped);
     if (hold.length) return holdPost(tx, actor.storeId, post.id, input, hold);
     const orderId = await createOrder(tx, actor.storeId, input, mapped);
-    await rows(
-      tx,
-      sql`UPDATE external_orders SET status = 'created', order_id = ${orderId}, hold_reason = NULL, hold_lines = NULL,
-          updated_at = now() WHERE id = ${post.id}`,
+    await run(
+      db(tx)
+        .updateTable('external_orders')
+        .set({
+          status: 'created',
+          order_id: orderId,
+          hold_reason: null,
+          hold_lines: null,
+          updated_at: sql`now()`,
+        })
+        .where('id', '=', post.id),
     );
     return { result: 'created', orderId };
   });
@@ -94,36 +120,45 @@ function checkTotal(input: ExternalOrderInput) {
  * waits here until this one commits); answers the order when it exists already, by this path or by
  * the store's own online-shop import with the same key.
  */
-async function claimPost(
-  tx: EntityManager,
-  actor: Actor,
-  input: ExternalOrderInput,
-): Promise<PostRow | { orderId: number }> {
+async function claimPost(tx: EntityManager, actor: Actor, input: ExternalOrderInput) {
   const storeId = actor.storeId;
-  await rows(
-    tx,
-    sql`INSERT INTO external_orders (store_id, marketplace, external_order_id, status, payload, credential)
-      VALUES (${storeId}, ${input.marketplace}, ${input.external_order_id}, 'pending', ${JSON.stringify(input)}::jsonb,
-        ${`${actor.kind}:${actor.credentialId}`})
-      ON CONFLICT (store_id, marketplace, external_order_id) DO NOTHING`,
+  const key = {
+    store_id: storeId,
+    marketplace: input.marketplace,
+    external_order_id: input.external_order_id,
+  };
+  await run(
+    db(tx)
+      .insertInto('external_orders')
+      .values({
+        ...key,
+        status: 'pending',
+        payload: JSON.stringify(input),
+        credential: `${actor.kind}:${actor.credentialId}`,
+      })
+      .onConflict((oc) => oc.columns(['store_id', 'marketplace', 'external_order_id']).doNothing()),
   );
-  const [post] = await rows<PostRow>(
-    tx,
-    sql`SELECT id, status, order_id FROM external_orders
-      WHERE store_id = ${storeId} AND marketplace = ${input.marketplace} AND external_order_id = ${input.external_order_id}
-      FOR UPDATE`,
+  const post = await first(
+    db(tx)
+      .selectFrom('external_orders')
+      .select(['id', 'status', 'order_id'])
+      .where((eb) => eb.and(key))
+      .forUpdate(),
   );
   if (!post) throw new Error('external order row vanished');
   if (post.status === 'created' && post.order_id) return { orderId: post.order_id };
-  const [imported] = await rows<{ id: number }>(
-    tx,
-    sql`SELECT id FROM orders WHERE store_id = ${storeId} AND marketplace = ${input.marketplace}
-      AND external_order_id = ${input.external_order_id}`,
+  const imported = await first(
+    db(tx)
+      .selectFrom('orders')
+      .select('id')
+      .where((eb) => eb.and(key)),
   );
   if (!imported) return post;
-  await rows(
-    tx,
-    sql`UPDATE external_orders SET status = 'created', order_id = ${imported.id}, updated_at = now() WHERE id = ${post.id}`,
+  await run(
+    db(tx)
+      .updateTable('external_orders')
+      .set({ status: 'created', order_id: imported.id, updated_at: sql`now()` })
+      .where('id', '=', post.id),
   );
   return { orderId: imported.id };
 }
@@ -137,10 +172,13 @@ async function mapAndLock(tx: EntityManager, storeId: number, input: ExternalOrd
   const ownIds = [
     ...new Set([...mapped.values()].filter((m) => m.own && m.variant_id).map((m) => m.variant_id as number)),
   ];
-  const locked = await rows<{ id: number; stock_quantity: number }>(
-    tx,
-    sql`SELECT id, stock_quantity FROM product_variants WHERE id = ANY(${ownIds.sort((a, b) => a - b)}::integer[])
-      ORDER BY id FOR UPDATE`,
+  const locked = await run(
+    db(tx)
+      .selectFrom('product_variants')
+      .select(['id', 'stock_quantity'])
+      .where((eb) => eb('id', '=', eb.fn.any(sql<number[]>`${ownIds.sort((a, b) => a - b)}::integer[]`)))
+      .orderBy('id')
+      .forUpdate(),
   );
   for (const m of mapped.values()) {
     const fresh = locked.find((l) => l.id === m.variant_id);
@@ -150,7 +188,7 @@ async function mapAndLock(tx: EntityManager, storeId: number, input: ExternalOrd
 }
 
 /** The lines that hold the post: an unmapped SKU, a line Stockless supplies, too little stock. */
-function holdLines(input: ExternalOrderInput, mapped: Map<string, Mapped>): HoldLine[] {
+function holdLines(input: ExternalOrderInput, mapped: MappedSkus): HoldLine[] {
   const wanted = new Map<number, number>();
   for (const i of input.items) {
     const m = mapped.get(i.sku);
@@ -177,11 +215,17 @@ async function holdPost(
   const reason = (['unmapped_sku', 'service_supplied', 'insufficient_stock'] as const).find((r) =>
     hold.some((h) => h.reason === r),
   ) as HoldLine['reason'];
-  await rows(
-    tx,
-    sql`UPDATE external_orders SET status = 'held', hold_reason = ${reason}, hold_lines = ${JSON.stringify(hold)}::jsonb,
-        payload = ${JSON.stringify(input)}::jsonb, updated_at = now()
-      WHERE id = ${postId}`,
+  await run(
+    db(tx)
+      .updateTable('external_orders')
+      .set({
+        status: 'held',
+        hold_reason: reason,
+        hold_lines: JSON.stringify(hold),
+        payload: JSON.stringify(input),
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', postId),
   );
   await recordEvents(tx, [
     {
@@ -204,7 +248,7 @@ async function createOrder(
   tx: EntityManager,
   storeId: number,
   input: ExternalOrderInput,
-  mapped: Map<string, Mapped>,
+  mapped: MappedSkus,
 ): Promise<number> {
   const lines = input.items.map((i) => {
     const m = mapped.get(i.sku) as Mapped;
@@ -234,16 +278,56 @@ async function createOrder(
     external: { marketplace: input.marketplace, orderId: input.external_order_id },
     lines,
   });
-  await rows(
-    tx,
-    sql`INSERT INTO purchase_orders (store_id, supplier_id, order_id, lines, total_cents)
-      SELECT ${storeId}, l.supplier_id, ${order.id},
-        jsonb_agg(jsonb_build_object('sku', l.sku, 'quantity', l.quantity, 'variant_id', l.variant_id) ORDER BY l.sku),
-        sum(l.quantity * l.price)::integer
-      FROM unnest(${lines.map((l) => l.supplierId)}::integer[], ${lines.map((l) => l.sku)}::text[],
-        ${lines.map((l) => l.quantity)}::integer[], ${lines.map((l) => l.variantId)}::integer[],
-        ${lines.map((l) => l.priceCents)}::integer[]) AS l(supplier_id, sku, quantity, variant_id, price)
-      GROUP BY l.supplier_id`,
-  );
+  await insertPurchaseOrders(tx, storeId, order.id, lines);
   return order.id;
+}
+
+/** A line as `unnest` hands it to the purchase-order insert. */
+type SupplierLine = Pick<Selectable<DB['purchase_orders']>, 'supplier_id'> &
+  Pick<Selectable<DB['order_lines']>, 'sku' | 'quantity' | 'variant_id' | 'price_cents'>;
+
+/** A draft purchase order per supplier of the lines, in one statement. */
+async function insertPurchaseOrders(
+  tx: EntityManager,
+  storeId: number,
+  orderId: number,
+  lines: (OrderLine & { supplierId: number })[],
+) {
+  // A multi-array unnest with column names, which the builder has no form for.
+  const l = sql<SupplierLine>`unnest(
+      ${lines.map((l) => l.supplierId)}::integer[], ${lines.map((l) => l.sku)}::text[],
+      ${lines.map((l) => l.quantity)}::integer[], ${lines.map((l) => l.variantId)}::integer[],
+      ${lines.map((l) => l.priceCents)}::integer[]
+    )`.as<'l'>(sql`l(supplier_id, sku, quantity, variant_id, price_cents)`);
+  await run(
+    db(tx)
+      .insertInto('purchase_orders')
+      .columns(['store_id', 'supplier_id', 'order_id', 'lines', 'total_cents'])
+      .expression((eb) =>
+        eb
+          .selectFrom(l)
+          .select((eb) => [
+            eb.val(storeId).as('store_id'),
+            'l.supplier_id',
+            eb.val(orderId).as('order_id'),
+            eb.fn
+              .agg('jsonb_agg', [
+                eb.fn('jsonb_build_object', [
+                  sql.lit('sku'),
+                  'l.sku',
+                  sql.lit('quantity'),
+                  'l.quantity',
+                  sql.lit('variant_id'),
+                  'l.variant_id',
+                ]),
+              ])
+              .orderBy('l.sku')
+              .as('lines'),
+            eb
+              .cast<number>(eb.fn.sum(eb('l.quantity', '*', eb.ref('l.price_cents'))), 'integer')
+              .as('total_cents'),
+          ])
+          .groupBy('l.supplier_id'),
+      ),
+  );
 }

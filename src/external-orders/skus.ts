@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { run } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 
 /** Maps a marketplace SKU to a product (and variant) for a store; a single-variant product needs no variant. */
@@ -11,12 +12,16 @@ export async function mapSku(
   variantId?: number,
 ) {
   return em.transactional(async (tx) => {
-    const variants = await rows<{ id: number }>(
-      tx,
-      sql`SELECT v.id FROM product_variants v JOIN products p ON p.id = v.product_id
-        WHERE v.product_id = ${productId} AND v.retired_at IS NULL
-          AND (p.owner_store_id IS NULL OR p.owner_store_id = ${storeId})
-        ORDER BY v.position, v.id`,
+    const variants = await run(
+      db(tx)
+        .selectFrom('product_variants as v')
+        .innerJoin('products as p', 'p.id', 'v.product_id')
+        .select('v.id')
+        .where('v.product_id', '=', productId)
+        .where('v.retired_at', 'is', null)
+        .where((eb) => eb.or([eb('p.owner_store_id', 'is', null), eb('p.owner_store_id', '=', storeId)]))
+        .orderBy('v.position')
+        .orderBy('v.id'),
     );
     const variant =
       variantId === undefined
@@ -32,10 +37,16 @@ export async function mapSku(
         variants.length ? 'VARIANT_NOT_FOUND' : 'PRODUCT_NOT_FOUND',
       );
     }
-    await rows(
-      tx,
-      sql`INSERT INTO sku_mappings (store_id, sku, product_id, variant_id) VALUES (${storeId}, ${sku}, ${productId}, ${variant})
-        ON CONFLICT (store_id, sku) DO UPDATE SET product_id = EXCLUDED.product_id, variant_id = EXCLUDED.variant_id`,
+    await run(
+      db(tx)
+        .insertInto('sku_mappings')
+        .values({ store_id: storeId, sku, product_id: productId, variant_id: variant })
+        .onConflict((oc) =>
+          oc.columns(['store_id', 'sku']).doUpdateSet((eb) => ({
+            product_id: eb.ref('excluded.product_id'),
+            variant_id: eb.ref('excluded.variant_id'),
+          })),
+        ),
     );
     return { store_id: storeId, sku, product_id: productId, variant_id: variant };
   });

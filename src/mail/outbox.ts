@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { JOBS, keyedJob } from '../db/jobs.ts';
-import { rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { rows, run, sql } from '../db/sql.ts';
 
 export interface QueuedMail {
   storeId: number | null;
@@ -16,10 +17,17 @@ export interface QueuedMail {
  * change that caused it committed, and is sent at least once after.
  */
 export async function queueMail(tx: EntityManager, mail: QueuedMail): Promise<void> {
-  await rows(
-    tx,
-    sql`INSERT INTO mail_outbox (store_id, kind, to_address, subject, text_body, order_id)
-      VALUES (${mail.storeId}, ${mail.kind}, ${mail.to}, ${mail.subject}, ${mail.text}, ${mail.orderId ?? null})`,
+  await run(
+    db(tx)
+      .insertInto('mail_outbox')
+      .values({
+        store_id: mail.storeId,
+        kind: mail.kind,
+        to_address: mail.to,
+        subject: mail.subject,
+        text_body: mail.text,
+        order_id: mail.orderId ?? null,
+      }),
   );
   await rows(
     tx,

@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Selectable } from 'kysely';
 import { createTransport, type Transporter } from 'nodemailer';
 import { JOBS, keyedJob } from '../db/jobs.ts';
-import { rows, sql } from '../db/sql.ts';
+import { type DB, db } from '../db/kysely.ts';
+import { first, run, sql } from '../db/sql.ts';
 import type { Merchant } from '../settings.ts';
 
 export interface MailSettings {
@@ -29,15 +31,6 @@ export type MailAttachments = (
 
 const noAttachments: MailAttachments = async () => [];
 
-interface Queued {
-  id: number;
-  kind: string;
-  to_address: string;
-  subject: string;
-  text_body: string;
-  order_id: number | null;
-}
-
 let transport: { url: string; t: Transporter } | undefined;
 function transporter(url: string): Transporter {
   if (transport?.url !== url) transport = { url, t: createTransport(url) };
@@ -52,6 +45,47 @@ const BACKOFF_MINUTES = [1, 5, 30, 120, 720, 1440];
 function isPermanent(err: unknown): boolean {
   const code = (err as { responseCode?: unknown })?.responseCode;
   return typeof code === 'number' && code >= 500 && code < 600;
+}
+
+/** The next message due that this run has not tried, locked: a concurrent run skips it. */
+function nextDue(tx: EntityManager, tried: number[]) {
+  return first(
+    db(tx)
+      .selectFrom('mail_outbox')
+      .select(['id', 'kind', 'to_address', 'subject', 'text_body', 'order_id', 'attempts'])
+      // A literal: the queued-mail partial index (status = 'queued') serves this scan.
+      .where('status', '=', sql.lit('queued'))
+      .where('next_attempt_at', '<=', sql<string>`now()`)
+      .where((eb) => eb.not(eb('id', '=', eb.fn.any(sql<number[]>`${tried}::integer[]`))))
+      .orderBy('next_attempt_at')
+      .orderBy('id')
+      .limit(1)
+      .forUpdate()
+      .skipLocked(),
+  );
+}
+
+/** A failed attempt: the message backs off, or fails for good (a permanent refusal, the last attempt). */
+async function recordFailure(
+  tx: EntityManager,
+  mail: Pick<Selectable<DB['mail_outbox']>, 'id' | 'attempts'>,
+  err: unknown,
+) {
+  const final = isPermanent(err) || mail.attempts + 1 >= MAX_ATTEMPTS;
+  const wait = BACKOFF_MINUTES[Math.min(mail.attempts, BACKOFF_MINUTES.length - 1)] ?? 1440;
+  const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
+  await run(
+    db(tx)
+      .updateTable('mail_outbox')
+      .set((eb) => ({
+        attempts: eb('attempts', '+', 1),
+        last_error: message,
+        status: final ? 'failed' : 'queued',
+        next_attempt_at: sql`now() + ${wait} * interval '1 minute'`,
+      }))
+      .where('id', '=', mail.id),
+  );
+  return final ? ('failed' as const) : ('retrying' as const);
 }
 
 /**
@@ -71,16 +105,11 @@ export async function sendQueuedMail(
   const tried: number[] = [];
   for (;;) {
     const done = await em.transactional(async (tx) => {
-      const [mail] = await rows<Queued & { attempts: number }>(
-        tx,
-        sql`SELECT id, kind, to_address, subject, text_body, order_id, attempts FROM mail_outbox
-          WHERE status = 'queued' AND next_attempt_at <= now() AND NOT (id = ANY(${tried}::integer[]))
-          ORDER BY next_attempt_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
-      );
+      const mail = await nextDue(tx, tried);
       if (!mail) return 'empty' as const;
       tried.push(mail.id);
       if (!settings.smtpUrl) {
-        await rows(tx, sql`UPDATE mail_outbox SET status = 'held' WHERE id = ${mail.id}`);
+        await run(db(tx).updateTable('mail_outbox').set({ status: 'held' }).where('id', '=', mail.id));
         return 'held' as const;
       }
       try {
@@ -93,20 +122,13 @@ export async function sendQueuedMail(
           attachments,
         });
       } catch (err) {
-        const final = isPermanent(err) || mail.attempts + 1 >= MAX_ATTEMPTS;
-        const wait = BACKOFF_MINUTES[Math.min(mail.attempts, BACKOFF_MINUTES.length - 1)] ?? 1440;
-        const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
-        await rows(
-          tx,
-          sql`UPDATE mail_outbox SET attempts = attempts + 1, last_error = ${message},
-              status = ${final ? 'failed' : 'queued'}, next_attempt_at = now() + ${wait} * interval '1 minute'
-            WHERE id = ${mail.id}`,
-        );
-        return final ? ('failed' as const) : ('retrying' as const);
+        return recordFailure(tx, mail, err);
       }
-      await rows(
-        tx,
-        sql`UPDATE mail_outbox SET status = 'sent', sent_at = now(), attempts = attempts + 1 WHERE id = ${mail.id}`,
+      await run(
+        db(tx)
+          .updateTable('mail_outbox')
+          .set((eb) => ({ status: 'sent', sent_at: sql`now()`, attempts: eb('attempts', '+', 1) }))
+          .where('id', '=', mail.id),
       );
       return 'sent' as const;
     });
@@ -119,10 +141,20 @@ export async function sendQueuedMail(
 
 /** Wakes the sender when the earliest backed-off message is due ('preserve_run_at' keeps any sooner run). */
 async function scheduleRetry(em: EntityManager): Promise<void> {
-  await rows(
-    em,
-    sql`SELECT ${keyedJob(JOBS.sendMail, { key: JOBS.sendMail, mode: 'preserve_run_at', runAt: sql`next` })}
-      FROM (SELECT min(next_attempt_at) AS next FROM mail_outbox WHERE status = 'queued') m
-      WHERE m.next IS NOT NULL`,
+  await run(
+    db(em)
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('mail_outbox')
+          .select((eb) => eb.fn.min('next_attempt_at').as('next'))
+          .where('status', '=', sql.lit('queued'))
+          .as('m'),
+      )
+      .select(
+        keyedJob(JOBS.sendMail, { key: JOBS.sendMail, mode: 'preserve_run_at', runAt: sql.ref('m.next') }).as(
+          'job',
+        ),
+      )
+      .where('m.next', 'is not', null),
   );
 }

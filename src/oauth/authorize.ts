@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Insertable } from 'kysely';
 import { apiResource, mcpResource, resourceScopes } from '../auth/resources.ts';
 import { randomToken } from '../auth/secret-tokens.ts';
-import { rows, sql } from '../db/sql.ts';
+import { type DB, db } from '../db/kysely.ts';
+import { first, run, sql } from '../db/sql.ts';
 import { findClient } from './clients.ts';
 import type { OAuthError } from './errors.ts';
 import { checkResourceScopes, parseScopes } from './scopes.ts';
@@ -87,36 +89,46 @@ export async function startAuthorization(
     return fail('invalid_scope', (err as OAuthError).description);
   }
   const requestId = randomToken('');
-  await rows(
-    em,
-    sql`INSERT INTO oauth_requests (id, client_id, redirect_uri, scopes, state, code_challenge, resource, expires_at)
-      VALUES (${requestId}, ${client.id}, ${redirectUri}, ${scopes}::text[], ${state ?? null}, ${challenge}, ${resource},
-        now() + ${REQUEST_TTL_MINUTES} * interval '1 minute')`,
-  );
+  await saveRequest(em, {
+    id: requestId,
+    client_id: client.id,
+    redirect_uri: redirectUri,
+    scopes,
+    state: state ?? null,
+    code_challenge: challenge,
+    resource,
+  });
   return { kind: 'consent', requestId };
 }
 
-export interface PendingRequest {
-  id: string;
-  client_id: number;
-  client_name: string;
-  redirect_uri: string;
-  scopes: string[];
-  state: string | null;
-  code_challenge: string;
-  resource: string;
+/** Keeps a valid request for the sign-in and consent pages, for ten minutes. */
+async function saveRequest(em: EntityManager, request: Omit<Insertable<DB['oauth_requests']>, 'expires_at'>) {
+  await run(
+    db(em)
+      .insertInto('oauth_requests')
+      .values({ ...request, expires_at: sql`now() + ${REQUEST_TTL_MINUTES} * interval '1 minute'` }),
+  );
 }
 
-export async function pendingRequest(
-  em: EntityManager,
-  id: string | undefined,
-): Promise<PendingRequest | undefined> {
+export type PendingRequest = NonNullable<Awaited<ReturnType<typeof pendingRequest>>>;
+
+export async function pendingRequest(em: EntityManager, id: string | undefined) {
   if (!id || id.length > 100) return undefined;
-  const [r] = await rows<PendingRequest>(
-    em,
-    sql`SELECT r.id, r.client_id, c.client_name, r.redirect_uri, r.scopes, r.state, r.code_challenge, r.resource
-      FROM oauth_requests r JOIN oauth_clients c ON c.id = r.client_id
-      WHERE r.id = ${id} AND r.expires_at > now()`,
+  return first(
+    db(em)
+      .selectFrom('oauth_requests as r')
+      .innerJoin('oauth_clients as c', 'c.id', 'r.client_id')
+      .select([
+        'r.id',
+        'r.client_id',
+        'c.client_name',
+        'r.redirect_uri',
+        'r.scopes',
+        'r.state',
+        'r.code_challenge',
+        'r.resource',
+      ])
+      .where('r.id', '=', id)
+      .where('r.expires_at', '>', sql<string>`now()`),
   );
-  return r;
 }

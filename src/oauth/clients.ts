@@ -1,8 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Insertable } from 'kysely';
 import { z } from 'zod';
 import { OAUTH_SCOPES } from '../auth/actor.ts';
 import { randomToken } from '../auth/secret-tokens.ts';
-import { rows, sql } from '../db/sql.ts';
+import { type DB, db } from '../db/kysely.ts';
+import { first, sql } from '../db/sql.ts';
 import { OAuthError } from './errors.ts';
 import { parseScopes } from './scopes.ts';
 
@@ -44,14 +46,6 @@ const registration = z.object({
   software_id: z.string().max(200).optional(),
   software_version: z.string().max(100).optional(),
 });
-
-export interface Client {
-  id: number;
-  client_id: string;
-  client_name: string;
-  redirect_uris: string[];
-  scope: string;
-}
 
 /** RFC 7591 dynamic registration of a public client (PKCE, no client secret). */
 export async function registerClient(em: EntityManager, body: unknown) {
@@ -105,15 +99,16 @@ export async function registerClient(em: EntityManager, body: unknown) {
     software_id: m.software_id,
     software_version: m.software_version,
   };
-  const [row] = await rows<{ issued_at: number }>(
-    em,
-    sql`INSERT INTO oauth_clients (client_id, client_name, redirect_uris, scope, metadata)
-      VALUES (${clientId}, ${name}, ${m.redirect_uris}::text[], ${scope}, ${JSON.stringify({ ...extra, grant_types: grantTypes, response_types: responseTypes })}::jsonb)
-      RETURNING extract(epoch FROM created_at)::bigint::integer AS issued_at`,
-  );
+  const issuedAt = await insertClient(em, {
+    client_id: clientId,
+    client_name: name,
+    redirect_uris: m.redirect_uris,
+    scope,
+    metadata: JSON.stringify({ ...extra, grant_types: grantTypes, response_types: responseTypes }),
+  });
   return {
     client_id: clientId,
-    client_id_issued_at: row?.issued_at ?? Math.floor(Date.now() / 1000),
+    client_id_issued_at: issuedAt,
     client_name: name,
     redirect_uris: m.redirect_uris,
     grant_types: grantTypes,
@@ -124,14 +119,26 @@ export async function registerClient(em: EntityManager, body: unknown) {
   };
 }
 
-export async function findClient(
-  em: EntityManager,
-  clientId: string | undefined,
-): Promise<Client | undefined> {
-  if (!clientId || clientId.length > 100) return undefined;
-  const [c] = await rows<Client>(
-    em,
-    sql`SELECT id, client_id, client_name, redirect_uris, scope FROM oauth_clients WHERE client_id = ${clientId}`,
+/** Stores the client; answers when it was issued, in whole seconds since the epoch (RFC 7591). */
+async function insertClient(em: EntityManager, client: Insertable<DB['oauth_clients']>): Promise<number> {
+  const row = await first(
+    db(em)
+      .insertInto('oauth_clients')
+      .values(client)
+      // extract(epoch FROM …), which the builder has no form for.
+      .returning((eb) =>
+        sql<number>`extract(epoch FROM ${eb.ref('created_at')})::bigint::integer`.as('issued_at'),
+      ),
   );
-  return c;
+  return row?.issued_at ?? Math.floor(Date.now() / 1000);
+}
+
+export async function findClient(em: EntityManager, clientId: string | undefined) {
+  if (!clientId || clientId.length > 100) return undefined;
+  return first(
+    db(em)
+      .selectFrom('oauth_clients')
+      .select(['id', 'client_id', 'client_name', 'redirect_uris', 'scope'])
+      .where('client_id', '=', clientId),
+  );
 }

@@ -1,41 +1,46 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashToken, randomToken } from '../auth/secret-tokens.ts';
-import { rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { first, run, sql } from '../db/sql.ts';
 import { type PendingRequest, redirectWith } from './authorize.ts';
 
 const SESSION_HOURS = 8;
 const CODE_TTL_SECONDS = 300;
 
-export interface Session {
-  userId: number;
-  storeId: number;
-  storeName: string;
-  email: string;
-  csrf: string;
-}
-
 export async function createSession(em: EntityManager, userId: number): Promise<string> {
   const token = randomToken('');
-  await rows(
-    em,
-    sql`INSERT INTO oauth_sessions (token_hash, user_id, csrf_token, expires_at)
-      VALUES (${hashToken(token)}, ${userId}, ${randomToken('')}, now() + ${SESSION_HOURS} * interval '1 hour')`,
+  await run(
+    db(em)
+      .insertInto('oauth_sessions')
+      .values({
+        token_hash: hashToken(token),
+        user_id: userId,
+        csrf_token: randomToken(''),
+        expires_at: sql`now() + ${SESSION_HOURS} * interval '1 hour'`,
+      }),
   );
   return token;
 }
 
-export async function findSession(
-  em: EntityManager,
-  token: string | undefined,
-): Promise<Session | undefined> {
+export type Session = NonNullable<Awaited<ReturnType<typeof findSession>>>;
+
+export async function findSession(em: EntityManager, token: string | undefined) {
   if (!token || token.length > 100) return undefined;
-  const [s] = await rows<Session>(
-    em,
-    sql`SELECT u.id AS "userId", u.store_id AS "storeId", st.name AS "storeName", u.email, s.csrf_token AS csrf
-      FROM oauth_sessions s JOIN dashboard_users u ON u.id = s.user_id JOIN stores st ON st.id = u.store_id
-      WHERE s.token_hash = ${hashToken(token)} AND s.expires_at > now()`,
+  return first(
+    db(em)
+      .selectFrom('oauth_sessions as s')
+      .innerJoin('dashboard_users as u', 'u.id', 's.user_id')
+      .innerJoin('stores as st', 'st.id', 'u.store_id')
+      .select([
+        'u.id as userId',
+        'u.store_id as storeId',
+        'st.name as storeName',
+        'u.email',
+        's.csrf_token as csrf',
+      ])
+      .where('s.token_hash', '=', hashToken(token))
+      .where('s.expires_at', '>', sql<string>`now()`),
   );
-  return s;
 }
 
 /**
@@ -45,25 +50,41 @@ export async function findSession(
 export async function approve(em: EntityManager, request: PendingRequest, session: Session, issuer: string) {
   const code = randomToken('');
   await em.transactional(async (tx) => {
-    const [grant] = await rows<{ id: number }>(
-      tx,
-      sql`INSERT INTO oauth_grants (store_id, client_id, scopes) VALUES (${session.storeId}, ${request.client_id}, ${request.scopes}::text[])
-        ON CONFLICT (store_id, client_id) DO UPDATE SET scopes = EXCLUDED.scopes, revoked_at = NULL, updated_at = now()
-        RETURNING id`,
+    const grant = await first(
+      db(tx)
+        .insertInto('oauth_grants')
+        .values({ store_id: session.storeId, client_id: request.client_id, scopes: request.scopes })
+        .onConflict((oc) =>
+          oc.columns(['store_id', 'client_id']).doUpdateSet((eb) => ({
+            scopes: eb.ref('excluded.scopes'),
+            revoked_at: null,
+            updated_at: sql`now()`,
+          })),
+        )
+        .returning('id'),
     );
-    await rows(
-      tx,
-      sql`INSERT INTO oauth_codes (code_hash, grant_id, client_id, redirect_uri, code_challenge, resource, scopes, expires_at)
-        VALUES (${hashToken(code)}, ${grant?.id}, ${request.client_id}, ${request.redirect_uri}, ${request.code_challenge},
-          ${request.resource}, ${request.scopes}::text[], now() + ${CODE_TTL_SECONDS} * interval '1 second')`,
+    if (!grant) throw new Error('the grant was not upserted');
+    await run(
+      db(tx)
+        .insertInto('oauth_codes')
+        .values({
+          code_hash: hashToken(code),
+          grant_id: grant.id,
+          client_id: request.client_id,
+          redirect_uri: request.redirect_uri,
+          code_challenge: request.code_challenge,
+          resource: request.resource,
+          scopes: request.scopes,
+          expires_at: sql`now() + ${CODE_TTL_SECONDS} * interval '1 second'`,
+        }),
     );
-    await rows(tx, sql`DELETE FROM oauth_requests WHERE id = ${request.id}`);
+    await run(db(tx).deleteFrom('oauth_requests').where('id', '=', request.id));
   });
   return redirectWith(request.redirect_uri, { code, state: request.state ?? undefined, iss: issuer });
 }
 
 export async function deny(em: EntityManager, request: PendingRequest, issuer: string) {
-  await rows(em, sql`DELETE FROM oauth_requests WHERE id = ${request.id}`);
+  await run(db(em).deleteFrom('oauth_requests').where('id', '=', request.id));
   return redirectWith(request.redirect_uri, {
     error: 'access_denied',
     error_description: 'The store did not approve the request',

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { apiResource, mcpResource, resourceScopes } from '../auth/resources.ts';
 import { hashToken, randomToken } from '../auth/secret-tokens.ts';
-import { rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { first, run, sql } from '../db/sql.ts';
 import { findClient } from './clients.ts';
 import { OAuthError } from './errors.ts';
 import { pkceChallenge } from './random.ts';
@@ -50,13 +51,24 @@ async function issue(
 ) {
   const access = randomToken(ACCESS_PREFIX);
   const refresh = randomToken(REFRESH_PREFIX);
-  await rows(
-    tx,
-    sql`INSERT INTO oauth_tokens (token_hash, kind, grant_id, code_hash, resource, scopes, expires_at) VALUES
-      (${hashToken(access)}, 'access', ${g.grantId}, ${g.codeHash}, ${g.resource}, ${g.scopes}::text[],
-        now() + ${ACCESS_TOKEN_SECONDS} * interval '1 second'),
-      (${hashToken(refresh)}, 'refresh', ${g.grantId}, ${g.codeHash}, ${g.resource}, ${g.scopes}::text[],
-        now() + ${REFRESH_TOKEN_DAYS} * interval '1 day')`,
+  const token = { grant_id: g.grantId, code_hash: g.codeHash, resource: g.resource, scopes: g.scopes };
+  await run(
+    db(tx)
+      .insertInto('oauth_tokens')
+      .values([
+        {
+          ...token,
+          token_hash: hashToken(access),
+          kind: 'access',
+          expires_at: sql`now() + ${ACCESS_TOKEN_SECONDS} * interval '1 second'`,
+        },
+        {
+          ...token,
+          token_hash: hashToken(refresh),
+          kind: 'refresh',
+          expires_at: sql`now() + ${REFRESH_TOKEN_DAYS} * interval '1 day'`,
+        },
+      ]),
   );
   return {
     access_token: access,
@@ -69,11 +81,12 @@ async function issue(
 }
 
 async function revokeChain(tx: EntityManager, column: 'code_hash' | 'grant_id', value: string | number) {
-  await rows(
-    tx,
-    column === 'code_hash'
-      ? sql`UPDATE oauth_tokens SET revoked_at = now() WHERE code_hash = ${value} AND revoked_at IS NULL`
-      : sql`UPDATE oauth_tokens SET revoked_at = now() WHERE grant_id = ${value} AND revoked_at IS NULL`,
+  await run(
+    db(tx)
+      .updateTable('oauth_tokens')
+      .set({ revoked_at: sql`now()` })
+      .where(column, '=', value)
+      .where('revoked_at', 'is', null),
   );
 }
 
@@ -85,9 +98,12 @@ export async function exchangeCode(em: EntityManager, request: AuthorizationCode
   const codeHash = hashToken(code);
   // A replayed code must leave its revocations behind even though the request fails: own transaction.
   const replay = await em.transactional(async (tx) => {
-    const [used] = await rows<{ grant_id: number }>(
-      tx,
-      sql`SELECT grant_id FROM oauth_codes WHERE code_hash = ${codeHash} AND used_at IS NOT NULL`,
+    const used = await first(
+      db(tx)
+        .selectFrom('oauth_codes')
+        .select('grant_id')
+        .where('code_hash', '=', codeHash)
+        .where('used_at', 'is not', null),
     );
     if (used) await revokeChain(tx, 'code_hash', codeHash);
     return Boolean(used);
@@ -95,18 +111,21 @@ export async function exchangeCode(em: EntityManager, request: AuthorizationCode
   if (replay)
     throw new OAuthError('invalid_grant', 'The authorization code was already used; its tokens are revoked');
   return em.transactional(async (tx) => {
-    const [c] = await rows<{
-      grant_id: number;
-      client_id: number;
-      redirect_uri: string;
-      code_challenge: string;
-      resource: string;
-      scopes: string[];
-      expired: boolean;
-    }>(
-      tx,
-      sql`UPDATE oauth_codes SET used_at = now() WHERE code_hash = ${codeHash} AND used_at IS NULL
-        RETURNING grant_id, client_id, redirect_uri, code_challenge, resource, scopes, expires_at <= now() AS expired`,
+    const c = await first(
+      db(tx)
+        .updateTable('oauth_codes')
+        .set({ used_at: sql`now()` })
+        .where('code_hash', '=', codeHash)
+        .where('used_at', 'is', null)
+        .returning((eb) => [
+          'grant_id',
+          'client_id',
+          'redirect_uri',
+          'code_challenge',
+          'resource',
+          'scopes',
+          eb('expires_at', '<=', sql<string>`now()`).as('expired'),
+        ]),
     );
     const invalid =
       'The authorization code is invalid, expired, or was issued to another client or redirect URI';
@@ -117,9 +136,12 @@ export async function exchangeCode(em: EntityManager, request: AuthorizationCode
       throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
     }
     checkResource(request.resource, publicUrl, c.resource);
-    const [grant] = await rows<{ scopes: string[] }>(
-      tx,
-      sql`SELECT scopes FROM oauth_grants WHERE id = ${c.grant_id} AND revoked_at IS NULL`,
+    const grant = await first(
+      db(tx)
+        .selectFrom('oauth_grants')
+        .select('scopes')
+        .where('id', '=', c.grant_id)
+        .where('revoked_at', 'is', null),
     );
     if (!grant) throw new OAuthError('invalid_grant', invalid);
     return issue(tx, {
@@ -137,10 +159,15 @@ export async function refresh(em: EntityManager, request: RefreshTokenRequest, p
   if (!client) throw new OAuthError('invalid_client', 'Client authentication failed', 401);
   const tokenHash = hashToken(request.refresh_token);
   const reused = await em.transactional(async (tx) => {
-    const [spent] = await rows<{ grant_id: number }>(
-      tx,
-      sql`SELECT t.grant_id FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
-        WHERE t.token_hash = ${tokenHash} AND t.kind = 'refresh' AND t.used_at IS NOT NULL AND g.client_id = ${client.id}`,
+    const spent = await first(
+      db(tx)
+        .selectFrom('oauth_tokens as t')
+        .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
+        .select('t.grant_id')
+        .where('t.token_hash', '=', tokenHash)
+        .where('t.kind', '=', 'refresh')
+        .where('t.used_at', 'is not', null)
+        .where('g.client_id', '=', client.id),
     );
     if (spent) await revokeChain(tx, 'grant_id', spent.grant_id);
     return Boolean(spent);
@@ -148,12 +175,20 @@ export async function refresh(em: EntityManager, request: RefreshTokenRequest, p
   if (reused)
     throw new OAuthError('invalid_grant', 'The refresh token was already used; the grant is revoked');
   return em.transactional(async (tx) => {
-    const [t] = await rows<{ grant_id: number; code_hash: string; resource: string; grant_scopes: string[] }>(
-      tx,
-      sql`UPDATE oauth_tokens t SET used_at = now() FROM oauth_grants g
-        WHERE t.token_hash = ${tokenHash} AND t.kind = 'refresh' AND t.used_at IS NULL AND t.revoked_at IS NULL
-          AND t.expires_at > now() AND g.id = t.grant_id AND g.client_id = ${client.id} AND g.revoked_at IS NULL
-        RETURNING t.grant_id, t.code_hash, t.resource, g.scopes AS grant_scopes`,
+    const t = await first(
+      db(tx)
+        .updateTable('oauth_tokens as t')
+        .from('oauth_grants as g')
+        .set({ used_at: sql`now()` })
+        .where('t.token_hash', '=', tokenHash)
+        .where('t.kind', '=', 'refresh')
+        .where('t.used_at', 'is', null)
+        .where('t.revoked_at', 'is', null)
+        .where('t.expires_at', '>', sql<string>`now()`)
+        .whereRef('g.id', '=', 't.grant_id')
+        .where('g.client_id', '=', client.id)
+        .where('g.revoked_at', 'is', null)
+        .returning(['t.grant_id', 't.code_hash', 't.resource', 'g.scopes as grant_scopes']),
     );
     if (!t) throw new OAuthError('invalid_grant', 'The refresh token is invalid, expired or revoked');
     checkResource(request.resource, publicUrl, t.resource);
@@ -172,17 +207,23 @@ export async function revoke(em: EntityManager, form: URLSearchParams) {
   if (!client) throw new OAuthError('invalid_client', 'Client authentication failed', 401);
   const tokenHash = hashToken(required(form, 'token'));
   await em.transactional(async (tx) => {
-    const [t] = await rows<{ id: number; kind: string; grant_id: number }>(
-      tx,
-      sql`SELECT t.id, t.kind, t.grant_id FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
-        WHERE t.token_hash = ${tokenHash} AND g.client_id = ${client.id}`,
+    const t = await first(
+      db(tx)
+        .selectFrom('oauth_tokens as t')
+        .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
+        .select(['t.id', 't.kind', 't.grant_id'])
+        .where('t.token_hash', '=', tokenHash)
+        .where('g.client_id', '=', client.id),
     );
     if (!t) return;
     if (t.kind === 'refresh') await revokeChain(tx, 'grant_id', t.grant_id);
     else
-      await rows(
-        tx,
-        sql`UPDATE oauth_tokens SET revoked_at = now() WHERE id = ${t.id} AND revoked_at IS NULL`,
+      await run(
+        db(tx)
+          .updateTable('oauth_tokens')
+          .set({ revoked_at: sql`now()` })
+          .where('id', '=', t.id)
+          .where('revoked_at', 'is', null),
       );
   });
 }
@@ -190,11 +231,16 @@ export async function revoke(em: EntityManager, form: URLSearchParams) {
 /** Uninstall: the grant ends and every token of it stops at once. */
 export async function uninstallApp(em: EntityManager, storeId: number, clientId: string) {
   return em.transactional(async (tx) => {
-    const [g] = await rows<{ id: number }>(
-      tx,
-      sql`UPDATE oauth_grants g SET revoked_at = now(), updated_at = now() FROM oauth_clients c
-        WHERE c.id = g.client_id AND c.client_id = ${clientId} AND g.store_id = ${storeId} AND g.revoked_at IS NULL
-        RETURNING g.id`,
+    const g = await first(
+      db(tx)
+        .updateTable('oauth_grants as g')
+        .from('oauth_clients as c')
+        .set({ revoked_at: sql`now()`, updated_at: sql`now()` })
+        .whereRef('c.id', '=', 'g.client_id')
+        .where('c.client_id', '=', clientId)
+        .where('g.store_id', '=', storeId)
+        .where('g.revoked_at', 'is', null)
+        .returning('g.id'),
     );
     if (g) await revokeChain(tx, 'grant_id', g.id);
     return { uninstalled: Boolean(g) };

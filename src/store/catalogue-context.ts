@@ -1,24 +1,29 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { rows, sql } from '../db/sql.ts';
+import type { ExpressionBuilder } from 'kysely';
+import { type DB, db } from '../db/kysely.ts';
+import { first } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 
-/** What the catalogue needs to know about the store that is browsing it. */
-export interface StoreCatalogueContext {
-  storeId: number;
-  defaultScope: 'all' | 'store';
-  minMarginBps: number;
-  hasOwnSuppliers: boolean;
-}
+/** Whether the store has suppliers of its own: the catalogue's `ownership` filter applies only then. */
+export const hasOwnSuppliers = (eb: ExpressionBuilder<DB, 'stores'>) =>
+  eb
+    .exists(
+      eb
+        .selectFrom('suppliers')
+        .select(eb.lit(1).as('one'))
+        .whereRef('suppliers.owner_store_id', '=', 'stores.id'),
+    )
+    .$castTo<boolean>();
 
-export async function loadCatalogueContext(
-  em: EntityManager,
-  storeId: number,
-): Promise<StoreCatalogueContext> {
-  const [row] = await rows<{ catalogue_scope: 'all' | 'store'; min_margin_bps: number; has_own: boolean }>(
-    em,
-    sql`SELECT s.catalogue_scope, s.min_margin_bps,
-          EXISTS (SELECT 1 FROM suppliers WHERE owner_store_id = s.id) AS has_own
-        FROM stores s WHERE s.id = ${storeId}`,
+/** What the catalogue needs to know about the store that is browsing it. */
+export type StoreCatalogueContext = Awaited<ReturnType<typeof loadCatalogueContext>>;
+
+export async function loadCatalogueContext(em: EntityManager, storeId: number) {
+  const row = await first(
+    db(em)
+      .selectFrom('stores')
+      .select((eb) => ['catalogue_scope', 'min_margin_bps', hasOwnSuppliers(eb).as('has_own')])
+      .where('id', '=', storeId),
   );
   if (!row) throw notFound('Store not found', 'STORE_NOT_FOUND');
   return {

@@ -1,22 +1,38 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { isoTime, rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { first, isoTime, run } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
+import { hasOwnSuppliers } from './catalogue-context.ts';
 import { ORDER_STATUSES, type StoreProfile } from './schemas.ts';
 
 /** The authenticated store with its order statistics (revenue counts every order not cancelled). */
 export async function getStoreProfile(em: EntityManager, storeId: number): Promise<StoreProfile> {
-  const [[row], stats] = await Promise.all([
-    rows<{ id: number; name: string; slug: string; currency: string; created_at: string; has_own: boolean }>(
-      em,
-      sql`SELECT s.id, s.name, s.slug, s.currency, ${isoTime(sql`s.created_at`)} AS created_at,
-          EXISTS (SELECT 1 FROM suppliers WHERE owner_store_id = s.id) AS has_own
-        FROM stores s WHERE s.id = ${storeId}`,
+  const [row, stats] = await Promise.all([
+    first(
+      db(em)
+        .selectFrom('stores')
+        .select((eb) => [
+          'id',
+          'name',
+          'slug',
+          'currency',
+          isoTime(eb.ref('created_at')).as('created_at'),
+          hasOwnSuppliers(eb).as('has_own'),
+        ])
+        .where('id', '=', storeId),
     ),
-    rows<{ status: (typeof ORDER_STATUSES)[number]; n: number; revenue: string; last: string | null }>(
-      em,
-      sql`SELECT status, count(*)::integer AS n, COALESCE(sum(total_cents), 0)::text AS revenue,
-          ${isoTime(sql`max(created_at)`)} AS last
-        FROM orders WHERE store_id = ${storeId} GROUP BY status`,
+    run(
+      db(em)
+        .selectFrom('orders')
+        .select((eb) => [
+          'status',
+          eb.cast<number>(eb.fn.countAll(), 'integer').as('n'),
+          // Text: a sum of int4 is int8, which the driver hands over as text anyway.
+          eb.cast<string>(eb.fn.coalesce(eb.fn.sum('total_cents'), eb.lit(0)), 'text').as('revenue'),
+          isoTime(eb.fn.max('created_at')).as('last'),
+        ])
+        .where('store_id', '=', storeId)
+        .groupBy('status'),
     ),
   ]);
   if (!row) throw notFound('Store not found', 'STORE_NOT_FOUND');

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { isoTime, rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { first, isoTime, sql } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
 
@@ -9,16 +10,24 @@ import { recordEvents } from '../events/outbox.ts';
  */
 export async function setPublished(em: EntityManager, storeId: number, published: boolean) {
   return em.transactional(async (tx) => {
-    const [before] = await rows<{ published: boolean }>(
-      tx,
-      sql`SELECT published_at IS NOT NULL AS published FROM stores WHERE id = ${storeId} FOR UPDATE`,
+    const before = await first(
+      db(tx)
+        .selectFrom('stores')
+        .select((eb) => eb('published_at', 'is not', null).$castTo<boolean>().as('published'))
+        .where('id', '=', storeId)
+        .forUpdate(),
     );
     if (!before) throw notFound(`No store with id ${storeId}`, 'STORE_NOT_FOUND');
-    const [after] = await rows<{ published_at: string | null }>(
-      tx,
-      sql`UPDATE stores SET published_at = CASE WHEN ${published} THEN COALESCE(published_at, now()) END,
-          updated_at = now()
-        WHERE id = ${storeId} RETURNING ${isoTime(sql`published_at`)} AS published_at`,
+    const after = await first(
+      db(tx)
+        .updateTable('stores')
+        .set((eb) => ({
+          // Publishing again keeps the first publication's time.
+          published_at: published ? eb.fn.coalesce('published_at', sql<string>`now()`) : null,
+          updated_at: sql`now()`,
+        }))
+        .where('id', '=', storeId)
+        .returning((eb) => isoTime(eb.ref('published_at')).$castTo<string | null>().as('published_at')),
     );
     const changed = before.published !== published;
     if (changed) {
