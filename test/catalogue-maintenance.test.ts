@@ -306,7 +306,7 @@ describe('catalogue maintenance reaches every listing store', () => {
       await refusal(
         createCaller(
           testContext(app, { authorization: `Bearer ${OPERATOR_TOKEN}`, operatorToken: OPERATOR_TOKEN }),
-        ).internal.checkoutStorefront({
+        ).internal.orders.checkoutStorefront({
           storeId: B.id,
           customer: { email: 'b@example.com', name: 'B', phone: '1' },
           shipping: { address: '1 A St', address2: '', city: 'S', state: 'N', zip: '2000', country: 'AU' },

@@ -100,7 +100,7 @@ beforeAll(async () => {
 
   const em = app.orm.em.fork();
   const store = await createStore(em, { name: 'Browser Store', slug: `s-${randomUUID().slice(0, 8)}` });
-  userId = (await internal().createUser({ storeId: store.id, email: EMAIL, password: PASSWORD })).id;
+  userId = (await internal().oauth.createUser({ storeId: store.id, email: EMAIL, password: PASSWORD })).id;
 
   redirectUri = `${outside.url}/callback`;
   const registered = await fetch(`${app.url}/oauth/register`, {

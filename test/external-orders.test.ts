@@ -131,14 +131,14 @@ async function variantsOf(productId: number, target: TestApp = app) {
   );
 }
 
-/** The store's own goods, made as the dashboard does (`internal.createOwnGoods`). */
+/** The store's own goods, made as the dashboard does (`internal.listings.createOwnGoods`). */
 async function ownGoods(
   storeId: number,
   o: { stock?: number; price?: number; cost?: number; sku?: string; target?: TestApp } = {},
 ): Promise<Goods> {
   const target = o.target ?? app;
   const sku = o.sku ?? uid('OWN');
-  const made = await internal(target).createOwnGoods({
+  const made = await internal(target).listings.createOwnGoods({
     storeId,
     sku,
     name: `Handmade ${sku}`,
@@ -264,7 +264,7 @@ const cli = runCli;
 async function advanceTo(orderId: number, to: 'processing' | 'fulfilled' | 'shipped' | 'delivered') {
   const chain = ['processing', 'fulfilled', 'shipped', 'delivered'] as const;
   for (const status of chain.slice(0, chain.indexOf(to) + 1)) {
-    await internal().advanceOrder({
+    await internal().orders.advance({
       orderId,
       status,
       tracking: status === 'shipped' ? 'TRACK-EXT-1' : undefined,
@@ -419,9 +419,17 @@ describe('POST /api/v1/orders/external: created (201)', () => {
     const target = await ownGoods(store.id, { stock: 5 });
     const decoy = await ownGoods(store.id, { stock: 5 });
     const marketSku = uid('ETSY-LISTING');
-    await internal().mapSku({ storeId: store.id, sku: marketSku, productId: target.productId });
+    await internal().externalOrders.mapSku({
+      storeId: store.id,
+      sku: marketSku,
+      productId: target.productId,
+    });
     // A mapping for a SKU that is also an own-goods SKU wins over the own-goods variant.
-    await internal().mapSku({ storeId: store.id, sku: decoy.sku, productId: target.productId });
+    await internal().externalOrders.mapSku({
+      storeId: store.id,
+      sku: decoy.sku,
+      productId: target.productId,
+    });
 
     const res = await post(
       store.readWrite,
@@ -599,7 +607,11 @@ describe('POST /api/v1/orders/external: already in (200)', () => {
     // Another store, same marketplace and external id, its own goods under the same SKU name cannot
     // exist (SKUs are unique), so map a SKU of its own.
     const theirs = await ownGoods(otherStore.id, { stock: 4 });
-    await internal().mapSku({ storeId: otherStore.id, sku: g.sku, productId: theirs.productId });
+    await internal().externalOrders.mapSku({
+      storeId: otherStore.id,
+      sku: g.sku,
+      productId: theirs.productId,
+    });
     const other = await post(otherStore.readWrite, body);
     expect(other.status, JSON.stringify(other.body)).toBe(201);
     expect(other.body.order.id).not.toBe(etsy.body.order.id);
@@ -610,7 +622,7 @@ describe('POST /api/v1/orders/external: already in (200)', () => {
 
   it('an order already in through the store’s own online-shop import answers 200 with it', async () => {
     const g = await ownGoods(store.id, { stock: 5 });
-    const checkout = await internal().checkoutStorefront({
+    const checkout = await internal().orders.checkoutStorefront({
       storeId: store.id,
       customer: CUSTOMER,
       shipping: { ...SHIPPING, country: 'AU' },
@@ -700,7 +712,7 @@ describe('POST /api/v1/orders/external: held (202)', () => {
     expect(await stockOf(g.variantId)).toBe(5);
     expect(await externalRow(store.id, 'etsy', body.external_order_id)).toHaveLength(1);
 
-    await internal().mapSku({ storeId: store.id, sku: marketSku, productId: g.productId });
+    await internal().externalOrders.mapSku({ storeId: store.id, sku: marketSku, productId: g.productId });
     const lastEvent = await lastEventId();
     const imported = await post(store.readWrite, body);
     expect(imported.status, JSON.stringify(imported.body)).toBe(201);
@@ -744,7 +756,7 @@ describe('POST /api/v1/orders/external: held (202)', () => {
     await fx.listing(store.id, product);
     const [v] = await variantsOf(product);
     const marketSku = uid('SUPPLIED');
-    await internal().mapSku({ storeId: store.id, sku: marketSku, productId: product });
+    await internal().externalOrders.mapSku({ storeId: store.id, sku: marketSku, productId: product });
     const own = await ownGoods(store.id, { stock: 5 });
     await held(
       orderBody([
@@ -764,7 +776,7 @@ describe('POST /api/v1/orders/external: held (202)', () => {
     await held(body, 'insufficient_stock', [{ sku: g.sku, reason: 'insufficient_stock' }]);
     expect(await stockOf(g.variantId)).toBe(2);
 
-    await internal().setStock({ productId: g.productId, quantity: 3 });
+    await internal().inventory.setStock({ productId: g.productId, quantity: 3 });
     const imported = await post(store.readWrite, body);
     expect(imported.status, JSON.stringify(imported.body)).toBe(201);
     expect(await stockOf(g.variantId)).toBe(0);
@@ -793,7 +805,7 @@ describe('POST /api/v1/orders/external: held (202)', () => {
     const fx = fixtures(app.em());
     const product = await fx.product({ supplierId: await fx.supplier(), stock: [9] });
     const supplied = uid('SUPPLIED');
-    await internal().mapSku({ storeId: store.id, sku: supplied, productId: product });
+    await internal().externalOrders.mapSku({ storeId: store.id, sku: supplied, productId: product });
     const unknown = uid('NOPE');
     await held(
       orderBody([
@@ -1208,7 +1220,7 @@ describe('POST /api/v1/orders/external/{id}/cancel', () => {
 
   it('refuses a storefront or wholesale order of the store: 403 NOT_AN_APP_ORDER', async () => {
     const g = await ownGoods(store.id, { stock: 5 });
-    const storefront = await internal().checkoutStorefront({
+    const storefront = await internal().orders.checkoutStorefront({
       storeId: store.id,
       customer: CUSTOMER,
       shipping: { ...SHIPPING, country: 'AU' },

@@ -492,7 +492,7 @@ describe('GET /api/v1/inventory: items and order', () => {
     expect(later.cursor).not.toBe(first.next_cursor);
 
     // The store's own goods, listed at creation, come into the feed the same way.
-    const own = await internal().createOwnGoods({
+    const own = await internal().listings.createOwnGoods({
       storeId: store.id,
       sku: `OWN-INV-${randomBytes(3).toString('hex')}`,
       name: 'Own Candle',
@@ -637,7 +637,7 @@ describe('stock changes fan out to every listing store', () => {
     const since = await lastEventId();
 
     const [pv] = await variantsOf(p);
-    expect(await internal().setStock({ productId: p, quantity: 4 })).toEqual({
+    expect(await internal().inventory.setStock({ productId: p, quantity: 4 })).toEqual({
       product_id: p,
       variant_id: pv?.id,
       quantity: 4,
@@ -648,7 +648,7 @@ describe('stock changes fan out to every listing store', () => {
       [`inventory_fanout:${p}`, [{ product_id: p, variant_ids: [pv?.id] }]],
     ]);
     // A second change before the job ran coalesces into the same job (Graphile concatenates the payloads).
-    await internal().setStock({ productId: p, quantity: 6 });
+    await internal().inventory.setStock({ productId: p, quantity: 6 });
     expect((await fanoutJobs()).map((j) => [j.key, j.payload])).toEqual([
       [
         `inventory_fanout:${p}`,
@@ -659,7 +659,7 @@ describe('stock changes fan out to every listing store', () => {
       ],
     ]);
     // Setting the same quantity again is no change: still one job.
-    await internal().setStock({ productId: p, quantity: 6 });
+    await internal().inventory.setStock({ productId: p, quantity: 6 });
     expect((await fanoutJobs()).length).toBe(1);
 
     // Until the job runs, the feed has nothing new (the stock change itself is not a feed write).
@@ -719,9 +719,9 @@ describe('stock changes fan out to every listing store', () => {
     const start = await walkFor(a.read, [q]);
     await clearFanoutJobs();
 
-    const required = await failure(internal().setStock({ productId: q, quantity: 1 }));
+    const required = await failure(internal().inventory.setStock({ productId: q, quantity: 1 }));
     expect(required.appCode).toBe('VARIANT_REQUIRED');
-    const unknown = await failure(internal().setStock({ productId: 2_000_000_000, quantity: 1 }));
+    const unknown = await failure(internal().inventory.setStock({ productId: 2_000_000_000, quantity: 1 }));
     expect(unknown.appCode).toBe('PRODUCT_NOT_FOUND');
     expect(await fanoutJobs()).toEqual([]);
 
@@ -764,7 +764,7 @@ describe('stock changes fan out to every listing store', () => {
     expect(after.items[0]?.variants.map((v) => v.quantity_available)).toEqual([5]);
 
     // Cancelling gives the stock back: fanned out as well.
-    const cancelled = await internal().advanceOrder({ orderId: placed.body.order.id, status: 'cancelled' });
+    const cancelled = await internal().orders.advance({ orderId: placed.body.order.id, status: 'cancelled' });
     expect(cancelled).toBeTruthy();
     expect((await fanoutJobs()).map((j) => j.key)).toEqual([`inventory_fanout:${p}`]);
     expect(await runPendingFanouts()).toBe(1);
@@ -773,7 +773,7 @@ describe('stock changes fan out to every listing store', () => {
     expect(back.items[0]?.stock_quantity).toBe(8);
 
     // A buyer's storefront checkout reserves stock the same way.
-    await internal().checkoutStorefront({
+    await internal().orders.checkoutStorefront({
       storeId: seller.id,
       channel: 'direct',
       customer: { email: CUSTOMER.email, name: CUSTOMER.name },
@@ -829,7 +829,7 @@ describe('stock changes fan out to every listing store', () => {
     );
     const since = await lastEventId();
     await clearFanoutJobs();
-    await internal().setStock({ productId: p, quantity: 39 });
+    await internal().inventory.setStock({ productId: p, quantity: 39 });
     expect((await fanoutJobs()).map((j) => j.key)).toEqual([`inventory_fanout:${p}`]);
     await clearFanoutJobs();
     const logged = await runFanout(p);

@@ -88,7 +88,7 @@ beforeAll(async () => {
     headers: { authorization: `Bearer ${OPERATOR}` },
     settings: testSettings(OPERATOR),
     log: createLogger('silent'),
-  }).internal.createUser({ storeId, email: EMAIL, password: PASSWORD });
+  }).internal.oauth.createUser({ storeId, email: EMAIL, password: PASSWORD });
   const fx = fixtures(app.orm.em.fork());
   const supplierId = await fx.supplier({ name: 'Harbour Supply' });
   const categoryId = await fx.category({ slug: 'tables', name: 'Tables' });

@@ -62,7 +62,7 @@ beforeAll(async () => {
   // Not listed, not ordered: the catalogue has more than the store sells.
   await product('Oak Stool', [3]);
   await fx.listing(store.id, listed);
-  const order = await internal(app).checkoutStorefront({
+  const order = await internal(app).orders.checkoutStorefront({
     storeId: store.id,
     customer: CUSTOMER,
     shipping: SHIPPING,

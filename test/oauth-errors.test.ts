@@ -685,7 +685,7 @@ describe('grants', () => {
     const t = await mintAppToken(app, store.id, ['read_products']);
     expect((await call('/api/v1/vendor/me', t.access_token)).status).toBe(200);
     const pending = await freshCode(t.clientId, { scope: 'read_products' });
-    expect(await internal(app).uninstallApp({ storeId: store.id, clientId: t.clientId })).toEqual({
+    expect(await internal(app).oauth.uninstallApp({ storeId: store.id, clientId: t.clientId })).toEqual({
       uninstalled: true,
     });
     const res = await call('/api/v1/vendor/me', t.access_token);

@@ -27,7 +27,7 @@ const options = { [oauth.customFetch]: route, [oauth.allowInsecureRequests]: tru
 beforeAll(async () => {
   app = await startTestApp({ OPERATOR_TOKEN: OPERATOR });
   store = await app.createStore('OAuth Store');
-  await internal().createUser({
+  await internal().oauth.createUser({
     storeId: store.id,
     email: 'owner@oauth.test',
     password: 'correct horse battery',

@@ -199,7 +199,7 @@ async function checkout(
   items: { product_id: number; variant_id?: number; quantity: number }[],
   target: TestApp = app,
 ) {
-  return internalOf(target).checkoutStorefront({
+  return internalOf(target).orders.checkoutStorefront({
     storeId,
     channel: 'direct',
     customer: BUYER,
@@ -212,7 +212,7 @@ async function checkout(
 async function orderAt(status: Status, quantity = 2): Promise<number> {
   const order = await checkout(storeA.id, [{ product_id: main.productId, quantity }]);
   for (const step of PATH[status]) {
-    await internal().advanceOrder({
+    await internal().orders.advance({
       orderId: order.id,
       status: step,
       tracking: step === 'shipped' ? `TRK-${order.id}` : undefined,
@@ -232,7 +232,7 @@ afterAll(() => app.close());
 describe('checkout', () => {
   it('creates a pending storefront order at the listing price, reserving stock, with order.created', async () => {
     const p = await listedProduct(app, supplierId, storeA.id, { stock: [10], retail: 1999 });
-    const order = await internal().checkoutStorefront({
+    const order = await internal().orders.checkoutStorefront({
       storeId: storeA.id,
       channel: 'google',
       customer: BUYER,
@@ -415,7 +415,7 @@ describe('state machine', () => {
       it(`${from} → ${to}: ${allowed ? 'moves' : 'INVALID_TRANSITION, nothing changed'}`, async () => {
         const orderId = await orderAt(from);
         const before = await snapshot(app, orderId, main.variantIds);
-        const call = internal().advanceOrder({
+        const call = internal().orders.advance({
           orderId,
           status: to,
           tracking: to === 'shipped' ? `TRK-NEW-${orderId}` : undefined,
@@ -459,7 +459,7 @@ describe('state machine', () => {
       ['delivered', undefined],
     ];
     for (const [status, tracking] of steps) {
-      const r = await internal().advanceOrder({ orderId, status, tracking, note: `to ${status}` });
+      const r = await internal().orders.advance({ orderId, status, tracking, note: `to ${status}` });
       expect(r.status).toBe(status);
       expect((await orderRow(app, orderId)).status).toBe(status);
     }
@@ -494,12 +494,12 @@ describe('state machine', () => {
 
   it('cancelling records the reason and cancelled_at; a cancelled order stays cancelled', async () => {
     const orderId = await orderAt('processing');
-    await internal().advanceOrder({ orderId, status: 'cancelled' });
+    await internal().orders.advance({ orderId, status: 'cancelled' });
     const row = await orderRow(app, orderId);
     expect(row).toMatchObject({ status: 'cancelled', cancel_reason: 'merchant', invoice_number: null });
     expect(row.cancelled_at).not.toBeNull();
     for (const to of STATUSES) {
-      const err = await failure(internal().advanceOrder({ orderId, status: to, tracking: 'T' }));
+      const err = await failure(internal().orders.advance({ orderId, status: to, tracking: 'T' }));
       expect(err.appCode).toBe('INVALID_TRANSITION');
     }
     expect((await eventsOf(app, orderId)).map((e) => e.event)).toEqual([
@@ -510,7 +510,7 @@ describe('state machine', () => {
   });
 
   it('an unknown order is 404 ORDER_NOT_FOUND', async () => {
-    const err = await failure(internal().advanceOrder({ orderId: 2_000_000_000, status: 'processing' }));
+    const err = await failure(internal().orders.advance({ orderId: 2_000_000_000, status: 'processing' }));
     expect(err.category).toBe('not_found');
     expect(err.appCode).toBe('ORDER_NOT_FOUND');
   });
@@ -520,7 +520,7 @@ describe('tracking', () => {
   it('shipping without a tracking number is 400 TRACKING_REQUIRED and changes nothing', async () => {
     const orderId = await orderAt('fulfilled');
     const before = await snapshot(app, orderId, main.variantIds);
-    const err = await failure(internal().advanceOrder({ orderId, status: 'shipped' }));
+    const err = await failure(internal().orders.advance({ orderId, status: 'shipped' }));
     expect(err.category).toBe('bad_request');
     expect(err.appCode).toBe('TRACKING_REQUIRED');
     expect(shapeError(err).status).toBe(400);
@@ -529,19 +529,19 @@ describe('tracking', () => {
     expect(blank.appCode).toBe('TRACKING_REQUIRED');
     expect(await snapshot(app, orderId, main.variantIds)).toEqual(before);
     // It then ships with one.
-    await internal().advanceOrder({ orderId, status: 'shipped', tracking: 'TRK-LATE' });
+    await internal().orders.advance({ orderId, status: 'shipped', tracking: 'TRK-LATE' });
     expect(await orderRow(app, orderId)).toMatchObject({ status: 'shipped', tracking_number: 'TRK-LATE' });
   });
 
   it('a tracking number already on the order is enough to ship', async () => {
     const orderId = await orderAt('processing');
-    await internal().advanceOrder({ orderId, status: 'fulfilled', tracking: 'TRK-EARLY' });
+    await internal().orders.advance({ orderId, status: 'fulfilled', tracking: 'TRK-EARLY' });
     expect((await orderRow(app, orderId)).tracking_number).toBe('TRK-EARLY');
-    const shipped = await internal().advanceOrder({ orderId, status: 'shipped' });
+    const shipped = await internal().orders.advance({ orderId, status: 'shipped' });
     expect(shipped).toMatchObject({ status: 'shipped', tracking_number: 'TRK-EARLY' });
     expect(await orderRow(app, orderId)).toMatchObject({ status: 'shipped', tracking_number: 'TRK-EARLY' });
     // Delivery keeps it.
-    await internal().advanceOrder({ orderId, status: 'delivered' });
+    await internal().orders.advance({ orderId, status: 'delivered' });
     expect((await orderRow(app, orderId)).tracking_number).toBe('TRK-EARLY');
   });
 });
@@ -555,9 +555,9 @@ describe('stock through the lifecycle', () => {
         { product_id: p.productId, variant_id: p.variantIds[1], quantity: 4 },
       ]);
       expect(await stockOf(app, p.variantIds)).toEqual([7, 6]);
-      for (const step of PATH[from]) await internal().advanceOrder({ orderId: order.id, status: step });
+      for (const step of PATH[from]) await internal().orders.advance({ orderId: order.id, status: step });
       expect(await stockOf(app, p.variantIds)).toEqual([7, 6]);
-      await internal().advanceOrder({ orderId: order.id, status: 'cancelled' });
+      await internal().orders.advance({ orderId: order.id, status: 'cancelled' });
       expect(await stockOf(app, p.variantIds)).toEqual([10, 10]);
       expect(await productStock(app, p.productId)).toBe(20);
     });
@@ -570,14 +570,14 @@ describe('stock through the lifecycle', () => {
       { product_id: a.productId, quantity: 3 },
       { product_id: b.productId, quantity: 5 },
     ]);
-    await internal().advanceOrder({ orderId: order.id, status: 'processing' });
-    await internal().advanceOrder({ orderId: order.id, status: 'fulfilled' });
+    await internal().orders.advance({ orderId: order.id, status: 'processing' });
+    await internal().orders.advance({ orderId: order.id, status: 'fulfilled' });
     // One unit of the first line already went out (a partial shipment).
     await rows(
       app.em(),
       sql`UPDATE order_lines SET shipped_quantity = 1 WHERE order_id = ${order.id} AND product_id = ${a.productId}`,
     );
-    await internal().advanceOrder({ orderId: order.id, status: 'cancelled' });
+    await internal().orders.advance({ orderId: order.id, status: 'cancelled' });
     expect(await stockOf(app, [...a.variantIds, ...b.variantIds])).toEqual([9, 10]);
   });
 
@@ -585,8 +585,8 @@ describe('stock through the lifecycle', () => {
     const p = await listedProduct(app, supplierId, storeA.id, { stock: [10] });
     const order = await checkout(storeA.id, [{ product_id: p.productId, quantity: 6 }]);
     const outcomes = await Promise.allSettled([
-      internal().advanceOrder({ orderId: order.id, status: 'cancelled' }),
-      internal().advanceOrder({ orderId: order.id, status: 'cancelled' }),
+      internal().orders.advance({ orderId: order.id, status: 'cancelled' }),
+      internal().orders.advance({ orderId: order.id, status: 'cancelled' }),
     ]);
     expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
     const rejected = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
@@ -604,22 +604,22 @@ describe('stock through the lifecycle', () => {
     ]);
     const variants = [...a.variantIds, ...b.variantIds];
     expect(await stockOf(app, variants)).toEqual([8, 10, 6]);
-    await internal().advanceOrder({ orderId: order.id, status: 'processing' });
-    await internal().advanceOrder({ orderId: order.id, status: 'fulfilled' });
+    await internal().orders.advance({ orderId: order.id, status: 'processing' });
+    await internal().orders.advance({ orderId: order.id, status: 'fulfilled' });
     expect((await linesOf(app, order.id)).map((l) => l.shipped_quantity)).toEqual([0, 0]);
-    await internal().advanceOrder({ orderId: order.id, status: 'shipped', tracking: 'TRK-LINES' });
+    await internal().orders.advance({ orderId: order.id, status: 'shipped', tracking: 'TRK-LINES' });
     expect(await linesOf(app, order.id)).toEqual([
       { variant_id: a.variantIds[0], quantity: 2, shipped_quantity: 2 },
       { variant_id: b.variantIds[1], quantity: 4, shipped_quantity: 4 },
     ]);
     expect(await stockOf(app, variants)).toEqual([8, 10, 6]);
-    const err = await failure(internal().advanceOrder({ orderId: order.id, status: 'cancelled' }));
+    const err = await failure(internal().orders.advance({ orderId: order.id, status: 'cancelled' }));
     expect(err.appCode).toBe('INVALID_TRANSITION');
-    await internal().advanceOrder({ orderId: order.id, status: 'delivered' });
+    await internal().orders.advance({ orderId: order.id, status: 'delivered' });
     expect(await stockOf(app, variants)).toEqual([8, 10, 6]);
-    expect((await failure(internal().advanceOrder({ orderId: order.id, status: 'cancelled' }))).appCode).toBe(
-      'INVALID_TRANSITION',
-    );
+    expect(
+      (await failure(internal().orders.advance({ orderId: order.id, status: 'cancelled' }))).appCode,
+    ).toBe('INVALID_TRANSITION');
     expect(await stockOf(app, variants)).toEqual([8, 10, 6]);
   });
 });
@@ -635,12 +635,12 @@ describe('invoice numbering', () => {
   const numInternal = () => internalOf(numApp);
   async function fulfilledOrder(storeId: number): Promise<number> {
     const order = await checkout(storeId, [{ product_id: product.productId, quantity: 1 }], numApp);
-    await numInternal().advanceOrder({ orderId: order.id, status: 'processing' });
-    await numInternal().advanceOrder({ orderId: order.id, status: 'fulfilled' });
+    await numInternal().orders.advance({ orderId: order.id, status: 'processing' });
+    await numInternal().orders.advance({ orderId: order.id, status: 'fulfilled' });
     return order.id;
   }
   async function ship(orderId: number) {
-    return numInternal().advanceOrder({ orderId, status: 'shipped', tracking: `TRK-${orderId}` });
+    return numInternal().orders.advance({ orderId, status: 'shipped', tracking: `TRK-${orderId}` });
   }
 
   beforeAll(async () => {
@@ -684,13 +684,13 @@ describe('invoice numbering', () => {
     expect(shipped.invoice_number).toBe(invoiceNo(next));
     next++;
     const issued = await orderRow(numApp, orderId);
-    const delivered = await numInternal().advanceOrder({ orderId, status: 'delivered' });
+    const delivered = await numInternal().orders.advance({ orderId, status: 'delivered' });
     expect(delivered.invoice_number).toBeNull(); // no new invoice issued by delivery
     const after = await orderRow(numApp, orderId);
     expect(after.invoice_number).toBe(issued.invoice_number);
     expect(after.invoice_issued_at).toBe(issued.invoice_issued_at);
     for (const to of ['shipped', 'delivered', 'fulfilled'] as const) {
-      await failure(numInternal().advanceOrder({ orderId, status: to, tracking: 'TRK-AGAIN' }));
+      await failure(numInternal().orders.advance({ orderId, status: to, tracking: 'TRK-AGAIN' }));
     }
     const still = await orderRow(numApp, orderId);
     expect(still.invoice_number).toBe(issued.invoice_number);
@@ -698,14 +698,14 @@ describe('invoice numbering', () => {
     // A refused ship (no tracking) takes no number either.
     const noTracking = await fulfilledOrder(two.id);
     expect(
-      (await failure(numInternal().advanceOrder({ orderId: noTracking, status: 'shipped' }))).appCode,
+      (await failure(numInternal().orders.advance({ orderId: noTracking, status: 'shipped' }))).appCode,
     ).toBe('TRACKING_REQUIRED');
     const following = await ship(noTracking);
     expect(following.invoice_number).toBe(invoiceNo(next));
     next++;
     // Cancelled orders take none.
     const cancelled = await fulfilledOrder(one.id);
-    await numInternal().advanceOrder({ orderId: cancelled, status: 'cancelled' });
+    await numInternal().orders.advance({ orderId: cancelled, status: 'cancelled' });
     expect((await orderRow(numApp, cancelled)).invoice_number).toBeNull();
     const afterCancel = await ship(await fulfilledOrder(two.id));
     expect(afterCancel.invoice_number).toBe(invoiceNo(next));

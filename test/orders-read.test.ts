@@ -208,7 +208,7 @@ async function checkout(
     items: { product_id: number; variant_id?: number; quantity: number }[];
   },
 ) {
-  return internal().checkoutStorefront({
+  return internal().orders.checkoutStorefront({
     storeId,
     channel: o.channel,
     customer: { email: o.email, name: o.name, ...(o.phone === undefined ? {} : { phone: o.phone }) },
@@ -219,7 +219,7 @@ async function checkout(
 
 async function advance(orderId: number, statuses: Status[], tracking?: string) {
   for (const status of statuses) {
-    await internal().advanceOrder({
+    await internal().orders.advance({
       orderId,
       status,
       ...(status === 'shipped' && tracking ? { tracking } : {}),

@@ -381,7 +381,7 @@ describe('internal router', () => {
       { operatorToken: OPERATOR_TOKEN, authorization: `Bearer ${store.readWrite}` }, // a partner key
     ];
     for (const c of cases) {
-      const err = await failure(internal(c).createStore({ name: 'Should Not Exist' }));
+      const err = await failure(internal(c).store.create({ name: 'Should Not Exist' }));
       expect(err.category, JSON.stringify(c)).toBe('unauthorized');
       expect(shapeError(err).status).toBe(401);
     }
@@ -396,7 +396,7 @@ describe('internal router', () => {
     const created = await internal({
       operatorToken: OPERATOR_TOKEN,
       authorization: `Bearer ${OPERATOR_TOKEN}`,
-    }).createStore({ name: 'Operator Store', slug: 'operator-store' });
+    }).store.create({ name: 'Operator Store', slug: 'operator-store' });
     expect(created).toMatchObject({ id: expect.any(Number), name: 'Operator Store', slug: 'operator-store' });
     const [row] = await rows<{ name: string }>(
       app.em(),
@@ -407,7 +407,7 @@ describe('internal router', () => {
 
   it('validates internal input with the contract error shape', async () => {
     const err = await internal({ operatorToken: OPERATOR_TOKEN, authorization: `Bearer ${OPERATOR_TOKEN}` })
-      .createStore({ name: '   ' })
+      .store.create({ name: '   ' })
       .then(
         () => undefined,
         (e: unknown) => e,
@@ -432,7 +432,7 @@ describe('internal router over HTTP', () => {
       { authorization: `Bearer ${store.readWrite}` },
     ];
     for (const headers of attempts) {
-      const res = await post('/trpc/internal.createStore', { name: 'HTTP Refused' }, headers);
+      const res = await post('/trpc/internal.store.create', { name: 'HTTP Refused' }, headers);
       expect(res.status).toBe(401);
       const body = (await res.json()) as TrpcFailure;
       expect(body.error.data.httpStatus).toBe(401);
@@ -448,7 +448,7 @@ describe('internal router over HTTP', () => {
 
   it('creates a store with Authorization: Bearer <operator token>', async () => {
     const res = await post(
-      '/trpc/internal.createStore',
+      '/trpc/internal.store.create',
       { name: 'HTTP Store', slug: 'http-store' },
       { authorization: `Bearer ${OPERATOR_TOKEN}` },
     );
@@ -469,7 +469,7 @@ describe('internal router over HTTP', () => {
   it('answers 401 when no operator token is configured at all', async () => {
     const bare = await startTestApp();
     try {
-      const res = await bare.request('/trpc/internal.createStore', {
+      const res = await bare.request('/trpc/internal.store.create', {
         method: 'POST',
         body: { name: 'No Token Configured' },
         headers: { authorization: 'Bearer undefined' },
@@ -501,14 +501,14 @@ describe('internal router: own goods', () => {
 
   it('creates own goods listed in the store and lists them for the dashboard', async () => {
     const own = await app.createStore('Own Goods Store');
-    const made = await operator().createOwnGoods({
+    const made = await operator().listings.createOwnGoods({
       storeId: own.id,
       sku: 'OWN-PROC-1',
       name: 'Linen Apron',
       priceCents: 4200,
       stock: 3,
     });
-    const second = await operator().createOwnGoods({
+    const second = await operator().listings.createOwnGoods({
       storeId: own.id,
       sku: 'OWN-PROC-2',
       name: 'Tea Towel',
@@ -517,15 +517,21 @@ describe('internal router: own goods', () => {
     });
     // One own supplier per store, created on first use.
     expect(second.supplier_id).toBe(made.supplier_id);
-    const listed = await operator().listOwnGoods({ storeId: own.id });
+    const listed = await operator().listings.listOwnGoods({ storeId: own.id });
     expect(listed.map((g) => [g.sku, g.name, g.stock_quantity, g.listed])).toEqual([
       ['OWN-PROC-1', 'Linen Apron', 3, true],
       ['OWN-PROC-2', 'Tea Towel', 0, true],
     ]);
     // Another store never sees them.
-    expect(await operator().listOwnGoods({ storeId: store.id })).toEqual([]);
+    expect(await operator().listings.listOwnGoods({ storeId: store.id })).toEqual([]);
     const err = await failure(
-      operator().createOwnGoods({ storeId: 99_999_999, sku: 'X-1', name: 'X', priceCents: 1, stock: 1 }),
+      operator().listings.createOwnGoods({
+        storeId: 99_999_999,
+        sku: 'X-1',
+        name: 'X',
+        priceCents: 1,
+        stock: 1,
+      }),
     );
     expect(err.appCode).toBe('STORE_NOT_FOUND');
   });

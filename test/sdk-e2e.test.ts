@@ -98,7 +98,7 @@ describe('the SDK against the server', () => {
 
   it('downloads the invoice of a shipped order as PDF bytes', async () => {
     const [, b] = products as [number, number];
-    const placed = await dashboard.internal.checkoutStorefront.mutate({
+    const placed = await dashboard.internal.orders.checkoutStorefront.mutate({
       storeId: store.id,
       customer: { email: 'buyer@example.com', name: 'Sam Buyer' },
       shipping: SHIPPING,
@@ -108,9 +108,9 @@ describe('the SDK against the server', () => {
       status: 404,
       code: 'INVOICE_NOT_ISSUED',
     });
-    await dashboard.internal.advanceOrder.mutate({ orderId: placed.id, status: 'processing' });
-    await dashboard.internal.advanceOrder.mutate({ orderId: placed.id, status: 'fulfilled' });
-    const shipped = await dashboard.internal.advanceOrder.mutate({
+    await dashboard.internal.orders.advance.mutate({ orderId: placed.id, status: 'processing' });
+    await dashboard.internal.orders.advance.mutate({ orderId: placed.id, status: 'fulfilled' });
+    const shipped = await dashboard.internal.orders.advance.mutate({
       orderId: placed.id,
       status: 'shipped',
       tracking: 'TRK-SDK-1',
@@ -125,7 +125,7 @@ describe('the SDK against the server', () => {
 
   it('posts a marketplace order (created, then existing) and cancels it', async () => {
     const sku = 'SDK-OWN-1';
-    await dashboard.internal.createOwnGoods.mutate({
+    await dashboard.internal.listings.createOwnGoods.mutate({
       storeId: store.id,
       sku,
       name: 'SDK Board',

@@ -78,12 +78,12 @@ export async function typeChecks(client: Stockless): Promise<void> {
 
   // The dashboard client is typed by the app router.
   const dashboard = createDashboardClient('http://localhost:3000', 'op');
-  const advanced = await dashboard.internal.advanceOrder.mutate({
+  const advanced = await dashboard.internal.orders.advance.mutate({
     orderId: 1,
     status: 'shipped',
     tracking: 'T1',
   });
   expectTypeOf(advanced.invoice_number).toEqualTypeOf<string | null>();
   // @ts-expect-error not a status
-  await dashboard.internal.advanceOrder.mutate({ orderId: 1, status: 'teleported' });
+  await dashboard.internal.orders.advance.mutate({ orderId: 1, status: 'teleported' });
 }

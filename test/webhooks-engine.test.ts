@@ -614,14 +614,14 @@ describe('webhook delivery engine', () => {
     expect(updated?.raw.headers['x-stockless-event']).toBe('product.updated');
 
     // Stock of one variant (the fan-out runs as the inventory_fanout job in the worker).
-    await internal().setStock({ productId: product, variantId: v1, quantity: 7 });
+    await internal().inventory.setStock({ productId: product, variantId: v1, quantity: 7 });
     const [one] = await received(hook.id, 'inventory.updated');
     expect(one?.body.data).toEqual({ product_id: product, variant_id: v1 });
     expect(one?.body.event_key).toMatch(new RegExp(`^inventory\\.updated:${product}\\.\\d+$`));
 
     // Two variants within one window: the product only.
-    await internal().setStock({ productId: product, variantId: v1, quantity: 8 });
-    await internal().setStock({ productId: product, variantId: v2, quantity: 9 });
+    await internal().inventory.setStock({ productId: product, variantId: v1, quantity: 8 });
+    await internal().inventory.setStock({ productId: product, variantId: v2, quantity: 9 });
     const inventory = await received(hook.id, 'inventory.updated', 2);
     // Both changes reached the outbox: the second variant's too (not lost on the way to it).
     const outbox = await rows<{ data: { variant_id?: number } }>(
@@ -671,17 +671,17 @@ describe('webhook delivery engine', () => {
       return got as Got;
     };
     await expectOrderEvent('order.created', 'pending');
-    await internal().advanceOrder({ orderId: id, status: 'processing' });
+    await internal().orders.advance({ orderId: id, status: 'processing' });
     await expectOrderEvent('order.updated', 'processing');
-    await internal().advanceOrder({ orderId: id, status: 'fulfilled' });
+    await internal().orders.advance({ orderId: id, status: 'fulfilled' });
     await expectOrderEvent('order.fulfilled', 'fulfilled');
-    await internal().advanceOrder({ orderId: id, status: 'shipped', tracking: 'TRK-ENGINE-1' });
+    await internal().orders.advance({ orderId: id, status: 'shipped', tracking: 'TRK-ENGINE-1' });
     const shipped = await expectOrderEvent('order.shipped', 'shipped');
     expect(shipped.body.data.order.tracking_number).toBe('TRK-ENGINE-1');
     const invoice = await expectOrderEvent('invoice.issued', 'shipped');
     expect(invoice.body.data.order.invoice_number).toEqual(expect.any(String));
 
-    const published = await internal().setStorePublished({ storeId: store.id, published: true });
+    const published = await internal().store.setPublished({ storeId: store.id, published: true });
     expect(published).toMatchObject({ published: true, changed: true });
     const [site] = await received(hook.id, 'site.published');
     expect(site?.body).toMatchObject({
@@ -689,10 +689,10 @@ describe('webhook delivery engine', () => {
       event_key: `site.published:${store.id}`,
       data: { store_id: store.id, published: true },
     });
-    expect(await internal().setStorePublished({ storeId: store.id, published: true })).toMatchObject({
+    expect(await internal().store.setPublished({ storeId: store.id, published: true })).toMatchObject({
       changed: false,
     });
-    await internal().setStorePublished({ storeId: store.id, published: false });
+    await internal().store.setPublished({ storeId: store.id, published: false });
     const [down] = await received(hook.id, 'site.unpublished');
     expect(down?.body).toMatchObject({
       event_key: `site.unpublished:${store.id}`,

@@ -12,7 +12,7 @@ export interface DashboardClientOptions {
 
 /**
  * A tRPC client for internal dashboards, typed by the app router: every procedure, internal ones
- * included (`client.internal.advanceOrder.mutate(…)`), with its input and output types.
+ * included (`client.internal.orders.advance.mutate(…)`), with its input and output types.
  *
  * `url` is the server's base URL (or its `/trpc` endpoint); `operatorToken` is the server's
  * `OPERATOR_TOKEN`. Never ship this to partners: it is for Stockless's own tools.

@@ -41,7 +41,7 @@ const commands: Record<string, Command> = {
       slug: { type: 'string' },
       email: { type: 'string' },
     });
-    return operator(await env.orm()).createStore({
+    return operator(await env.orm()).store.create({
       name: requireString(values, 'name'),
       slug: values.slug as string | undefined,
       ownerEmail: values.email as string | undefined,
@@ -57,7 +57,7 @@ const commands: Record<string, Command> = {
     const scope = requireString(values, 'scope');
     if (scope !== 'read' && scope !== 'read_write')
       throw new UsageError('--scope must be read or read_write');
-    return operator(await env.orm()).createApiKey({
+    return operator(await env.orm()).store.createApiKey({
       storeId: integer(values.store as string | undefined, '--store'),
       scope,
       mode: values.test ? 'test' : 'live',
@@ -66,7 +66,7 @@ const commands: Record<string, Command> = {
   },
   'keys:revoke': async (argv, env) => {
     const { positionals } = parse(argv, {});
-    return operator(await env.orm()).revokeApiKey({ id: integer(positionals[0], 'KEY_ID') });
+    return operator(await env.orm()).store.revokeApiKey({ id: integer(positionals[0], 'KEY_ID') });
   },
   seed: async (argv, env) => {
     const { values } = parse(argv, { products: { type: 'string' }, demo: { type: 'boolean' } });
@@ -90,7 +90,7 @@ const commands: Record<string, Command> = {
       throw new UsageError('FEATURE must be inventory_read or external_orders');
     }
     if (state !== 'on' && state !== 'off') throw new UsageError('state must be on or off');
-    return operator(await env.orm()).setPlatformFeature({ feature, enabled: state === 'on' });
+    return operator(await env.orm()).platform.setFeature({ feature, enabled: state === 'on' });
   },
   'users:create': async (argv, env) => {
     const { values } = parse(argv, {
@@ -98,7 +98,7 @@ const commands: Record<string, Command> = {
       email: { type: 'string' },
       password: { type: 'string' },
     });
-    return operator(await env.orm()).createUser({
+    return operator(await env.orm()).oauth.createUser({
       storeId: integer(values.store as string | undefined, '--store'),
       email: requireString(values, 'email'),
       password: requireString(values, 'password'),
@@ -106,7 +106,7 @@ const commands: Record<string, Command> = {
   },
   'apps:uninstall': async (argv, env) => {
     const { values } = parse(argv, { store: { type: 'string' }, client: { type: 'string' } });
-    return operator(await env.orm()).uninstallApp({
+    return operator(await env.orm()).oauth.uninstallApp({
       storeId: integer(values.store as string | undefined, '--store'),
       clientId: requireString(values, 'client'),
     });
@@ -122,7 +122,7 @@ const commands: Record<string, Command> = {
       cost: { type: 'string' },
       stock: { type: 'string' },
     });
-    return operator(await env.orm()).createOwnGoods({
+    return operator(await env.orm()).listings.createOwnGoods({
       storeId: integer(values.store as string | undefined, '--store'),
       sku: requireString(values, 'sku'),
       name: requireString(values, 'name'),
@@ -148,7 +148,7 @@ const commands: Record<string, Command> = {
     const items = ((values.item as unknown as string[] | undefined) ?? []).map(parseItem);
     if (!items.length) throw new UsageError('at least one --item PRODUCT_ID[:VARIANT_ID][xQTY] is required');
     const str = (k: string, fallback: string) => (values[k] as string | undefined) ?? fallback;
-    return operator(await env.orm()).checkoutStorefront({
+    return operator(await env.orm()).orders.checkoutStorefront({
       storeId: integer(values.store as string | undefined, '--store'),
       channel: str('channel', 'direct') as 'direct',
       customer: {
@@ -173,7 +173,7 @@ const commands: Record<string, Command> = {
     const statuses = ['pending', 'processing', 'fulfilled', 'shipped', 'delivered', 'cancelled'] as const;
     if (!statuses.includes(status as never))
       throw new UsageError(`STATUS must be one of ${statuses.join(', ')}`);
-    return operator(await env.orm()).advanceOrder({
+    return operator(await env.orm()).orders.advance({
       orderId: integer(id, 'ORDER_ID'),
       status: status as (typeof statuses)[number],
       tracking: values.tracking as string | undefined,
@@ -183,7 +183,7 @@ const commands: Record<string, Command> = {
   'stock:set': async (argv, env) => {
     const { values, positionals } = parse(argv, { variant: { type: 'string' } });
     const [product, quantity] = positionals;
-    return operator(await env.orm()).setStock({
+    return operator(await env.orm()).inventory.setStock({
       productId: integer(product, 'PRODUCT_ID'),
       quantity: integer(quantity, 'QTY'),
       variantId: values.variant === undefined ? undefined : integer(values.variant as string, '--variant'),
@@ -196,7 +196,7 @@ const commands: Record<string, Command> = {
       product: { type: 'string' },
       variant: { type: 'string' },
     });
-    return operator(await env.orm()).mapSku({
+    return operator(await env.orm()).externalOrders.mapSku({
       storeId: integer(values.store as string | undefined, '--store'),
       sku: requireString(values, 'sku'),
       productId: integer(values.product as string | undefined, '--product'),
@@ -209,9 +209,9 @@ const commands: Record<string, Command> = {
     if (status !== undefined && !['queued', 'sent', 'held', 'failed'].includes(status)) {
       throw new UsageError('--status must be queued, sent, held or failed');
     }
-    return operator(await env.orm()).listMail({ status: status as 'held' | undefined });
+    return operator(await env.orm()).mail.list({ status: status as 'held' | undefined });
   },
-  'readiness:run': async (_argv, env) => operator(await env.orm()).runReadinessPass(),
+  'readiness:run': async (_argv, env) => operator(await env.orm()).catalogue.runReadinessPass(),
   ...catalogueCommands(async (env) => operator(await env.orm())),
   'openapi:write': async (argv) => {
     const { positionals } = parse(argv, {});
@@ -224,7 +224,7 @@ const commands: Record<string, Command> = {
 /** `site:publish --store ID` / `site:unpublish --store ID`: fires site.published / site.unpublished. */
 async function sitePublished(argv: string[], env: Parameters<Command>[1], published: boolean) {
   const { values } = parse(argv, { store: { type: 'string' } });
-  return operator(await env.orm()).setStorePublished({
+  return operator(await env.orm()).store.setPublished({
     storeId: integer(values.store as string | undefined, '--store'),
     published,
   });

@@ -8,6 +8,7 @@ import {
   updateVariantInput,
   variantRef,
 } from './maintenance-schemas.ts';
+import { runReadinessPass } from './readiness.ts';
 import { retireVariant } from './retire-variant.ts';
 import { updateProduct } from './update-product.ts';
 import { updateVariant } from './update-variant.ts';
@@ -36,4 +37,5 @@ export const catalogueInternalRouter = router({
   retireVariant: internalProcedure
     .input(variantRef)
     .mutation(({ ctx, input }) => retireVariant(ctx.em, input.productId, input.variantId)),
+  runReadinessPass: internalProcedure.mutation(({ ctx }) => runReadinessPass(ctx.em)),
 });

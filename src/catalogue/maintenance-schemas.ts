@@ -89,3 +89,10 @@ export const variantRef = z.object({ productId: idParam, variantId: idParam }).s
 export const receiveStockInput = z
   .object({ productId: idParam, variantId: idParam.optional(), quantity: z.int().min(1).max(PG_INT_MAX) })
   .strict();
+
+/** An absolute stock count, as a stocktake sets it. */
+export const setStockInput = z.object({
+  productId: idParam,
+  variantId: idParam.optional(),
+  quantity: z.int().min(0).max(PG_INT_MAX),
+});

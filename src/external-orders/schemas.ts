@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { customerInput, orderDetail, shippingInput } from '../orders/schemas.ts';
-import { described, intParam, NUL_MESSAGE, noNul, PG_INT_MAX } from '../trpc/params.ts';
+import { described, idParam, intParam, NUL_MESSAGE, noNul, PG_INT_MAX } from '../trpc/params.ts';
 
 export const externalOrderInput = z.strictObject({
   marketplace: z
@@ -79,3 +79,12 @@ export const cancelInput = z.strictObject({
     .optional(),
 });
 export const cancelOutput = z.object({ order: orderDetail });
+
+export const mapSkuInput = z.object({
+  storeId: idParam,
+  sku: z.string().trim().min(1).max(64),
+  productId: idParam,
+  variantId: idParam.optional(),
+});
+
+export const storeRef = z.object({ storeId: idParam });

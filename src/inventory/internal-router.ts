@@ -1,7 +1,7 @@
-import { receiveStockInput } from '../catalogue/maintenance-schemas.ts';
+import { receiveStockInput, setStockInput } from '../catalogue/maintenance-schemas.ts';
 import { router } from '../trpc/init.ts';
 import { internalProcedure } from '../trpc/procedures.ts';
-import { receiveStock } from './stock.ts';
+import { receiveStock, setStock } from './stock.ts';
 
 /**
  * Stock maintenance for the platform's dashboards (operator credential): goods received add to a
@@ -11,4 +11,7 @@ export const inventoryInternalRouter = router({
   receiveStock: internalProcedure
     .input(receiveStockInput)
     .mutation(({ ctx, input }) => receiveStock(ctx.em, input.productId, input.quantity, input.variantId)),
+  setStock: internalProcedure
+    .input(setStockInput)
+    .mutation(({ ctx, input }) => setStock(ctx.em, input.productId, input.quantity, input.variantId)),
 });

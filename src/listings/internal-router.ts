@@ -4,6 +4,8 @@ import { router } from '../trpc/init.ts';
 import { idParam, NUL_MESSAGE, noNul } from '../trpc/params.ts';
 import { internalProcedure } from '../trpc/procedures.ts';
 import { changeListingPresentation } from './change-presentation.ts';
+import { createOwnGoods, listOwnGoods } from './own-goods.ts';
+import { createOwnGoodsInput } from './schemas.ts';
 
 /** Listing changes the dashboard makes that the partner API does not offer (the spec's dashboard-only list). */
 export const listingsInternalRouter = router({
@@ -28,4 +30,10 @@ export const listingsInternalRouter = router({
         hiddenChannels: input.hidden_channels,
       }),
     ),
+  createOwnGoods: internalProcedure
+    .input(createOwnGoodsInput)
+    .mutation(({ ctx, input }) => createOwnGoods(ctx.em, input)),
+  listOwnGoods: internalProcedure
+    .input(z.object({ storeId: idParam }))
+    .query(({ ctx, input }) => listOwnGoods(ctx.em, input.storeId)),
 });

@@ -227,3 +227,13 @@ export const bulkAddOutput = z
 export const bulkRemoveOutput = z
   .object({ removed: z.int().meta({ description: 'Listings removed (soft delete).' }), skipped })
   .meta({ example: { removed: 1, skipped: [{ product_id: 1043, reason: 'not_in_store' }] } });
+
+/** A store's own product (its own supplier), created by the dashboard. */
+export const createOwnGoodsInput = z.object({
+  storeId: idParam,
+  sku: z.string().trim().min(1).max(64),
+  name: z.string().trim().min(1).max(200),
+  priceCents: z.int().min(0).max(PG_INT_MAX),
+  costCents: z.int().min(0).max(PG_INT_MAX).optional(),
+  stock: z.int().min(0).max(PG_INT_MAX),
+});

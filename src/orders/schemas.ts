@@ -205,3 +205,27 @@ export const invoiceOutput = z.object({
   invoice_number: z.string(),
   pdf_base64: z.string(),
 });
+
+export const checkoutStorefrontInput = z.object({
+  storeId: idParam,
+  channel: z.enum(ORDER_CHANNELS).default('direct'),
+  customer: customerInput,
+  shipping: shippingInput,
+  items: z
+    .array(
+      z.object({
+        product_id: idParam,
+        variant_id: idParam.optional(),
+        quantity: z.int().min(1).max(10_000),
+      }),
+    )
+    .min(1)
+    .max(100),
+});
+
+export const advanceOrderInput = z.object({
+  orderId: idParam,
+  status: z.enum(ORDER_STATUSES),
+  tracking: z.string().trim().min(1).max(100).optional(),
+  note: z.string().max(500).optional(),
+});

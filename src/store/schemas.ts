@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { ORDER_STATUSES } from '../order-status.ts';
+import { idParam } from '../trpc/params.ts';
 
 export { ORDER_STATUSES };
 
@@ -46,3 +47,23 @@ export const storeProfileOutput = z.object({
   }),
 });
 export type StoreProfile = z.output<typeof storeProfileOutput>;
+
+export const createStoreInput = z.object({
+  name: z.string().trim().min(1).max(200),
+  slug: z
+    .string()
+    .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/)
+    .max(60)
+    .optional(),
+  ownerEmail: z.email().optional(),
+  catalogueScope: z.enum(['all', 'store']).optional(),
+});
+
+export const createApiKeyInput = z.object({
+  storeId: idParam,
+  scope: z.enum(['read', 'read_write']),
+  mode: z.enum(['live', 'test']).default('live'),
+  name: z.string().max(100).optional(),
+});
+
+export const setPublishedInput = z.object({ storeId: idParam, published: z.boolean() });

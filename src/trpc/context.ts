@@ -37,3 +37,13 @@ export interface Context {
    */
   inputRefusal?: AppError;
 }
+
+/**
+ * What every use case takes first, `(ctx, input)`: the request's EntityManager (a transaction's when
+ * one is open), the settings and a logger. An operator's use cases take this; the procedure's own
+ * context fits it, and so does a test's or a job's.
+ */
+export type UseCaseContext = Pick<Context, 'em' | 'settings' | 'log'>;
+
+/** A partner's use case: also who acts, and so for which store (`actor.storeId`). */
+export type PartnerContext = UseCaseContext & { actor: Actor };

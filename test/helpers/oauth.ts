@@ -197,7 +197,7 @@ export async function storeUser(app: TestApp, storeId: number): Promise<StoreUse
   let user = users.get(key);
   if (!user) {
     user = { email: `owner-${randomUUID().slice(0, 8)}@oauth.test`, password: PASSWORD };
-    await internal(app).createUser({ storeId, email: user.email, password: user.password });
+    await internal(app).oauth.createUser({ storeId, email: user.email, password: user.password });
     users.set(key, user);
   }
   return user;

@@ -1,0 +1,3 @@
+import { z } from 'zod';
+
+export const listMailInput = z.object({ status: z.enum(['queued', 'sent', 'held', 'failed']).optional() });
