@@ -1,10 +1,59 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { first, run } from '../db/sql.ts';
 import { queueProductChange } from './change-fanout.ts';
 import type { AddVariantInput } from './maintenance-schemas.ts';
 import { scoreRange } from './readiness.ts';
-import { lockProduct } from './update-product.ts';
+import { lockProduct, touchProduct } from './update-product.ts';
 import { ensureFreeSku, fitOptions } from './variant-options.ts';
+
+/** The new variant, priced like the product where the input names no price, after its last variant. */
+async function insertVariant(tx: EntityManager, input: AddVariantInput): Promise<number> {
+  const variant = await first(
+    db(tx)
+      .insertInto('product_variants')
+      .columns([
+        'product_id',
+        'sku',
+        'title',
+        'option_values',
+        'wholesale_price_cents',
+        'retail_price_cents',
+        'stock_quantity',
+        'position',
+      ])
+      .expression((eb) =>
+        eb
+          .selectFrom('products as p')
+          .select((eb) => [
+            'p.id',
+            eb.val(input.sku).as('sku'),
+            eb.val(input.title).as('title'),
+            eb.cast(eb.val(JSON.stringify(input.option_values)), 'jsonb').as('option_values'),
+            eb.fn
+              .coalesce(eb.val(input.wholesale_price_cents ?? null), 'p.wholesale_price_cents')
+              .as('wholesale_price_cents'),
+            eb.fn
+              .coalesce(eb.val(input.retail_price_cents ?? null), 'p.retail_price_cents')
+              .as('retail_price_cents'),
+            eb.lit(0).as('stock_quantity'),
+            eb.fn
+              .coalesce(
+                eb
+                  .selectFrom('product_variants')
+                  .select((eb) => eb(eb.fn.max('position'), '+', eb.lit(1)).as('next'))
+                  .whereRef('product_id', '=', 'p.id'),
+                eb.lit(1),
+              )
+              .as('position'),
+          ])
+          .where('p.id', '=', input.productId),
+      )
+      .returning('id'),
+  );
+  if (!variant) throw new Error(`product ${input.productId} took no variant`);
+  return variant.id;
+}
 
 /**
  * Adds a variant to a catalogue product, priced like the product unless priced on its own. Its
@@ -16,25 +65,16 @@ export async function addVariant(em: EntityManager, input: AddVariantInput) {
     await lockProduct(tx, input.productId);
     await ensureFreeSku(tx, input.sku);
     await fitOptions(tx, input.productId, input.option_values);
-    const [variant] = await rows<{ id: number }>(
-      tx,
-      sql`INSERT INTO product_variants (product_id, sku, title, option_values, wholesale_price_cents,
-          retail_price_cents, stock_quantity, position)
-        SELECT p.id, ${input.sku}, ${input.title}, ${JSON.stringify(input.option_values)}::jsonb,
-          COALESCE(${input.wholesale_price_cents ?? null}::integer, p.wholesale_price_cents),
-          COALESCE(${input.retail_price_cents ?? null}::integer, p.retail_price_cents), 0,
-          COALESCE((SELECT max(position) + 1 FROM product_variants WHERE product_id = p.id), 1)
-        FROM products p WHERE p.id = ${input.productId}
-        RETURNING id`,
-    );
-    const variantId = variant?.id as number;
+    const variantId = await insertVariant(tx, input);
     if (input.stock > 0) {
-      await rows(
-        tx,
-        sql`UPDATE product_variants SET stock_quantity = ${input.stock} WHERE id = ${variantId}`,
+      await run(
+        db(tx)
+          .updateTable('product_variants')
+          .set({ stock_quantity: input.stock })
+          .where('id', '=', variantId),
       );
     }
-    await rows(tx, sql`UPDATE products SET updated_at = now() WHERE id = ${input.productId}`);
+    await touchProduct(tx, input.productId);
     await scoreRange(tx, input.productId, input.productId);
     await queueProductChange(tx, {
       productId: input.productId,

@@ -1,7 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type RawBuilder, rows, sql } from '../db/sql.ts';
+import type { Selectable } from 'kysely';
+import { type DB, db } from '../db/kysely.ts';
+import { first, type RawBuilder, run, sql } from '../db/sql.ts';
 import { foldFacetCells } from './cells.ts';
 import { CHANNELS, channelBit } from './channels.ts';
+
+type Product = Selectable<DB['products']>;
+type Completeness = Selectable<DB['product_completeness']>;
+type ReadinessColumn = 'readiness_score' | 'ready_to_list' | 'complete_channels' | 'recommended_score';
 
 /** Products scored per transaction: each batch holds its product locks well under a second. */
 export const READINESS_BATCH = 5_000;
@@ -25,9 +31,11 @@ export async function runReadinessPass(
   em: EntityManager,
   batch = READINESS_BATCH,
 ): Promise<{ products: number; changed: number }> {
-  const [span] = await rows<{ lo: number | null; hi: number | null }>(
-    em,
-    sql`SELECT min(id) AS lo, max(id) AS hi FROM products`,
+  // min and max of no rows are NULL: an empty catalogue has nothing to score.
+  const span = await first(
+    db(em)
+      .selectFrom('products')
+      .select((eb) => [eb.fn.min<number | null>('id').as('lo'), eb.fn.max<number | null>('id').as('hi')]),
   );
   const total = { products: 0, changed: 0 };
   for (let lo = span?.lo ?? 1; span?.hi != null && lo <= span.hi; lo += batch) {
@@ -41,9 +49,12 @@ export async function runReadinessPass(
   return total;
 }
 
-/** Each channel's score (0–100) of the product row `p`, as `(channel, score)` rows. */
-export function channelScores(p: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`(VALUES
+/**
+ * Each channel's score (0–100) of the product row `p`, as `ch(channel, score)` rows. A VALUES list
+ * of expressions of the row, which kysely cannot build: raw SQL, typed as the scores it records.
+ */
+export function channelScores(p: RawBuilder<unknown>) {
+  return sql<Pick<Completeness, 'channel' | 'score'>>`(VALUES
     ('storefront', (100 * (
       (length(${p}.name) > 0)::int + (length(${p}.description) >= 40)::int + (${p}.image_url IS NOT NULL)::int +
       (${p}.retail_price_cents > 0)::int + (${p}.category_id IS NOT NULL)::int) / 5)::smallint),
@@ -56,12 +67,12 @@ export function channelScores(p: RawBuilder<unknown>): RawBuilder<unknown> {
     ('freight', (100 * (
       (${p}.weight_oz IS NOT NULL)::int + (${p}.width_cm IS NOT NULL)::int + (${p}.depth_cm IS NOT NULL)::int +
       (${p}.height_cm IS NOT NULL)::int) / 4)::smallint)
-  ) AS ch(channel, score)`;
+  )`.as<'ch'>(sql`ch(channel, score)`);
 }
 
 /** The bit of `channel` (a text column) in `complete_channels`. */
-function channelMask(channel: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`CASE ${channel} ${sql.join(
+function channelMask(channel: RawBuilder<unknown>) {
+  return sql<Product['complete_channels']>`CASE ${channel} ${sql.join(
     CHANNELS.map((name) => sql`WHEN ${sql.lit(name)} THEN ${sql.lit(channelBit(name))}`),
     sql` `,
   )} ELSE 0 END`;
@@ -75,9 +86,9 @@ export function readinessColumns(
   p: RawBuilder<unknown>,
   score: RawBuilder<unknown>,
   mask: RawBuilder<unknown>,
-) {
+): { [C in ReadinessColumn]: RawBuilder<Product[C]> } {
   return {
-    readiness_score: score,
+    readiness_score: sql`${score}`,
     ready_to_list: sql`(${score} = 100 AND ${p}.active AND ${p}.stock_quantity > 0)`,
     complete_channels: sql`(${mask})::smallint`,
     recommended_score: sql`(${score} * 10 + LEAST(${p}.stock_quantity, 100)
@@ -98,15 +109,60 @@ export function channelSummary(p: RawBuilder<unknown>): RawBuilder<unknown> {
 
 /** Records the per-channel scores of products `lo`–`hi` (only those that changed are written). */
 export async function recordCompleteness(tx: EntityManager, lo: number, hi: number): Promise<void> {
-  await rows(
-    tx,
-    sql`INSERT INTO product_completeness (product_id, channel, score, computed_at)
-      SELECT p.id, ch.channel, ch.score, now()
-      FROM products p CROSS JOIN LATERAL ${channelScores(sql`p`)}
-      WHERE p.id BETWEEN ${lo} AND ${hi}
-      ON CONFLICT (product_id, channel) DO UPDATE SET score = EXCLUDED.score, computed_at = EXCLUDED.computed_at
-      WHERE product_completeness.score IS DISTINCT FROM EXCLUDED.score`,
+  await run(
+    db(tx)
+      .insertInto('product_completeness')
+      .columns(['product_id', 'channel', 'score', 'computed_at'])
+      .expression((eb) =>
+        eb
+          .selectFrom('products as p')
+          .crossJoinLateral(channelScores(sql`p`))
+          .select(['p.id', 'ch.channel', 'ch.score', sql`now()`.as('computed_at')])
+          .where((eb) => eb.between('p.id', lo, hi)),
+      )
+      .onConflict((oc) =>
+        oc
+          .columns(['product_id', 'channel'])
+          .doUpdateSet((eb) => ({
+            score: eb.ref('excluded.score'),
+            computed_at: eb.ref('excluded.computed_at'),
+          }))
+          .whereRef('product_completeness.score', 'is distinct from', 'excluded.score'),
+      ),
   );
+}
+
+/**
+ * Products `lo`–`hi` with the columns the pass sets (`scored`), each product's complete-channel
+ * mask summed from its channels' scores first (`masks`).
+ */
+function scoredRange(tx: EntityManager, lo: number, hi: number) {
+  const columns = readinessColumns(sql`p`, sql`pc.score`, sql`COALESCE(m.mask, 0)`);
+  return db(tx)
+    .with('masks', (q) =>
+      q
+        .selectFrom('product_completeness')
+        .select((eb) => ['product_id', eb.fn.sum(channelMask(sql`channel`)).as('mask')])
+        .where('score', '=', sql.lit(100))
+        .where((eb) => eb.between('product_id', lo, hi))
+        .groupBy('product_id'),
+    )
+    .with('scored', (q) =>
+      q
+        .selectFrom('products as p')
+        .innerJoin('product_completeness as pc', (join) =>
+          join.onRef('pc.product_id', '=', 'p.id').on('pc.channel', '=', sql.lit('storefront')),
+        )
+        .leftJoin('masks as m', 'm.product_id', 'p.id')
+        .select([
+          'p.id',
+          columns.readiness_score.as('score'),
+          columns.ready_to_list.as('ready'),
+          columns.complete_channels.as('complete_channels'),
+          columns.recommended_score.as('recommended'),
+        ])
+        .where((eb) => eb.between('p.id', lo, hi)),
+    );
 }
 
 /**
@@ -117,28 +173,46 @@ export async function recordCompleteness(tx: EntityManager, lo: number, hi: numb
  */
 export async function scoreRange(tx: EntityManager, lo: number, hi: number) {
   await recordCompleteness(tx, lo, hi);
-  const columns = readinessColumns(sql`p`, sql`pc.score`, sql`COALESCE(m.mask, 0)`);
-  const [row] = await rows<{ products: number; changed: number }>(
-    tx,
-    sql`WITH masks AS (
-        SELECT product_id, sum(${channelMask(sql`channel`)}) AS mask
-        FROM product_completeness WHERE score = 100 AND product_id BETWEEN ${lo} AND ${hi}
-        GROUP BY product_id
-      ), scored AS (
-        SELECT p.id, ${columns.readiness_score} AS score, ${columns.ready_to_list} AS ready,
-          ${columns.complete_channels} AS complete_channels, ${columns.recommended_score} AS recommended
-        FROM products p JOIN product_completeness pc ON pc.product_id = p.id AND pc.channel = 'storefront'
-        LEFT JOIN masks m ON m.product_id = p.id
-        WHERE p.id BETWEEN ${lo} AND ${hi}
-      ), changed AS (
-        UPDATE products p SET readiness_score = s.score, ready_to_list = s.ready,
-          recommended_score = s.recommended, complete_channels = s.complete_channels, readiness_checked_at = now()
-        FROM scored s WHERE p.id = s.id
-          AND (p.readiness_checked_at IS NULL
-            OR (p.readiness_score, p.ready_to_list, p.recommended_score, p.complete_channels)
-              IS DISTINCT FROM (s.score, s.ready, s.recommended, s.complete_channels))
-        RETURNING 1
-      ) SELECT (SELECT count(*) FROM scored)::integer AS products, (SELECT count(*) FROM changed)::integer AS changed`,
+  const row = await first(
+    scoredRange(tx, lo, hi)
+      .with('changed', (q) =>
+        q
+          .updateTable('products as p')
+          .from('scored as s')
+          .set((eb) => ({
+            readiness_score: eb.ref('s.score'),
+            ready_to_list: eb.ref('s.ready'),
+            recommended_score: eb.ref('s.recommended'),
+            complete_channels: eb.ref('s.complete_channels'),
+            readiness_checked_at: sql`now()`,
+          }))
+          .whereRef('p.id', '=', 's.id')
+          .where((eb) =>
+            eb.or([
+              eb('p.readiness_checked_at', 'is', null),
+              eb(
+                eb.tuple(
+                  eb.ref('p.readiness_score'),
+                  eb.ref('p.ready_to_list'),
+                  eb.ref('p.recommended_score'),
+                  eb.ref('p.complete_channels'),
+                ),
+                'is distinct from',
+                eb.tuple(
+                  eb.ref('s.score'),
+                  eb.ref('s.ready'),
+                  eb.ref('s.recommended'),
+                  eb.ref('s.complete_channels'),
+                ),
+              ),
+            ]),
+          )
+          .returning((eb) => eb.lit(1).as('one')),
+      )
+      .selectNoFrom((eb) => [
+        eb.cast<number>(eb.selectFrom('scored').select(eb.fn.countAll().as('n')), 'integer').as('products'),
+        eb.cast<number>(eb.selectFrom('changed').select(eb.fn.countAll().as('n')), 'integer').as('changed'),
+      ]),
   );
   return { products: row?.products ?? 0, changed: row?.changed ?? 0 };
 }

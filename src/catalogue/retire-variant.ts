@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { first, run, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { queueProductChange } from './change-fanout.ts';
 import { scoreRange } from './readiness.ts';
-import { lockProduct } from './update-product.ts';
+import { lockProduct, touchProduct } from './update-product.ts';
 import { liveVariant } from './update-variant.ts';
 
 /**
@@ -15,9 +16,12 @@ export async function retireVariant(em: EntityManager, productId: number, varian
   return em.transactional(async (tx) => {
     await lockProduct(tx, productId);
     await liveVariant(tx, productId, variantId);
-    const [left] = await rows<{ n: number }>(
-      tx,
-      sql`SELECT count(*)::integer AS n FROM product_variants WHERE product_id = ${productId} AND retired_at IS NULL`,
+    const left = await first(
+      db(tx)
+        .selectFrom('product_variants')
+        .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
+        .where('product_id', '=', productId)
+        .where('retired_at', 'is', null),
     );
     if ((left?.n ?? 0) <= 1) {
       throw new AppError(
@@ -26,11 +30,13 @@ export async function retireVariant(em: EntityManager, productId: number, varian
         `Variant ${variantId} is the last one of product ${productId}: withdraw the product instead`,
       );
     }
-    await rows(
-      tx,
-      sql`UPDATE product_variants SET retired_at = now(), stock_quantity = 0 WHERE id = ${variantId}`,
+    await run(
+      db(tx)
+        .updateTable('product_variants')
+        .set({ retired_at: sql`now()`, stock_quantity: 0 })
+        .where('id', '=', variantId),
     );
-    await rows(tx, sql`UPDATE products SET updated_at = now() WHERE id = ${productId}`);
+    await touchProduct(tx, productId);
     await scoreRange(tx, productId, productId);
     await queueProductChange(tx, {
       productId,

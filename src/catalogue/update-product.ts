@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type RawBuilder, rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { first, run, sql } from '../db/sql.ts';
 import { AppError, notFound } from '../errors.ts';
 import { queueProductChange } from './change-fanout.ts';
 import { minimumPriceAt } from './filters.ts';
@@ -8,12 +9,20 @@ import { scoreRange } from './readiness.ts';
 
 /** The product row a maintenance use case starts from, locked for the change. */
 export async function lockProduct(tx: EntityManager, productId: number) {
-  const [product] = await rows<{ id: number; withdrawn: boolean }>(
-    tx,
-    sql`SELECT id, withdrawn_at IS NOT NULL AS withdrawn FROM products WHERE id = ${productId} FOR UPDATE`,
+  const product = await first(
+    db(tx)
+      .selectFrom('products')
+      .select((eb) => ['id', eb('withdrawn_at', 'is not', null).as('withdrawn')])
+      .where('id', '=', productId)
+      .forUpdate(),
   );
   if (!product) throw notFound(`No catalogue product with id ${productId}`, 'PRODUCT_NOT_FOUND');
   return product;
+}
+
+/** Marks the product changed, for a change made to one of its variants. */
+export async function touchProduct(tx: EntityManager, productId: number): Promise<void> {
+  await run(db(tx).updateTable('products').set({ updated_at: sql`now()` }).where('id', '=', productId));
 }
 
 /**
@@ -23,27 +32,72 @@ export async function lockProduct(tx: EntityManager, productId: number) {
  * `product.updated` every listing store gets. Returns how many listings were cleared.
  */
 export async function clearPricesBelowMinimum(tx: EntityManager, productId: number): Promise<number> {
-  const cleared = await rows(
-    tx,
-    sql`UPDATE listings l SET custom_retail_price_cents = NULL, updated_at = now()
-      FROM products p, stores s
-      WHERE p.id = ${productId} AND l.product_id = p.id AND s.id = l.store_id
-        AND l.deleted_at IS NULL AND l.custom_retail_price_cents IS NOT NULL
-        AND l.custom_retail_price_cents < ${minimumPriceAt(sql`s.min_margin_bps`)}
-      RETURNING l.id`,
+  const cleared = await run(
+    db(tx)
+      .updateTable('listings as l')
+      .from(['products as p', 'stores as s'])
+      .set({ custom_retail_price_cents: null, updated_at: sql`now()` })
+      .where('p.id', '=', productId)
+      .whereRef('l.product_id', '=', 'p.id')
+      .whereRef('s.id', '=', 'l.store_id')
+      .where('l.deleted_at', 'is', null)
+      .where('l.custom_retail_price_cents', 'is not', null)
+      // minimumPriceAt is an `::integer` expression of `p` (filters.ts, shared with the reads).
+      .where('l.custom_retail_price_cents', '<', minimumPriceAt(sql`s.min_margin_bps`).$castTo<number>())
+      .returning('l.id'),
   );
   return cleared.length;
 }
 
 async function categoryId(tx: EntityManager, slug: string | null): Promise<number | null> {
   if (slug === null) return null;
-  const [found] = await rows<{ id: number }>(tx, sql`SELECT id FROM categories WHERE slug = ${slug}`);
+  const found = await first(db(tx).selectFrom('categories').select('id').where('slug', '=', slug));
   if (!found) {
     throw new AppError('bad_request', 'UNKNOWN_CATEGORY', `No category with slug ${slug}`, {
       extra: { details: [{ path: 'category', message: 'not a category slug' }] },
     });
   }
   return found.id;
+}
+
+/**
+ * A measure for a numeric column, which the entities type as its text (what the driver reads): a
+ * number is sent as that same text.
+ */
+const numeric = (n: number | null) => (n === null ? null : String(n));
+
+/** The product's own columns the input changes (kysely leaves out those it does not name). */
+async function productChanges(tx: EntityManager, input: UpdateProductInput) {
+  const d = input.dimensions;
+  return {
+    name: input.name,
+    description: input.description,
+    image_url: input.image_url,
+    ...(input.category !== undefined && {
+      category_id: await categoryId(tx, input.category),
+      category_raw: null,
+    }),
+    weight_oz: input.weight_oz === undefined ? undefined : numeric(input.weight_oz),
+    ...(d !== undefined && {
+      width_cm: numeric(d?.width_cm ?? null),
+      depth_cm: numeric(d?.depth_cm ?? null),
+      height_cm: numeric(d?.height_cm ?? null),
+    }),
+    wholesale_price_cents: input.wholesale_price_cents,
+    retail_price_cents: input.retail_price_cents,
+    hidden_channels: input.hidden_channels,
+  };
+}
+
+/** Replaces the product's gallery with `images`, numbered from 1 in the order given. */
+async function replaceImages(tx: EntityManager, productId: number, images: { url: string; alt: string }[]) {
+  await run(db(tx).deleteFrom('product_images').where('product_id', '=', productId));
+  if (!images.length) return;
+  await run(
+    db(tx)
+      .insertInto('product_images')
+      .values(images.map((i, n) => ({ product_id: productId, url: i.url, alt: i.alt, position: n + 1 }))),
+  );
 }
 
 /**
@@ -55,48 +109,32 @@ async function categoryId(tx: EntityManager, slug: string | null): Promise<numbe
 export async function updateProduct(em: EntityManager, input: UpdateProductInput) {
   return em.transactional(async (tx) => {
     await lockProduct(tx, input.productId);
-    const set: RawBuilder<unknown>[] = [sql`updated_at = now()`];
-    if (input.name !== undefined) set.push(sql`name = ${input.name}`);
-    if (input.description !== undefined) set.push(sql`description = ${input.description}`);
-    if (input.image_url !== undefined) set.push(sql`image_url = ${input.image_url}`);
-    if (input.category !== undefined) {
-      set.push(sql`category_id = ${await categoryId(tx, input.category)}, category_raw = NULL`);
-    }
-    if (input.weight_oz !== undefined) set.push(sql`weight_oz = ${input.weight_oz}`);
-    if (input.dimensions !== undefined) {
-      const d = input.dimensions;
-      set.push(sql`width_cm = ${d?.width_cm ?? null}, depth_cm = ${d?.depth_cm ?? null},
-        height_cm = ${d?.height_cm ?? null}`);
-    }
-    if (input.wholesale_price_cents !== undefined)
-      set.push(sql`wholesale_price_cents = ${input.wholesale_price_cents}`);
-    if (input.retail_price_cents !== undefined)
-      set.push(sql`retail_price_cents = ${input.retail_price_cents}`);
-    if (input.hidden_channels !== undefined)
-      set.push(sql`hidden_channels = ${input.hidden_channels}::text[]`);
-    await rows(tx, sql`UPDATE products SET ${sql.join(set)} WHERE id = ${input.productId}`);
-
-    if (input.images !== undefined) {
-      await rows(tx, sql`DELETE FROM product_images WHERE product_id = ${input.productId}`);
-      if (input.images.length) {
-        await rows(
-          tx,
-          sql`INSERT INTO product_images (product_id, url, alt, position)
-            SELECT ${input.productId}, u.url, u.alt, u.position
-            FROM unnest(${input.images.map((i) => i.url)}::text[], ${input.images.map((i) => i.alt)}::text[])
-              WITH ORDINALITY AS u(url, alt, position)`,
-        );
-      }
-    }
+    const changes = await productChanges(tx, input);
+    await run(
+      db(tx)
+        .updateTable('products')
+        .set({ updated_at: sql`now()`, ...changes })
+        .where('id', '=', input.productId),
+    );
+    if (input.images !== undefined) await replaceImages(tx, input.productId, input.images);
     // The product's price is every variant's price: a variant priced on its own is changed as a variant.
     const repriced = input.wholesale_price_cents !== undefined || input.retail_price_cents !== undefined;
     if (repriced) {
-      await rows(
-        tx,
-        sql`UPDATE product_variants SET
-            wholesale_price_cents = COALESCE(${input.wholesale_price_cents ?? null}::integer, wholesale_price_cents),
-            retail_price_cents = COALESCE(${input.retail_price_cents ?? null}::integer, retail_price_cents)
-          WHERE product_id = ${input.productId} AND retired_at IS NULL`,
+      await run(
+        db(tx)
+          .updateTable('product_variants')
+          .set((eb) => ({
+            wholesale_price_cents: eb.fn.coalesce(
+              eb.val(input.wholesale_price_cents ?? null),
+              'wholesale_price_cents',
+            ),
+            retail_price_cents: eb.fn.coalesce(
+              eb.val(input.retail_price_cents ?? null),
+              'retail_price_cents',
+            ),
+          }))
+          .where('product_id', '=', input.productId)
+          .where('retired_at', 'is', null),
       );
     }
     const cleared = repriced ? await clearPricesBelowMinimum(tx, input.productId) : 0;

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { isoTime, rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { first, isoTime, run, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { queueProductChange } from './change-fanout.ts';
 import { scoreRange } from './readiness.ts';
@@ -17,10 +18,12 @@ export async function withdrawProduct(em: EntityManager, productId: number) {
     if (product.withdrawn) {
       throw new AppError('conflict', 'ALREADY_WITHDRAWN', `Product ${productId} is already withdrawn`);
     }
-    const [row] = await rows<{ withdrawn_at: string }>(
-      tx,
-      sql`UPDATE products SET active = false, withdrawn_at = now(), updated_at = now() WHERE id = ${productId}
-        RETURNING ${isoTime(sql`withdrawn_at`)} AS withdrawn_at`,
+    const row = await first(
+      db(tx)
+        .updateTable('products')
+        .set({ active: false, withdrawn_at: sql`now()`, updated_at: sql`now()` })
+        .where('id', '=', productId)
+        .returning((eb) => isoTime(eb.ref('withdrawn_at')).as('withdrawn_at')),
     );
     await scoreRange(tx, productId, productId);
     await queueProductChange(tx, { productId, event: 'product.deleted', feed: true });
@@ -35,9 +38,11 @@ export async function reinstateProduct(em: EntityManager, productId: number) {
     if (!product.withdrawn) {
       throw new AppError('conflict', 'NOT_WITHDRAWN', `Product ${productId} is not withdrawn`);
     }
-    await rows(
-      tx,
-      sql`UPDATE products SET active = true, withdrawn_at = NULL, updated_at = now() WHERE id = ${productId}`,
+    await run(
+      db(tx)
+        .updateTable('products')
+        .set({ active: true, withdrawn_at: null, updated_at: sql`now()` })
+        .where('id', '=', productId),
     );
     await scoreRange(tx, productId, productId);
     await queueProductChange(tx, { productId, event: 'product.updated', feed: true });

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { runReadinessPass } from '../catalogue/readiness.ts';
-import { rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { first, run } from '../db/sql.ts';
 import { checkoutStorefront } from '../orders/storefront.ts';
 import { advanceOrder } from '../orders/transitions.ts';
 import { createApiKey } from '../store/api-keys.ts';
@@ -9,13 +10,21 @@ import { seedProducts } from './seed-catalogue.ts';
 
 /** A few storefront orders from different channels, one shipped (so it has a tax invoice). */
 async function demoOrders(em: EntityManager, storeId: number) {
-  const listed = await rows<{ product_id: number; variant_id: number }>(
-    em,
-    sql`SELECT DISTINCT ON (l.product_id) l.product_id, v.id AS variant_id
-      FROM listings l JOIN products p ON p.id = l.product_id JOIN product_variants v ON v.product_id = p.id
-      WHERE l.store_id = ${storeId} AND l.deleted_at IS NULL AND p.active AND p.purchase_mode = 'buy_now'
-        AND v.stock_quantity >= 2
-      ORDER BY l.product_id, v.id LIMIT 5`,
+  const listed = await run(
+    db(em)
+      .selectFrom('listings as l')
+      .innerJoin('products as p', 'p.id', 'l.product_id')
+      .innerJoin('product_variants as v', 'v.product_id', 'p.id')
+      .distinctOn('l.product_id')
+      .select(['l.product_id', 'v.id as variant_id'])
+      .where('l.store_id', '=', storeId)
+      .where('l.deleted_at', 'is', null)
+      .where((eb) => eb.ref('p.active'))
+      .where('p.purchase_mode', '=', 'buy_now')
+      .where('v.stock_quantity', '>=', 2)
+      .orderBy('l.product_id')
+      .orderBy('v.id')
+      .limit(5),
   );
   const channels = ['google', 'facebook_instagram', 'direct', 'email', 'vendor_link'] as const;
   const buyers = ['Mia Thompson', 'Noah Williams', 'Olivia Brown', 'Jack Wilson', 'Ava Taylor'];
@@ -45,6 +54,95 @@ async function demoOrders(em: EntityManager, storeId: number) {
   }
 }
 
+/** The store's departments, and a workshop of its own: twelve products with a variant each. */
+async function workshop(tx: EntityManager, storeId: number) {
+  await run(
+    db(tx)
+      .insertInto('store_departments')
+      .columns(['store_id', 'category_id'])
+      .expression((eb) =>
+        eb
+          .selectFrom('categories')
+          .select([eb.val(storeId).as('store_id'), 'id'])
+          .where('slug', 'in', ['decor', 'textiles', 'lamps', 'living-room']),
+      ),
+  );
+  const supplier = await first(
+    db(tx)
+      .insertInto('suppliers')
+      .values({ name: 'Harbour & Home Workshop', owner_store_id: storeId })
+      .returning('id'),
+  );
+  if (!supplier) throw new Error('the workshop supplier was not inserted');
+  const own = await run(
+    db(tx)
+      .insertInto('products')
+      .values(Array.from({ length: 12 }, (_, i) => workshopProduct(supplier.id, i + 1)))
+      .returning(['id', 'sku', 'wholesale_price_cents', 'retail_price_cents']),
+  );
+  await run(
+    db(tx)
+      .insertInto('product_variants')
+      .values(
+        own.map((p) => ({
+          product_id: p.id,
+          sku: p.sku,
+          title: 'Default',
+          wholesale_price_cents: p.wholesale_price_cents,
+          retail_price_cents: p.retail_price_cents,
+          stock_quantity: 5 + (p.id % 10),
+        })),
+      ),
+  );
+}
+
+/** The store lists its own products and the first 40 of the catalogue, every third at its own price. */
+async function demoListings(tx: EntityManager, storeId: number) {
+  await run(
+    db(tx)
+      .insertInto('listings')
+      .columns(['store_id', 'product_id', 'custom_retail_price_cents'])
+      .expression((eb) =>
+        eb
+          .selectFrom('products as p')
+          .select((eb) => [
+            eb.val(storeId).as('store_id'),
+            'p.id',
+            eb
+              .case()
+              .when(eb(eb('p.id', '%', eb.lit(3)), '=', eb.lit(0)))
+              .then(eb('p.retail_price_cents', '+', eb.lit(1000)))
+              .end()
+              .as('custom_retail_price_cents'),
+          ])
+          .where((eb) =>
+            eb.and([
+              eb.ref('p.active'),
+              eb.or([
+                eb('p.owner_store_id', '=', storeId),
+                eb('p.id', 'in', eb.selectFrom('products').select('id').orderBy('id').limit(eb.lit(40))),
+              ]),
+            ]),
+          ),
+      ),
+  );
+}
+
+/** Workshop product `w` (1–12). */
+function workshopProduct(supplierId: number, w: number) {
+  return {
+    supplier_id: supplierId,
+    name: `Workshop ${w} Serving Board`,
+    description: 'Turned in our Fremantle workshop from offcuts of spotted gum. Each board is oiled by hand.',
+    sku: `HH-OWN-${String(w).padStart(3, '0')}`,
+    wholesale_price_cents: 2500 + w * 100,
+    retail_price_cents: 6900 + w * 200,
+    image_url: `https://images.stockless.example/own/${w}.jpg`,
+    weight_oz: String(24 + w),
+    category_raw: 'Kitchen',
+  };
+}
+
 export interface DemoCredentials {
   store_id: number;
   read_write_key: string;
@@ -53,7 +151,11 @@ export interface DemoCredentials {
 
 /** Whether the database has never been seeded (no store exists yet). */
 export async function isEmpty(em: EntityManager): Promise<boolean> {
-  const [row] = await rows<{ n: number }>(em, sql`SELECT count(*)::integer AS n FROM stores`);
+  const row = await first(
+    db(em)
+      .selectFrom('stores')
+      .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n')),
+  );
   return (row?.n ?? 0) === 0;
 }
 
@@ -73,38 +175,8 @@ export async function seedDemo(
     ownerEmail: 'owner@harbour.example',
   });
   await em.transactional(async (tx) => {
-    await rows(
-      tx,
-      sql`INSERT INTO store_departments (store_id, category_id)
-        SELECT ${store.id}, id FROM categories WHERE slug IN ('decor', 'textiles', 'lamps', 'living-room')`,
-    );
-    const [supplier] = await rows<{ id: number }>(
-      tx,
-      sql`INSERT INTO suppliers (name, owner_store_id) VALUES ('Harbour & Home Workshop', ${store.id}) RETURNING id`,
-    );
-    const own = await rows<{ id: number }>(
-      tx,
-      sql`INSERT INTO products (supplier_id, name, description, sku, wholesale_price_cents, retail_price_cents,
-          image_url, weight_oz, category_raw)
-        SELECT ${supplier?.id}, 'Workshop ' || w || ' Serving Board',
-          'Turned in our Fremantle workshop from offcuts of spotted gum. Each board is oiled by hand.',
-          'HH-OWN-' || lpad(w::text, 3, '0'), 2500 + w * 100, 6900 + w * 200,
-          'https://images.stockless.example/own/' || w || '.jpg', 24 + w, 'Kitchen'
-        FROM generate_series(1, 12) w RETURNING id`,
-    );
-    await rows(
-      tx,
-      sql`INSERT INTO product_variants (product_id, sku, title, wholesale_price_cents, retail_price_cents, stock_quantity)
-        SELECT p.id, p.sku, 'Default', p.wholesale_price_cents, p.retail_price_cents, 5 + p.id % 10
-        FROM products p WHERE p.id = ANY(${own.map((r) => r.id)}::integer[])`,
-    );
-    await rows(
-      tx,
-      sql`INSERT INTO listings (store_id, product_id, custom_retail_price_cents)
-        SELECT ${store.id}, p.id, CASE WHEN p.id % 3 = 0 THEN p.retail_price_cents + 1000 END
-        FROM products p
-        WHERE p.active AND (p.owner_store_id = ${store.id} OR p.id IN (SELECT id FROM products ORDER BY id LIMIT 40))`,
-    );
+    await workshop(tx, store.id);
+    await demoListings(tx, store.id);
   });
   await runReadinessPass(em);
   await demoOrders(em, store.id);

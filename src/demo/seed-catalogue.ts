@@ -2,7 +2,8 @@ import { availableParallelism } from 'node:os';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { foldFacetCells } from '../catalogue/cells.ts';
 import { channelSummary, readinessColumns, recordCompleteness } from '../catalogue/readiness.ts';
-import { type RawBuilder, rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { first, type RawBuilder, rows, run, sql } from '../db/sql.ts';
 import { slugify } from '../store/service.ts';
 import {
   ADJECTIVES,
@@ -40,38 +41,56 @@ const pick = (arr: string, n: RawBuilder<number>) =>
 export async function seedTaxonomy(em: EntityManager): Promise<void> {
   await em.transactional(async (tx) => {
     for (const [slug, name] of STORE_TYPES) {
-      await rows(
-        tx,
-        sql`INSERT INTO store_types (slug, name) VALUES (${slug}, ${name}) ON CONFLICT (slug) DO NOTHING`,
+      await run(
+        db(tx)
+          .insertInto('store_types')
+          .values({ slug, name })
+          .onConflict((oc) => oc.column('slug').doNothing()),
       );
     }
     for (const [slug, name, parent, type] of CATEGORIES) {
-      await rows(
-        tx,
-        sql`INSERT INTO categories (slug, name, parent_id, store_type_id)
-          VALUES (${slug}, ${name}, (SELECT id FROM categories WHERE slug = ${parent}),
-                  (SELECT id FROM store_types WHERE slug = ${type}))
-          ON CONFLICT (slug) DO NOTHING`,
+      await run(
+        db(tx)
+          .insertInto('categories')
+          .values((eb) => ({
+            slug,
+            name,
+            parent_id: eb.selectFrom('categories').select('id').where('slug', '=', parent),
+            store_type_id: eb.selectFrom('store_types').select('id').where('slug', '=', type),
+          }))
+          .onConflict((oc) => oc.column('slug').doNothing()),
       );
     }
     for (const word of BRAND_WORDS) {
       for (const suffix of BRAND_SUFFIXES) {
         const name = `${word} ${suffix}`;
-        await rows(
-          tx,
-          sql`INSERT INTO brands (name, slug) VALUES (${name}, ${slugify(name)}) ON CONFLICT DO NOTHING`,
+        await run(
+          db(tx)
+            .insertInto('brands')
+            .values({ name, slug: slugify(name) })
+            .onConflict((oc) => oc.doNothing()),
         );
       }
     }
-    const [{ n } = { n: 0 }] = await rows<{ n: number }>(
-      tx,
-      sql`SELECT count(*)::integer AS n FROM suppliers WHERE owner_store_id IS NULL`,
-    );
-    if (n === 0) {
-      const names = SUPPLIER_WORDS.flatMap((w) => SUPPLIER_KINDS.map((k) => `${w} ${k}`));
-      await rows(tx, sql`INSERT INTO suppliers (name) SELECT unnest(${names}::text[])`);
-    }
+    await seedSuppliers(tx);
   });
+}
+
+/** The platform's suppliers, unless it has some already. */
+async function seedSuppliers(tx: EntityManager) {
+  const platform = await first(
+    db(tx)
+      .selectFrom('suppliers')
+      .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
+      .where('owner_store_id', 'is', null),
+  );
+  if ((platform?.n ?? 0) > 0) return;
+  const names = SUPPLIER_WORDS.flatMap((w) => SUPPLIER_KINDS.map((k) => `${w} ${k}`));
+  await run(
+    db(tx)
+      .insertInto('suppliers')
+      .values(names.map((name) => ({ name }))),
+  );
 }
 
 /**
@@ -84,26 +103,9 @@ export async function seedProducts(
   onProgress: (done: number, total: number) => void = () => {},
 ): Promise<{ first: number; last: number }> {
   await seedTaxonomy(em);
-  const [meta] = await rows<{
-    start: number;
-    sup: number[];
-    br: number[];
-    cat: number[];
-    nouns: string[];
-    cname: string[];
-  }>(
-    em,
-    sql`SELECT COALESCE((SELECT max(id) FROM products), 0) + 1 AS start,
-      (SELECT array_agg(id ORDER BY id) FROM suppliers WHERE owner_store_id IS NULL) AS sup,
-      (SELECT array_agg(id ORDER BY id) FROM brands) AS br,
-      ARRAY[]::integer[] AS cat, ARRAY[]::text[] AS nouns, ARRAY[]::text[] AS cname`,
-  );
-  if (!meta) throw new Error('seed: no metadata');
+  const meta = await poolsAndStart(em);
   // One (category, noun) pair per entry, so a product's name always fits its category.
-  const catRows = await rows<{ id: number; name: string; slug: string }>(
-    em,
-    sql`SELECT id, name, slug FROM categories`,
-  );
+  const catRows = await run(db(em).selectFrom('categories').select(['id', 'name', 'slug']));
   const bySlug = new Map(catRows.map((c) => [c.slug, c]));
   const cat: number[] = [];
   const cname: string[] = [];
@@ -137,11 +139,32 @@ export async function seedProducts(
   await Promise.all(Array.from({ length: Math.min(SEED_WORKERS, starts.length) }, worker));
   // The batches left their facet deltas unfolded (Migration20261125090000_bulk_load_folds).
   await foldFacetCells(em);
-  await rows(
-    em,
-    sql`SELECT setval(pg_get_serial_sequence('products', 'id'), (SELECT max(id) FROM products))`,
+  // The products were inserted with their ids: the identity goes on after the highest.
+  await run(
+    db(em).selectNoFrom((eb) =>
+      eb
+        .fn('setval', [
+          eb.fn('pg_get_serial_sequence', [sql.lit('products'), sql.lit('id')]),
+          eb.selectFrom('products').select((eb) => eb.fn.max('id').as('max')),
+        ])
+        .as('setval'),
+    ),
   );
   return { first, last };
+}
+
+/** The next product id, and the platform's suppliers and the brands a product is drawn from. */
+async function poolsAndStart(em: EntityManager) {
+  const top = await first(
+    db(em)
+      .selectFrom('products')
+      .select((eb) => eb.fn.max<number | null>('id').as('id')),
+  );
+  const suppliers = await run(
+    db(em).selectFrom('suppliers').select('id').where('owner_store_id', 'is', null).orderBy('id'),
+  );
+  const brands = await run(db(em).selectFrom('brands').select('id').orderBy('id'));
+  return { start: (top?.id ?? 0) + 1, sup: suppliers.map((s) => s.id), br: brands.map((b) => b.id) };
 }
 
 interface Pools {
