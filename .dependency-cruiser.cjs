@@ -8,7 +8,7 @@
  * - No cycle between folders or between modules.
  */
 const DOMAINS =
-  '^src/(catalogue|demo|external-orders|internal|inventory|listings|mcp|oauth|orders|platform|store|webhooks)/';
+  '^src/(catalogue|demo|external-orders|inventory|listings|mcp|oauth|orders|platform|store|webhooks)/';
 
 module.exports = {
   forbidden: [
