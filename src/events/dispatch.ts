@@ -1,16 +1,50 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { isoTime, rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { isoTime, run, sql } from '../db/sql.ts';
+import type { DomainEvent } from './outbox.ts';
 
 const BATCH = 1000;
 
-export interface DispatchedEvent {
-  id: string;
-  store_id: number;
-  event: string;
-  entity_id: string;
-  data: Record<string, unknown>;
-  created_at: string;
+/**
+ * Marks up to BATCH pending events dispatched, oldest first, skipping those another worker holds,
+ * and answers them with their ids as text (int8).
+ */
+function takeBatch(tx: EntityManager) {
+  return run(
+    db(tx)
+      .with('taken', (q) =>
+        q
+          .updateTable('domain_events as d')
+          .from(
+            q
+              .selectFrom('domain_events')
+              .select('id')
+              .where('dispatched_at', 'is', null)
+              .orderBy('id')
+              .limit(BATCH)
+              .forUpdate()
+              .skipLocked()
+              .as('pending'),
+          )
+          .set({ dispatched_at: sql`now()` })
+          .whereRef('d.id', '=', 'pending.id')
+          .returning(['d.id', 'd.store_id', 'd.event', 'd.entity_id', 'd.data', 'd.created_at']),
+      )
+      .selectFrom('taken')
+      .select((eb) => [
+        eb.cast<string>('id', 'text').as('id'),
+        'store_id',
+        'event',
+        eb.cast<string>('entity_id', 'text').as('entity_id'),
+        eb.ref('data').$castTo<NonNullable<DomainEvent['data']>>().as('data'),
+        isoTime(eb.ref('created_at')).as('created_at'),
+      ])
+      // RETURNING has no order of its own: sort the batch after the update.
+      .orderBy('id'),
+  );
 }
+
+export type DispatchedEvent = Awaited<ReturnType<typeof takeBatch>>[number];
 
 /**
  * What a dispatched batch is handed to, in the dispatcher's transaction. Given by the caller (the
@@ -33,19 +67,7 @@ export async function dispatchPendingEvents(
   let total = 0;
   for (;;) {
     const batch = await em.transactional(async (tx) => {
-      const taken = await rows<DispatchedEvent>(
-        tx,
-        // RETURNING has no order of its own: sort the batch after the update.
-        sql`WITH taken AS (
-            UPDATE domain_events d SET dispatched_at = now()
-            FROM (SELECT id FROM domain_events WHERE dispatched_at IS NULL ORDER BY id LIMIT ${BATCH}
-                  FOR UPDATE SKIP LOCKED) pending
-            WHERE d.id = pending.id
-            RETURNING d.id, d.store_id, d.event, d.entity_id, d.data, d.created_at
-          )
-          SELECT id::text, store_id, event, entity_id::text, data, ${isoTime(sql`created_at`)} AS created_at
-          FROM taken ORDER BY id`,
-      );
+      const taken = await takeBatch(tx);
       await fanOut(tx, taken);
       return taken;
     });

@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Selectable } from 'kysely';
+import type { DB } from '../db/kysely.ts';
 import { rows, sql } from '../db/sql.ts';
 import { enqueueDispatch } from './outbox.ts';
 
@@ -11,6 +13,9 @@ export interface ListingStoresChange {
   /** Whether the change shows in the inventory feed: the product goes to the head of each store's feed. */
   touchFeed: boolean;
 }
+
+/** How many stores a batch reached, and the last of them (by id; null when none). */
+type Batch = { n: number; last: Selectable<DB['listings']>['store_id'] | null };
 
 /**
  * A change to a catalogue product reaches every store with a live listing of it: each gets the
@@ -41,9 +46,11 @@ export async function fanOutToListingStores(
   for (;;) {
     const started = performance.now();
     const done = await em.transactional(async (tx) => {
-      const [row] = await rows<{ n: number; last: number | null }>(
+      // Raw SQL: the batch's stores feed the feed upsert and the events' insert (an unnest() of the
+      // events cross the stores) in data-modifying CTEs.
+      const [row] = await rows(
         tx,
-        sql`WITH stores AS (
+        sql<Batch>`WITH stores AS (
             SELECT store_id FROM listings
             WHERE product_id = ${productId} AND deleted_at IS NULL AND store_id > ${after}
             ORDER BY store_id LIMIT ${batch}

@@ -18,6 +18,7 @@ export interface DomainEvent {
  * pending one is already running, so nothing written after it started is missed.
  */
 export async function enqueueDispatch(tx: EntityManager): Promise<void> {
+  // Raw SQL: the keyed-job call is an expression of its own (src/db/jobs.ts), selected bare.
   await rows(tx, sql`SELECT ${DISPATCH_WAKE}`);
 }
 
@@ -31,6 +32,7 @@ export const DISPATCH_WAKE = keyedJob(JOBS.dispatchEvents, {
 /** Records events in the caller's transaction (must be one) and wakes the dispatcher. */
 export async function recordEvents(tx: EntityManager, events: DomainEvent[]): Promise<void> {
   if (events.length === 0) return;
+  // Raw SQL: one statement for any number of events, as unnest() of one array per column.
   await rows(
     tx,
     sql`INSERT INTO domain_events (store_id, event, entity_id, data)
@@ -42,7 +44,8 @@ export async function recordEvents(tx: EntityManager, events: DomainEvent[]): Pr
 
 /**
  * Set-based form for bulk changes: one event per row of `productIds` (a query returning
- * `product_id`), written by the same statement pattern as the change itself.
+ * `product_id`), written by the same statement pattern as the change itself. Raw SQL: a CTE of the
+ * caller's raw statement (a data-modifying CTE `changed` feeding it).
  */
 export function productEventsFrom(storeId: number, event: ProductEvent, changed: RawBuilder<unknown>) {
   return sql`INSERT INTO domain_events (store_id, event, entity_id, data)

@@ -3,7 +3,8 @@ import { hmac } from '@oslojs/crypto/hmac';
 import { SHA256 } from '@oslojs/crypto/sha2';
 import { constantTimeEqual } from '@oslojs/crypto/subtle';
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from '@oslojs/encoding';
-import { rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { first, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 
 /** A feed position: the writing transaction's id and the sequence number within the feed. */
@@ -15,9 +16,8 @@ export interface Position {
 let key: Uint8Array | undefined;
 async function secret(em: EntityManager): Promise<Uint8Array> {
   if (!key) {
-    const [row] = await rows<{ value: Buffer }>(
-      em,
-      sql`SELECT value FROM platform_secrets WHERE name = 'cursor_hmac'`,
+    const row = await first(
+      db(em).selectFrom('platform_secrets').select('value').where('name', '=', sql.lit('cursor_hmac')),
     );
     if (!row) throw new Error('platform secret cursor_hmac is missing');
     key = new Uint8Array(row.value);

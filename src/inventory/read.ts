@@ -1,27 +1,28 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Selectable } from 'kysely';
 import { EFFECTIVE_PURCHASE_MODE, SELLABLE_STOCK } from '../catalogue/filters.ts';
+import type { DB } from '../db/kysely.ts';
 import { isoTime, type RawBuilder, rows, sql } from '../db/sql.ts';
 import { decodeCursor, encodeCursor, type Position } from './cursor.ts';
 
-export interface FeedRow {
-  product_id: number;
+type Product = Selectable<DB['products']>;
+type VariantRow = Selectable<DB['product_variants']>;
+
+/**
+ * A row of the feed statement: its position as text (xid8 and int8 have no JavaScript number), the
+ * product with its listing state, and its live variants as json, named as the contract names them.
+ */
+export type FeedRow = Pick<Product, 'sku' | 'name' | 'withdrawn_at' | 'stock_quantity' | 'updated_at'> & {
+  product_id: Product['id'];
   xid: string;
-  seq: string;
-  sku: string;
-  name: string;
+  seq: Selectable<DB['inventory_feed']>['seq'];
   listed: boolean;
-  withdrawn_at: string | null;
   sellable: boolean;
-  stock_quantity: number;
-  updated_at: string;
-  variants: {
-    id: number;
-    sku: string;
-    title: string;
+  variants: (Pick<VariantRow, 'id' | 'sku' | 'title'> & {
     option_values: Record<string, string>;
-    quantity_available: number;
-  }[];
-}
+    quantity_available: VariantRow['stock_quantity'];
+  })[];
+};
 
 /**
  * The feed statement: up to `limit` positions after `from`, oldest first, each with its product, its
@@ -29,6 +30,7 @@ export interface FeedRow {
  * filter: while the switch is off PostgreSQL returns nothing without scanning, so a page with items
  * proves the switch on and the router asks the switch only for empty pages and refusals (one round
  * trip less a page). Exported so the benchmark's raw baseline runs this very statement.
+ * Raw SQL: the keyset is a row comparison on xid8, bounded by pg_snapshot_xmin(pg_current_snapshot()).
  */
 export function feedPage(storeId: number, from: Position, limit: number): RawBuilder<FeedRow> {
   return sql<FeedRow>`SELECT f.product_id, f.xid::text AS xid, f.seq::text AS seq, p.sku,

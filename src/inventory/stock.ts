@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { first, run } from '../db/sql.ts';
 import { AppError, notFound } from '../errors.ts';
 
 /**
@@ -7,10 +8,14 @@ import { AppError, notFound } from '../errors.ts';
  * single live variant. A retired variant holds no stock and takes none.
  */
 async function stockVariant(tx: EntityManager, productId: number, variantId: number | undefined) {
-  const variants = await rows<{ id: number; retired: boolean }>(
-    tx,
-    sql`SELECT id, retired_at IS NOT NULL AS retired FROM product_variants
-      WHERE product_id = ${productId} ORDER BY position, id FOR UPDATE`,
+  const variants = await run(
+    db(tx)
+      .selectFrom('product_variants')
+      .select((eb) => ['id', eb('retired_at', 'is not', null).$castTo<boolean>().as('retired')])
+      .where('product_id', '=', productId)
+      .orderBy('position')
+      .orderBy('id')
+      .forUpdate(),
   );
   if (!variants.length) throw notFound(`No catalogue product with id ${productId}`, 'PRODUCT_NOT_FOUND');
   const live = variants.filter((v) => !v.retired);
@@ -43,11 +48,22 @@ async function writeStock(
 ) {
   return em.transactional(async (tx) => {
     const target = await stockVariant(tx, productId, variantId);
-    const value =
-      'set' in change ? sql`${change.set}::bigint` : sql`stock_quantity::bigint + ${change.add}::bigint`;
-    const [variant] = await rows<{ stock_quantity: number }>(
-      tx,
-      sql`UPDATE product_variants SET stock_quantity = ${value} WHERE id = ${target} RETURNING stock_quantity`,
+    const variant = await first(
+      db(tx)
+        .updateTable('product_variants')
+        // Computed in bigint: past PostgreSQL's integer, the write itself fails (22003), not the sum.
+        .set((eb) => ({
+          stock_quantity:
+            'set' in change
+              ? eb.cast<number>(eb.val(change.set), 'bigint')
+              : eb(
+                  eb.cast<number>('stock_quantity', 'bigint'),
+                  '+',
+                  eb.cast<number>(eb.val(change.add), 'bigint'),
+                ),
+        }))
+        .where('id', '=', target)
+        .returning('stock_quantity'),
     ).catch((err: unknown) => {
       // The variant's or the product's total (the sum of its variants) past PostgreSQL's integer.
       if ((err as { code?: string }).code === '22003') {
@@ -57,9 +73,8 @@ async function writeStock(
       }
       throw err;
     });
-    const [after] = await rows<{ stock_quantity: number }>(
-      tx,
-      sql`SELECT stock_quantity FROM products WHERE id = ${productId}`,
+    const after = await first(
+      db(tx).selectFrom('products').select('stock_quantity').where('id', '=', productId),
     );
     return {
       product_id: productId,

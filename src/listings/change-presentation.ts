@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { run, sql } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { productEvent } from './service.ts';
@@ -16,14 +17,19 @@ export async function changeListingPresentation(
   change: { customTitle?: string | null; hiddenChannels?: string[] },
 ) {
   return em.transactional(async (tx) => {
-    const updated = await rows<{ id: number }>(
-      tx,
-      sql`UPDATE listings SET updated_at = now(),
-          custom_title = CASE WHEN ${change.customTitle !== undefined} THEN ${change.customTitle ?? null}::text
-            ELSE custom_title END,
-          hidden_channels = COALESCE(${change.hiddenChannels ?? null}::text[], hidden_channels)
-        WHERE store_id = ${storeId} AND product_id = ${productId} AND deleted_at IS NULL
-        RETURNING id`,
+    const updated = await run(
+      db(tx)
+        .updateTable('listings')
+        .set({
+          updated_at: sql`now()`,
+          // What the change leaves out stays as it is.
+          ...(change.customTitle !== undefined && { custom_title: change.customTitle }),
+          ...(change.hiddenChannels !== undefined && { hidden_channels: change.hiddenChannels }),
+        })
+        .where('store_id', '=', storeId)
+        .where('product_id', '=', productId)
+        .where('deleted_at', 'is', null)
+        .returning('id'),
     );
     if (!updated.length) throw notFound(`Product ${productId} is not in store ${storeId}`, 'NOT_IN_STORE');
     await recordEvents(tx, [productEvent(storeId, 'product.updated', productId)]);

@@ -1,56 +1,59 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Channel } from '../catalogue/channels.ts';
+import type { Expression, ExpressionBuilder, InferResult, SqlBool } from 'kysely';
+import type { z } from 'zod';
 import { EFFECTIVE_PURCHASE_MODE, SELLABLE_STOCK } from '../catalogue/filters.ts';
-import { isoTime, likePattern, pageOffset, pagination, type RawBuilder, rows, sql } from '../db/sql.ts';
+import { type DB, db } from '../db/kysely.ts';
+import { first, isoTime, likePattern, pageOffset, pagination, run, sql } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
-import type { ListingListItem, ListListingsInput } from './schemas.ts';
+import type { ListingListItem, ListListingsInput, listingDetail } from './schemas.ts';
 
-/** A store's live listing joined with its product; `l` and `p` as everywhere in the catalogue. */
-const LIVE = (storeId: number) => sql`listings l JOIN products p ON p.id = l.product_id
-  WHERE l.store_id = ${storeId} AND l.deleted_at IS NULL`;
+type Item = ListingListItem;
+type Variant = NonNullable<Item['variants']>[number];
+
+/** A store's listings joined with their products; `l` and `p` as everywhere in the catalogue. */
+type Listed = ExpressionBuilder<DB & { l: DB['listings']; p: DB['products'] }, 'l' | 'p'>;
 
 /** The channels a listing is kept off: the supplier's and the store's own, sorted. */
-export const HIDDEN_CHANNELS = sql`ARRAY(SELECT DISTINCT c FROM unnest(p.hidden_channels || l.hidden_channels) c ORDER BY c)`;
+export const HIDDEN_CHANNELS = sql<
+  Item['hidden_channels']
+>`ARRAY(SELECT DISTINCT c FROM unnest(p.hidden_channels || l.hidden_channels) c ORDER BY c)`;
 
-const COLUMNS = sql`l.id, p.id AS product_id, p.name, l.custom_title, p.sku,
-  p.image_url, p.wholesale_price_cents, p.retail_price_cents, l.custom_retail_price_cents,
-  COALESCE(l.custom_retail_price_cents, p.retail_price_cents) AS effective_retail_price_cents,
-  ${EFFECTIVE_PURCHASE_MODE} AS purchase_mode, l.vendor_fulfilled,
-  COALESCE(p.owner_store_id = l.store_id, false) AS own_goods, p.active, ${SELLABLE_STOCK} AS stock_quantity,
-  ${HIDDEN_CHANNELS} AS hidden_channels, ${isoTime(sql`p.withdrawn_at`)} AS withdrawn_at,
-  ${isoTime(sql`l.created_at`)} AS created_at, ${isoTime(sql`l.updated_at`)} AS updated_at`;
+const columns = (eb: Listed) =>
+  [
+    'l.id',
+    eb.ref('p.id').as('product_id'),
+    'p.name',
+    'l.custom_title',
+    'p.sku',
+    'p.image_url',
+    'p.wholesale_price_cents',
+    'p.retail_price_cents',
+    'l.custom_retail_price_cents',
+    eb.fn.coalesce('l.custom_retail_price_cents', 'p.retail_price_cents').as('effective_retail_price_cents'),
+    EFFECTIVE_PURCHASE_MODE.$castTo<Item['purchase_mode']>().as('purchase_mode'),
+    'l.vendor_fulfilled',
+    eb.fn
+      .coalesce(eb('p.owner_store_id', '=', eb.ref('l.store_id')), eb.lit(false))
+      .$castTo<Item['own_goods']>()
+      .as('own_goods'),
+    'p.active',
+    SELLABLE_STOCK.$castTo<Item['stock_quantity']>().as('stock_quantity'),
+    HIDDEN_CHANNELS.as('hidden_channels'),
+    isoTime(eb.ref('p.withdrawn_at')).$castTo<Item['withdrawn_at']>().as('withdrawn_at'),
+    isoTime(eb.ref('l.created_at')).as('created_at'),
+    isoTime(eb.ref('l.updated_at')).as('updated_at'),
+  ] as const;
 
-interface Row {
-  id: number;
-  product_id: number;
-  name: string;
-  custom_title: string | null;
-  sku: string;
-  image_url: string | null;
-  wholesale_price_cents: number;
-  retail_price_cents: number;
-  custom_retail_price_cents: number | null;
-  effective_retail_price_cents: number;
-  purchase_mode: 'buy_now' | 'enquiry';
-  vendor_fulfilled: boolean;
-  own_goods: boolean;
-  active: boolean;
-  stock_quantity: number;
-  hidden_channels: Channel[];
-  withdrawn_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** The store's live listings with their products and the columns above. */
+const live = (em: EntityManager, storeId: number) =>
+  db(em)
+    .selectFrom('listings as l')
+    .innerJoin('products as p', 'p.id', 'l.product_id')
+    .select(columns)
+    .where('l.store_id', '=', storeId)
+    .where('l.deleted_at', 'is', null);
 
-interface VariantRow {
-  product_id: number;
-  id: number;
-  sku: string;
-  title: string;
-  option_values: Record<string, string>;
-  retail_price_cents: number;
-  stock_quantity: number;
-}
+type Row = InferResult<ReturnType<typeof live>>[number];
 
 /**
  * A variant can be bought when its product is still in the catalogue, the listing sells by card
@@ -65,33 +68,53 @@ function base(r: Row) {
   return { ...rest, in_stock: r.stock_quantity > 0 };
 }
 
-function filters(input: ListListingsInput): RawBuilder<unknown>[] {
-  const conds: RawBuilder<unknown>[] = [];
+type Filter = (eb: Listed) => Expression<SqlBool>;
+
+function filters(input: ListListingsInput): Filter[] {
+  const conds: Filter[] = [];
   if (input.search) {
     const pattern = likePattern(input.search);
-    conds.push(sql`(p.name ILIKE ${pattern} OR p.sku ILIKE ${pattern})`);
+    conds.push((eb) => eb.or([eb('p.name', 'ilike', pattern), eb('p.sku', 'ilike', pattern)]));
   }
-  const noWeight = sql`p.weight_oz IS NULL`;
-  const noDims = sql`(p.width_cm IS NULL OR p.depth_cm IS NULL OR p.height_cm IS NULL)`;
+  const noWeight: Filter = (eb) => eb('p.weight_oz', 'is', null);
+  const noDims: Filter = (eb) =>
+    eb.or([eb('p.width_cm', 'is', null), eb('p.depth_cm', 'is', null), eb('p.height_cm', 'is', null)]);
   if (input.missing === 'weight') conds.push(noWeight);
   if (input.missing === 'dimensions') conds.push(noDims);
-  if (input.missing === 'either') conds.push(sql`(${noWeight} OR ${noDims})`);
-  if (input.own_goods) conds.push(sql`p.owner_store_id = l.store_id`);
+  if (input.missing === 'either') conds.push((eb) => eb.or([noWeight(eb), noDims(eb)]));
+  if (input.own_goods) conds.push((eb) => eb('p.owner_store_id', '=', eb.ref('l.store_id')));
   return conds;
 }
 
 async function variantsOf(em: EntityManager, productIds: number[]) {
+  const ids = sql<number[]>`${productIds}::integer[]`;
   const [variants, options] = await Promise.all([
-    rows<VariantRow>(
-      em,
-      sql`SELECT product_id, id, sku, title, option_values, retail_price_cents, stock_quantity
-        FROM product_variants WHERE product_id = ANY(${productIds}::integer[]) AND retired_at IS NULL
-        ORDER BY product_id, position, id`,
+    run(
+      db(em)
+        .selectFrom('product_variants')
+        .select((eb) => [
+          'product_id',
+          'id',
+          'sku',
+          'title',
+          eb.ref('option_values').$castTo<Variant['option_values']>().as('option_values'),
+          'retail_price_cents',
+          'stock_quantity',
+        ])
+        .where('product_id', '=', (eb) => eb.fn.any(ids))
+        .where('retired_at', 'is', null)
+        .orderBy('product_id')
+        .orderBy('position')
+        .orderBy('id'),
     ),
-    rows<{ product_id: number; name: string; values: string[] }>(
-      em,
-      sql`SELECT product_id, name, "values" FROM product_options
-        WHERE product_id = ANY(${productIds}::integer[]) ORDER BY product_id, position, id`,
+    run(
+      db(em)
+        .selectFrom('product_options')
+        .select(['product_id', 'name', 'values'])
+        .where('product_id', '=', (eb) => eb.fn.any(ids))
+        .orderBy('product_id')
+        .orderBy('position')
+        .orderBy('id'),
     ),
   ]);
   const byProduct = <T extends { product_id: number }>(list: T[]) => {
@@ -102,21 +125,41 @@ async function variantsOf(em: EntityManager, productIds: number[]) {
   return { variants: byProduct(variants), options: byProduct(options) };
 }
 
-type Total = { total: number };
+/** How many listings the filters match. */
+function counted(em: EntityManager, storeId: number, conds: Filter[]) {
+  const total = (eb: ExpressionBuilder<DB & { l: DB['listings'] }, 'l'>) =>
+    eb.cast<number>(eb.fn.countAll(), 'integer').as('total');
+  // Unfiltered, the total is the store's live listings alone (each has its product: a foreign key),
+  // an index-only count; joining products cost a lookup per listing (0.7 s for 50,000).
+  if (!conds.length) {
+    return first(
+      db(em)
+        .selectFrom('listings as l')
+        .select(total)
+        .where('l.store_id', '=', storeId)
+        .where('l.deleted_at', 'is', null),
+    );
+  }
+  const joined = db(em)
+    .selectFrom('listings as l')
+    .innerJoin('products as p', 'p.id', 'l.product_id')
+    .select(total)
+    .where('l.store_id', '=', storeId)
+    .where('l.deleted_at', 'is', null);
+  return first(conds.reduce((q, cond) => q.where(cond), joined));
+}
 
 export async function listListings(em: EntityManager, storeId: number, input: ListListingsInput) {
   const conds = filters(input);
-  const where = sql.join([LIVE(storeId), ...conds], sql` AND `);
-  const offset = pageOffset(input.page, input.limit);
-  // Unfiltered, the total is the store's live listings alone (each has its product: a foreign key),
-  // an index-only count; joining products cost a lookup per listing (0.7 s for 50,000).
-  const live = sql`listings l WHERE l.store_id = ${storeId} AND l.deleted_at IS NULL`;
-  const counted = sql<Total>`SELECT count(*)::integer AS total FROM ${conds.length ? where : live}`;
-  const [countRows, page] = await Promise.all([
-    rows(em, counted),
-    rows<Row>(
-      em,
-      sql`SELECT ${COLUMNS} FROM ${where} ORDER BY l.created_at DESC, l.id DESC LIMIT ${input.limit} OFFSET ${offset}`,
+  const listed = conds.reduce((q, cond) => q.where(cond), live(em, storeId));
+  const [count, page] = await Promise.all([
+    counted(em, storeId, conds),
+    run(
+      listed
+        .orderBy('l.created_at', 'desc')
+        .orderBy('l.id', 'desc')
+        .limit(input.limit)
+        .offset(sql<number>`${pageOffset(input.page, input.limit)}`),
     ),
   ]);
   const extra =
@@ -126,7 +169,7 @@ export async function listListings(em: EntityManager, storeId: number, input: Li
           page.map((r) => r.product_id),
         )
       : undefined;
-  const products: ListingListItem[] = page.map((r) => {
+  const products: Item[] = page.map((r) => {
     if (!extra) return base(r);
     return {
       ...base(r),
@@ -141,33 +184,28 @@ export async function listListings(em: EntityManager, storeId: number, input: Li
       })),
     };
   });
-  const total = countRows[0]?.total ?? 0;
   return {
     products,
-    pagination: pagination(input.page, input.limit, total),
+    pagination: pagination(input.page, input.limit, count?.total ?? 0),
   };
 }
 
 export async function getListing(em: EntityManager, storeId: number, productId: number) {
-  const [row] = await rows<Row>(
-    em,
-    sql`SELECT ${COLUMNS} FROM ${LIVE(storeId)} AND l.product_id = ${productId}`,
-  );
+  const row = await first(live(em, storeId).where('l.product_id', '=', productId));
   if (!row) throw notFound(`Product ${productId} is not in your store`, 'NOT_IN_STORE');
   const extra = await variantsOf(em, [productId]);
-  return {
-    product: {
-      ...base(row),
-      options: (extra.options.get(productId) ?? []).map((o) => ({ name: o.name, values: o.values })),
-      variants: (extra.variants.get(productId) ?? []).map((v) => ({
-        id: v.id,
-        sku: v.sku,
-        title: v.title,
-        option_values: v.option_values,
-        price_cents: row.custom_retail_price_cents ?? v.retail_price_cents,
-        available_for_sale: availableForSale(row, v.stock_quantity),
-        quantity_available: row.withdrawn_at ? 0 : v.stock_quantity,
-      })),
-    },
+  const product: z.output<typeof listingDetail> = {
+    ...base(row),
+    options: (extra.options.get(productId) ?? []).map((o) => ({ name: o.name, values: o.values })),
+    variants: (extra.variants.get(productId) ?? []).map((v) => ({
+      id: v.id,
+      sku: v.sku,
+      title: v.title,
+      option_values: v.option_values,
+      price_cents: row.custom_retail_price_cents ?? v.retail_price_cents,
+      available_for_sale: availableForSale(row, v.stock_quantity),
+      quantity_available: row.withdrawn_at ? 0 : v.stock_quantity,
+    })),
   };
+  return { product };
 }

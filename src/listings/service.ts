@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Selectable, SqlBool, Updateable } from 'kysely';
+import type { z } from 'zod';
 import {
   buildCatalogueQuery,
   catalogueFrom,
@@ -8,14 +10,15 @@ import {
   whereAll,
 } from '../catalogue/filters.ts';
 import type { CatalogueFilters } from '../catalogue/schemas.ts';
-import { type RawBuilder, rows, sql } from '../db/sql.ts';
+import { type DB, db } from '../db/kysely.ts';
+import { first, type RawBuilder, rows, run, sql } from '../db/sql.ts';
 import { AppError, notFound } from '../errors.ts';
 import { enqueueDispatch, type ProductEvent, productEventsFrom, recordEvents } from '../events/outbox.ts';
 import { loadCatalogueContext, type StoreCatalogueContext } from '../store/catalogue-context.ts';
-import type { BulkInput, Skip, VendorProduct } from './schemas.ts';
+import type { BulkInput, bulkAddOutput, bulkRemoveOutput, Skip, VendorProduct } from './schemas.ts';
 
-const VENDOR_PRODUCT = sql`l.id, l.product_id, l.custom_retail_price_cents,
-  ${EFFECTIVE_PURCHASE_MODE} AS purchase_mode, l.vendor_fulfilled`;
+/** A minimum retail price, in cents like the prices it is checked against. */
+type Cents = Selectable<DB['products']>['retail_price_cents'];
 
 function belowMinimum(minimum: number): AppError {
   return new AppError(
@@ -36,10 +39,19 @@ export const productEvent = (storeId: number, event: ProductEvent, productId: nu
 
 /** The listing as answered by the write operations. */
 async function vendorProduct(tx: EntityManager, storeId: number, productId: number): Promise<VendorProduct> {
-  const [row] = await rows<VendorProduct>(
-    tx,
-    sql`SELECT ${VENDOR_PRODUCT} FROM listings l JOIN products p ON p.id = l.product_id
-      WHERE l.store_id = ${storeId} AND l.product_id = ${productId}`,
+  const row = await first(
+    db(tx)
+      .selectFrom('listings as l')
+      .innerJoin('products as p', 'p.id', 'l.product_id')
+      .select([
+        'l.id',
+        'l.product_id',
+        'l.custom_retail_price_cents',
+        EFFECTIVE_PURCHASE_MODE.$castTo<VendorProduct['purchase_mode']>().as('purchase_mode'),
+        'l.vendor_fulfilled',
+      ])
+      .where('l.store_id', '=', storeId)
+      .where('l.product_id', '=', productId),
   );
   if (!row) throw new Error(`listing ${storeId}/${productId} vanished inside its transaction`);
   return row;
@@ -58,22 +70,16 @@ export async function addListing(
 ) {
   return em.transactional(async (tx) => {
     const ctx = await loadCatalogueContext(tx, storeId);
-    const [product] = await rows<{ minimum: number }>(
-      tx,
-      sql`SELECT ${minimumPrice(ctx)} AS minimum FROM products p WHERE p.id = ${productId} AND ${visibility(ctx)}`,
+    const product = await first(
+      db(tx)
+        .selectFrom('products as p')
+        .select(minimumPrice(ctx).$castTo<Cents>().as('minimum'))
+        .where('p.id', '=', productId)
+        .where(visibility(ctx).$castTo<SqlBool>()),
     );
     if (!product) throw notFound(`No catalogue product with id ${productId}`, 'PRODUCT_NOT_FOUND');
     if (customPrice !== undefined && customPrice < product.minimum) throw belowMinimum(product.minimum);
-    const [written] = await rows<{ restored: boolean }>(
-      tx,
-      sql`INSERT INTO listings (store_id, product_id, custom_retail_price_cents)
-        VALUES (${storeId}, ${productId}, ${customPrice ?? null})
-        ON CONFLICT (store_id, product_id) DO UPDATE SET deleted_at = NULL, updated_at = now(),
-          custom_retail_price_cents = COALESCE(EXCLUDED.custom_retail_price_cents,
-            CASE WHEN listings.custom_retail_price_cents >= ${product.minimum} THEN listings.custom_retail_price_cents END)
-        WHERE listings.deleted_at IS NOT NULL
-        RETURNING (xmax <> 0) AS restored`,
-    );
+    const written = await first(insertListing(tx, storeId, productId, product.minimum, customPrice));
     if (!written) {
       throw new AppError('conflict', 'ALREADY_LISTED', `Product ${productId} is already in your store`, {
         extra: { product_id: productId },
@@ -87,12 +93,53 @@ export async function addListing(
   });
 }
 
+/**
+ * A new listing, or a removed one restored (`restored`): its custom price stays if still above the
+ * minimum, unless a new one is given. Nothing when the product is listed already.
+ */
+function insertListing(
+  tx: EntityManager,
+  storeId: number,
+  productId: number,
+  minimum: Cents,
+  price?: number,
+) {
+  return (
+    db(tx)
+      .insertInto('listings')
+      .values({ store_id: storeId, product_id: productId, custom_retail_price_cents: price ?? null })
+      .onConflict((oc) =>
+        oc
+          .columns(['store_id', 'product_id'])
+          .doUpdateSet((eb) => ({
+            deleted_at: null,
+            updated_at: sql`now()`,
+            custom_retail_price_cents: eb.fn.coalesce(
+              'excluded.custom_retail_price_cents',
+              eb
+                .case()
+                .when('listings.custom_retail_price_cents', '>=', minimum)
+                .then(eb.ref('listings.custom_retail_price_cents'))
+                .end(),
+            ),
+          }))
+          .where('listings.deleted_at', 'is not', null),
+      )
+      // xmax is set on a row version that an update wrote: the conflict path, a restore.
+      .returning(sql<boolean>`(xmax <> 0)`.as('restored'))
+  );
+}
+
 export async function removeListing(em: EntityManager, storeId: number, productId: number) {
   return em.transactional(async (tx) => {
-    const removed = await rows(
-      tx,
-      sql`UPDATE listings SET deleted_at = now(), updated_at = now()
-        WHERE store_id = ${storeId} AND product_id = ${productId} AND deleted_at IS NULL RETURNING id`,
+    const removed = await run(
+      db(tx)
+        .updateTable('listings')
+        .set({ deleted_at: sql`now()`, updated_at: sql`now()` })
+        .where('store_id', '=', storeId)
+        .where('product_id', '=', productId)
+        .where('deleted_at', 'is', null)
+        .returning('id'),
     );
     if (removed.length === 0) throw notFound(`Product ${productId} is not in your store`, 'NOT_IN_STORE');
     await recordEvents(tx, [productEvent(storeId, 'product.deleted', productId)]);
@@ -102,12 +149,18 @@ export async function removeListing(em: EntityManager, storeId: number, productI
 
 /** Locks the live listing for an update and returns what the checks need. */
 async function lockListing(tx: EntityManager, ctx: StoreCatalogueContext, productId: number) {
-  const [row] = await rows<{ minimum: number; catalogue_mode: 'buy_now' | 'enquiry' }>(
-    tx,
-    sql`SELECT ${minimumPrice(ctx)} AS minimum, p.purchase_mode AS catalogue_mode
-      FROM listings l JOIN products p ON p.id = l.product_id
-      WHERE l.store_id = ${ctx.storeId} AND l.product_id = ${productId} AND l.deleted_at IS NULL
-      FOR UPDATE OF l`,
+  const row = await first(
+    db(tx)
+      .selectFrom('listings as l')
+      .innerJoin('products as p', 'p.id', 'l.product_id')
+      .select((eb) => [
+        minimumPrice(ctx).$castTo<Cents>().as('minimum'),
+        eb.ref('p.purchase_mode').as('catalogue_mode'),
+      ])
+      .where('l.store_id', '=', ctx.storeId)
+      .where('l.product_id', '=', productId)
+      .where('l.deleted_at', 'is', null)
+      .forUpdate('l'),
   );
   if (!row) throw notFound(`Product ${productId} is not in your store`, 'NOT_IN_STORE');
   return row;
@@ -134,11 +187,11 @@ export async function updateListing(
   return em.transactional(async (tx) => {
     const ctx = await loadCatalogueContext(tx, storeId);
     const current = await lockListing(tx, ctx, productId);
-    let set: ReturnType<typeof sql>;
+    let set: Updateable<DB['listings']>;
     if (change.kind === 'pricing') {
       if (change.customPrice !== null && change.customPrice < current.minimum)
         throw belowMinimum(current.minimum);
-      set = sql`custom_retail_price_cents = ${change.customPrice}`;
+      set = { custom_retail_price_cents: change.customPrice };
     } else if (change.kind === 'purchase_mode') {
       if (change.mode === 'buy_now' && current.catalogue_mode === 'enquiry') {
         throw new AppError(
@@ -147,14 +200,16 @@ export async function updateListing(
           'This product is quote-only in the catalogue and cannot be sold with card checkout',
         );
       }
-      set = sql`purchase_mode = ${change.mode}`;
+      set = { purchase_mode: change.mode };
     } else {
-      set = sql`vendor_fulfilled = ${change.value}`;
+      set = { vendor_fulfilled: change.value };
     }
-    await rows(
-      tx,
-      sql`UPDATE listings SET ${set}, updated_at = now()
-        WHERE store_id = ${storeId} AND product_id = ${productId}`,
+    await run(
+      db(tx)
+        .updateTable('listings')
+        .set({ ...set, updated_at: sql`now()` })
+        .where('store_id', '=', storeId)
+        .where('product_id', '=', productId),
     );
     await recordEvents(tx, [productEvent(storeId, 'product.updated', productId)]);
     return { message: MESSAGES[change.kind], vendor_product: await vendorProduct(tx, storeId, productId) };
@@ -170,6 +225,14 @@ export async function updateListing(
  */
 export const BULK_BATCH = 20_000;
 
+/** What a bulk add counts. */
+type Added = Pick<z.output<typeof bulkAddOutput>, 'added' | 'restored'>;
+
+/**
+ * The listings added or restored from `source` (product ids as `id`) and their events, as the CTEs
+ * `changed` and `events`. Raw SQL: one set-based upsert feeding the event insert, over an id source
+ * that is an unnest() of ids or a catalogue filter's SQL fragments.
+ */
 const addedFrom = (storeId: number, source: RawBuilder<unknown>) => sql`changed AS (
     INSERT INTO listings (store_id, product_id)
     SELECT ${storeId}, s.id FROM (${source}) s
@@ -178,6 +241,24 @@ const addedFrom = (storeId: number, source: RawBuilder<unknown>) => sql`changed 
     WHERE listings.deleted_at IS NOT NULL
     RETURNING product_id, (xmax <> 0) AS restored
   ), events AS (${productEventsFrom(storeId, 'product.created', sql`changed`)})`;
+
+/** The products of `ids` the store may see, each with whether the store lists it now. */
+function listedState(tx: EntityManager, ctx: StoreCatalogueContext, ids: number[]) {
+  return run(
+    db(tx)
+      .selectFrom('products as p')
+      // As catalogueFrom: the store's live listing of the product, if any.
+      .leftJoin('listings as l', (join) =>
+        join
+          .onRef('l.product_id', '=', 'p.id')
+          .on('l.store_id', '=', ctx.storeId)
+          .on('l.deleted_at', 'is', null),
+      )
+      .select((eb) => ['p.id', eb('l.id', 'is not', null).$castTo<boolean>().as('listed')])
+      .where('p.id', '=', (eb) => eb.fn.any(sql<number[]>`${ids}::integer[]`))
+      .where(visibility(ctx).$castTo<SqlBool>()),
+  );
+}
 
 /**
  * Bulk add at default pricing. `ids` (at most 500): each id is added, restored, or skipped with a
@@ -190,11 +271,7 @@ export async function bulkAdd(em: EntityManager, storeId: number, input: BulkInp
     const ctx = await loadCatalogueContext(tx, storeId);
     const skipped: Skip[] = [];
     const ids = dedupe(input.product_ids ?? [], skipped);
-    const found = await rows<{ id: number; listed: boolean }>(
-      tx,
-      sql`SELECT p.id, (l.id IS NOT NULL) AS listed FROM ${catalogueFrom(ctx)}
-        WHERE p.id = ANY(${ids}::integer[]) AND ${visibility(ctx)}`,
-    );
+    const found = await listedState(tx, ctx, ids);
     const state = new Map(found.map((r) => [r.id, r.listed]));
     for (const id of ids) {
       const listed = state.get(id);
@@ -202,9 +279,9 @@ export async function bulkAdd(em: EntityManager, storeId: number, input: BulkInp
       else if (listed) skipped.push({ product_id: id, reason: 'already_listed' });
     }
     const eligible = found.filter((r) => !r.listed).map((r) => r.id);
-    const [counts] = await rows<{ added: number; restored: number }>(
+    const [counts] = await rows(
       tx,
-      sql`WITH ${addedFrom(storeId, sql`SELECT unnest(${eligible}::integer[]) AS id`)}
+      sql<Added>`WITH ${addedFrom(storeId, sql`SELECT unnest(${eligible}::integer[]) AS id`)}
         SELECT count(*) FILTER (WHERE NOT restored)::integer AS added,
                count(*) FILTER (WHERE restored)::integer AS restored
         FROM changed`,
@@ -220,12 +297,18 @@ async function bulkAddByFilter(em: EntityManager, storeId: number, filters: Cata
   const ctx = await loadCatalogueContext(em, storeId);
   const where = whereAll(await buildCatalogueQuery(em, ctx, filters));
   const total = { added: 0, restored: 0, skipped: [] as Skip[] };
-  const span = await idSpan(em, sql<Span>`SELECT min(id) AS lo, max(id) AS hi FROM products`);
+  const span = idSpan(
+    await first(
+      db(em)
+        .selectFrom('products')
+        .select((eb) => [eb.fn.min<Id | null>('id').as('lo'), eb.fn.max<Id | null>('id').as('hi')]),
+    ),
+  );
   for (let lo = span.lo; lo <= span.hi; lo += batch) {
     const step = await em.transactional(async (tx) => {
-      const [row] = await rows<{ added: number; restored: number }>(
+      const [row] = await rows(
         tx,
-        sql`WITH ${addedFrom(
+        sql<Added>`WITH ${addedFrom(
           storeId,
           sql`SELECT p.id FROM ${catalogueFrom(ctx)}
             WHERE p.id BETWEEN ${lo} AND ${lo + batch - 1} AND ${where} AND l.id IS NULL`,
@@ -243,11 +326,10 @@ async function bulkAddByFilter(em: EntityManager, storeId: number, filters: Cata
   return total;
 }
 
-type Span = { lo: number | null; hi: number | null };
+type Id = Selectable<DB['products']>['id'];
 
-/** The lowest and highest id a statement answers as `lo` and `hi` (an empty span when none). */
-async function idSpan(em: EntityManager, statement: RawBuilder<Span>) {
-  const [span] = await rows(em, statement);
+/** The lowest and highest id of a min/max row, `lo` and `hi` (an empty span when there are none). */
+function idSpan(span: { lo: Id | null; hi: Id | null } | undefined) {
   return { lo: span?.lo ?? 1, hi: span?.hi ?? 0 };
 }
 
@@ -260,9 +342,10 @@ export async function bulkRemove(em: EntityManager, storeId: number, input: Bulk
   return em.transactional(async (tx) => {
     const skipped: Skip[] = [];
     const ids = dedupe(input.product_ids ?? [], skipped);
-    const removed = await rows<{ product_id: number }>(
+    // Raw SQL: the removal feeds its events' insert (productEventsFrom) in data-modifying CTEs.
+    const removed = await rows(
       tx,
-      sql`WITH changed AS (
+      sql<Pick<Selectable<DB['listings']>, 'product_id'>>`WITH changed AS (
           UPDATE listings l SET deleted_at = now(), updated_at = now()
           WHERE l.store_id = ${storeId} AND l.deleted_at IS NULL AND l.product_id = ANY(${ids}::integer[])
           RETURNING l.product_id
@@ -285,16 +368,24 @@ async function bulkRemoveByFilter(
   const ctx = await loadCatalogueContext(em, storeId);
   const match = whereAll(await buildCatalogueQuery(em, ctx, filters, { forRemoval: true }));
   let removed = 0;
-  const span = await idSpan(
-    em,
-    sql<Span>`SELECT min(product_id) AS lo, max(product_id) AS hi FROM listings
-      WHERE store_id = ${storeId} AND deleted_at IS NULL`,
+  const span = idSpan(
+    await first(
+      db(em)
+        .selectFrom('listings')
+        .select((eb) => [
+          eb.fn.min<Id | null>('product_id').as('lo'),
+          eb.fn.max<Id | null>('product_id').as('hi'),
+        ])
+        .where('store_id', '=', storeId)
+        .where('deleted_at', 'is', null),
+    ),
   );
   for (let lo = span.lo; lo <= span.hi; lo += batch) {
     const step = await em.transactional(async (tx) => {
-      const [row] = await rows<{ removed: number }>(
+      // Raw SQL: as the removal by ids, with the filter's SQL fragments (`p` and `l`) as its match.
+      const [row] = await rows(
         tx,
-        sql`WITH changed AS (
+        sql<Pick<z.output<typeof bulkRemoveOutput>, 'removed'>>`WITH changed AS (
             UPDATE listings l SET deleted_at = now(), updated_at = now() FROM products p
             WHERE p.id = l.product_id AND l.store_id = ${storeId} AND l.deleted_at IS NULL
               AND l.product_id BETWEEN ${lo} AND ${lo + batch - 1} AND ${match}

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { first, sql } from '../db/sql.ts';
 
 /**
  * The next invoice number of the current month (UTC), `INV-YYYYMM-NNNNNN`. The counter row is
@@ -7,12 +8,16 @@ import { rows, sql } from '../db/sql.ts';
  * its number back, so numbers are gapless and never reused.
  */
 export async function takeInvoiceNumber(tx: EntityManager): Promise<string> {
-  const [row] = await rows<{ period: string; n: number }>(
-    tx,
-    sql`INSERT INTO invoice_counters (period, last_value)
-      VALUES (to_char(now() AT TIME ZONE 'UTC', 'YYYYMM'), 1)
-      ON CONFLICT (period) DO UPDATE SET last_value = invoice_counters.last_value + 1
-      RETURNING period, last_value AS n`,
+  const row = await first(
+    db(tx)
+      .insertInto('invoice_counters')
+      .values({ period: sql<string>`to_char(now() AT TIME ZONE 'UTC', 'YYYYMM')`, last_value: sql.lit(1) })
+      .onConflict((oc) =>
+        oc
+          .column('period')
+          .doUpdateSet((eb) => ({ last_value: eb('invoice_counters.last_value', '+', sql.lit(1)) })),
+      )
+      .returning((eb) => ['period', eb.ref('last_value').as('n')]),
   );
   if (!row) throw new Error('invoice counter returned nothing');
   return `INV-${row.period}-${String(row.n).padStart(6, '0')}`;

@@ -1,14 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { isoTime, rows, sql } from '../db/sql.ts';
+import type { ExpressionBuilder, Selectable } from 'kysely';
+import { jsonBuildObject } from 'kysely/helpers/postgres';
+import { type DB, db } from '../db/kysely.ts';
+import { first, isoTime } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 import type { MailAttachments } from '../mail/send.ts';
 import type { Merchant } from '../settings.ts';
-import { type InvoiceData, renderInvoicePdf } from './invoice-pdf.ts';
+import { renderInvoicePdf } from './invoice-pdf.ts';
 
-/**
- * The order's tax invoice as a PDF, rendered from the order as it was shipped. 404 while the
- * order has no invoice (it is issued when the order ships). `storeId` limits to one store's orders.
- */
 /** An invoice mail's attachment: the order's tax invoice as a PDF (src/mail/send.ts). */
 export function invoiceAttachments(merchant: Merchant): MailAttachments {
   return async (tx, mail) => {
@@ -20,36 +19,64 @@ export function invoiceAttachments(merchant: Merchant): MailAttachments {
   };
 }
 
+/** The order's lines as the invoice lists them, in the order they were written. */
+const lines = (eb: ExpressionBuilder<DB & { o: DB['orders'] }, 'o'>) =>
+  eb
+    .selectFrom('order_lines as l')
+    .select((eb) =>
+      eb.fn
+        .jsonAgg(
+          jsonBuildObject({
+            sku: eb.ref('l.sku'),
+            name: eb.ref('l.name'),
+            quantity: eb.ref('l.quantity'),
+            price_cents: eb.ref('l.price_cents'),
+          }),
+        )
+        .orderBy('l.id')
+        .as('lines'),
+    )
+    .whereRef('l.order_id', '=', 'o.id')
+    .$asScalar()
+    .as('lines');
+
+/** The order with what its invoice shows; `storeId` limits to one store's orders. */
+function invoicedOrder(em: EntityManager, orderId: number, storeId?: number) {
+  const invoiced = db(em)
+    .selectFrom('orders as o')
+    .innerJoin('stores as s', 's.id', 'o.store_id')
+    .select((eb) => [
+      'o.invoice_number',
+      isoTime(eb.ref('o.invoice_issued_at'))
+        .$castTo<Selectable<DB['orders']>['invoice_issued_at']>()
+        .as('invoice_issued_at'),
+      'o.order_number',
+      'o.order_type',
+      eb.ref('s.name').as('store_name'),
+      eb.ref('s.owner_email').as('store_email'),
+      'o.customer_name',
+      'o.customer_email',
+      'o.ship_address',
+      'o.ship_address2',
+      'o.ship_city',
+      'o.ship_state',
+      'o.ship_zip',
+      'o.ship_country',
+      'o.shipping_cents',
+      'o.total_cents',
+      'o.currency',
+      lines(eb),
+    ])
+    .where('o.id', '=', orderId);
+  return first(storeId === undefined ? invoiced : invoiced.where('o.store_id', '=', storeId));
+}
+
+/**
+ * The order's tax invoice as a PDF, rendered from the order as it was shipped. 404 while the
+ * order has no invoice (it is issued when the order ships). `storeId` limits to one store's orders.
+ */
 export async function invoicePdf(em: EntityManager, merchant: Merchant, orderId: number, storeId?: number) {
-  const [o] = await rows<{
-    invoice_number: string | null;
-    invoice_issued_at: string | null;
-    order_number: string;
-    order_type: string;
-    store_name: string;
-    store_email: string | null;
-    customer_name: string;
-    customer_email: string;
-    ship_address: string;
-    ship_address2: string;
-    ship_city: string;
-    ship_state: string;
-    ship_zip: string;
-    ship_country: string;
-    shipping_cents: number;
-    total_cents: number;
-    currency: string;
-    lines: InvoiceData['lines'];
-  }>(
-    em,
-    sql`SELECT o.invoice_number, ${isoTime(sql`o.invoice_issued_at`)} AS invoice_issued_at, o.order_number,
-        o.order_type, s.name AS store_name, s.owner_email AS store_email, o.customer_name, o.customer_email, o.ship_address, o.ship_address2, o.ship_city,
-        o.ship_state, o.ship_zip, o.ship_country, o.shipping_cents, o.total_cents, o.currency,
-        (SELECT json_agg(json_build_object('sku', l.sku, 'name', l.name, 'quantity', l.quantity,
-          'price_cents', l.price_cents) ORDER BY l.id) FROM order_lines l WHERE l.order_id = o.id) AS lines
-      FROM orders o JOIN stores s ON s.id = o.store_id
-      WHERE o.id = ${orderId} ${storeId === undefined ? sql`` : sql`AND o.store_id = ${storeId}`}`,
-  );
+  const o = await invoicedOrder(em, orderId, storeId);
   if (!o) throw notFound(`No order with id ${orderId}`, 'ORDER_NOT_FOUND');
   if (!o.invoice_number || !o.invoice_issued_at) {
     throw notFound(

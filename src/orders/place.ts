@@ -1,9 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { isoTime, rows, sql } from '../db/sql.ts';
+import type { z } from 'zod';
+import { db } from '../db/kysely.ts';
+import { isoTime, rows, run, sql } from '../db/sql.ts';
 import { AppError, notFound } from '../errors.ts';
 import { DISPATCH_WAKE } from '../events/outbox.ts';
 import { reserveStock } from './reserve.ts';
-import type { ORDER_CHANNELS, ORDER_TYPES } from './schemas.ts';
+import type { createdOrderOutput, ORDER_CHANNELS, ORDER_TYPES } from './schemas.ts';
+
+/** The new order as POST /api/v1/orders answers it. */
+type CreatedOrder = z.output<typeof createdOrderOutput>['order'];
 
 export interface OrderLine {
   productId: number;
@@ -33,17 +38,50 @@ export interface RequestedLine {
   quantity: number;
 }
 
-interface VariantRow {
-  product_id: number;
-  own_goods: boolean;
-  active: boolean;
-  has_images: boolean;
-  name: string;
-  variant_id: number;
-  sku: string;
-  wholesale_price_cents: number;
-  retail_price_cents: number;
-  variants: number;
+/** An id list as one `integer[]` parameter: one statement whatever the number of ids. */
+const integers = (ids: number[]) => sql<number[]>`${ids}::integer[]`;
+
+/** The live variants of the products the store may order, with what ordering needs to check. */
+function orderableVariants(tx: EntityManager, storeId: number, productIds: number[]) {
+  return run(
+    db(tx)
+      .selectFrom('products as p')
+      .innerJoin('product_variants as v', 'v.product_id', 'p.id')
+      .select((eb) => [
+        eb.ref('p.id').as('product_id'),
+        eb('p.owner_store_id', 'is not', null).$castTo<boolean>().as('own_goods'),
+        'p.active',
+        eb
+          .or([
+            eb('p.image_url', 'is not', null),
+            eb.exists(
+              eb
+                .selectFrom('product_images as i')
+                .select(eb.lit(1).as('one'))
+                .whereRef('i.product_id', '=', 'p.id'),
+            ),
+          ])
+          .$castTo<boolean>()
+          .as('has_images'),
+        'p.name',
+        eb.ref('v.id').as('variant_id'),
+        'v.sku',
+        'v.wholesale_price_cents',
+        'v.retail_price_cents',
+        eb
+          .cast<number>(
+            eb.fn.countAll().over((over) => over.partitionBy('p.id')),
+            'integer',
+          )
+          .as('variants'),
+      ])
+      .where('p.id', '=', (eb) => eb.fn.any(integers(productIds)))
+      .where((eb) => eb.or([eb('p.owner_store_id', 'is', null), eb('p.owner_store_id', '=', storeId)]))
+      .where('v.retired_at', 'is', null)
+      .orderBy('p.id')
+      .orderBy('v.position')
+      .orderBy('v.id'),
+  );
 }
 
 /**
@@ -55,40 +93,32 @@ export async function resolveVariants<L extends RequestedLine>(
   storeId: number,
   lines: L[],
 ) {
-  const productIds = [...new Set(lines.map((l) => l.product_id))];
-  const found = await rows<VariantRow>(
-    tx,
-    sql`SELECT p.id AS product_id, (p.owner_store_id IS NOT NULL) AS own_goods, p.active,
-        (p.image_url IS NOT NULL OR EXISTS (SELECT 1 FROM product_images i WHERE i.product_id = p.id)) AS has_images,
-        p.name, v.id AS variant_id, v.sku, v.wholesale_price_cents, v.retail_price_cents,
-        count(*) OVER (PARTITION BY p.id)::integer AS variants
-      FROM products p JOIN product_variants v ON v.product_id = p.id
-      WHERE p.id = ANY(${productIds}::integer[]) AND (p.owner_store_id IS NULL OR p.owner_store_id = ${storeId})
-        AND v.retired_at IS NULL
-      ORDER BY p.id, v.position, v.id`,
-  );
+  const found = await orderableVariants(tx, storeId, [...new Set(lines.map((l) => l.product_id))]);
   return lines.map((line) => {
     const variants = found.filter((r) => r.product_id === line.product_id);
     if (!variants.length)
       throw notFound(`No catalogue product with id ${line.product_id}`, 'PRODUCT_NOT_FOUND');
-    let variant: VariantRow | undefined;
-    if (line.variant_id !== undefined) {
-      variant = variants.find((v) => v.variant_id === line.variant_id);
-      if (!variant) {
-        throw notFound(`Product ${line.product_id} has no variant ${line.variant_id}`, 'VARIANT_NOT_FOUND');
-      }
-    } else if (variants.length === 1) {
-      variant = variants[0];
-    } else {
-      throw new AppError(
-        'bad_request',
-        'VARIANT_REQUIRED',
-        `Product ${line.product_id} has ${variants.length} variants: name one with variant_id`,
-        { extra: { product_id: line.product_id, variant_ids: variants.map((v) => v.variant_id) } },
-      );
-    }
-    return { line, variant: variant as VariantRow };
+    return { line, variant: pickVariant(variants, line) };
   });
+}
+
+/** The variant a line names, or the product's only one. */
+function pickVariant<V extends { variant_id: number }>(variants: V[], line: RequestedLine): V {
+  if (line.variant_id !== undefined) {
+    const variant = variants.find((v) => v.variant_id === line.variant_id);
+    if (!variant) {
+      throw notFound(`Product ${line.product_id} has no variant ${line.variant_id}`, 'VARIANT_NOT_FOUND');
+    }
+    return variant;
+  }
+  const [only, ...others] = variants;
+  if (only && !others.length) return only;
+  throw new AppError(
+    'bad_request',
+    'VARIANT_REQUIRED',
+    `Product ${line.product_id} has ${variants.length} variants: name one with variant_id`,
+    { extra: { product_id: line.product_id, variant_ids: variants.map((v) => v.variant_id) } },
+  );
 }
 
 /**
@@ -117,16 +147,10 @@ export async function insertOrder(tx: EntityManager, order: NewOrder) {
   const l = order.lines;
   // The order, its lines, its first status, its event and the dispatcher's wake-up in one statement:
   // the variants stay locked until commit, and every round trip here is time other buyers wait.
-  const [created] = await rows<{
-    id: number;
-    order_number: string;
-    status: 'pending';
-    order_type: NewOrder['orderType'];
-    total_cents: number;
-    created_at: string;
-  }>(
+  // Raw SQL: data-modifying CTEs over unnest() of the line arrays, and the keyed-job wake.
+  const [created] = await rows(
     tx,
-    sql`WITH o AS (
+    sql<CreatedOrder>`WITH o AS (
         INSERT INTO orders (store_id, order_number, order_type, channel, source, customer_name, customer_email,
           customer_phone, ship_address, ship_address2, ship_city, ship_state, ship_zip, ship_country, subtotal_cents,
           total_cents, payment_method, payment_transaction_id, payment_amount_cents, marketplace, external_order_id)

@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Selectable } from 'kysely';
+import type { DB } from '../db/kysely.ts';
 import { rows, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 
@@ -7,6 +9,9 @@ export interface Reservation {
   productId: number;
   quantity: number;
 }
+
+/** A locked variant's stock, with how many variants the statement took stock from. */
+type Locked = Pick<Selectable<DB['product_variants']>, 'id' | 'stock_quantity'> & { taken: number };
 
 /**
  * Takes stock for every line or none, in one statement: the variants are locked in id order (so
@@ -23,9 +28,10 @@ export async function reserveStock(tx: EntityManager, lines: Reservation[]): Pro
   }
   const ids = [...wanted.keys()].sort((a, b) => a - b);
   const quantities = ids.map((id) => wanted.get(id)?.quantity ?? 0);
-  const locked = await rows<{ id: number; stock_quantity: number; taken: number }>(
+  // Raw SQL: unnest() of the wanted arrays and a row lock inside a MATERIALIZED CTE.
+  const locked = await rows(
     tx,
-    sql`WITH wanted AS (SELECT * FROM unnest(${ids}::integer[], ${quantities}::integer[]) AS w (id, quantity)),
+    sql<Locked>`WITH wanted AS (SELECT * FROM unnest(${ids}::integer[], ${quantities}::integer[]) AS w (id, quantity)),
       locked AS MATERIALIZED (
         SELECT id, stock_quantity FROM product_variants WHERE id = ANY(${ids}::integer[]) ORDER BY id FOR UPDATE
       ),
@@ -68,6 +74,7 @@ export async function releaseStock(
 ): Promise<void> {
   const positive = lines.filter((l) => l.quantity > 0).sort((a, b) => a.variantId - b.variantId);
   if (!positive.length) return;
+  // Raw SQL: the lines arrive as unnest() of two arrays, one statement however many lines.
   await rows(
     tx,
     sql`UPDATE product_variants v SET stock_quantity = v.stock_quantity + w.quantity

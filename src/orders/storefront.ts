@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Selectable } from 'kysely';
 import { EFFECTIVE_PURCHASE_MODE } from '../catalogue/filters.ts';
-import { rows, sql } from '../db/sql.ts';
+import { type DB, db } from '../db/kysely.ts';
+import { run, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { insertOrder, type NewOrder, type RequestedLine, resolveVariants } from './place.ts';
 
@@ -12,6 +14,34 @@ export interface StorefrontCheckout {
   items: RequestedLine[];
 }
 
+/** The store's live listings of these products, with what selling them by card depends on. */
+function storeListings(tx: EntityManager, storeId: number, productIds: number[]) {
+  return run(
+    db(tx)
+      .selectFrom('listings as l')
+      .innerJoin('products as p', 'p.id', 'l.product_id')
+      .select((eb) => [
+        'l.product_id',
+        eb.ref('l.custom_retail_price_cents').as('custom'),
+        EFFECTIVE_PURCHASE_MODE.$castTo<Selectable<DB['products']>['purchase_mode']>().as('mode'),
+        // Hidden from the storefront by the supplier or by the store: not for sale there.
+        eb
+          .not(
+            eb(
+              sql.lit('storefront'),
+              '=',
+              eb.fn.any(eb('p.hidden_channels', '||', eb.ref('l.hidden_channels'))),
+            ),
+          )
+          .$castTo<boolean>()
+          .as('shown'),
+      ])
+      .where('l.store_id', '=', storeId)
+      .where('l.deleted_at', 'is', null)
+      .where('l.product_id', '=', (eb) => eb.fn.any(sql<number[]>`${productIds}::integer[]`)),
+  );
+}
+
 /**
  * A buyer's checkout on the store (the storefront lives outside this API; dashboards, demos and
  * tests drive it here). Each product must be a live listing sold by card; the price is the listing's
@@ -20,19 +50,10 @@ export interface StorefrontCheckout {
 export async function checkoutStorefront(em: EntityManager, input: StorefrontCheckout) {
   return em.transactional(async (tx) => {
     const resolved = await resolveVariants(tx, input.storeId, input.items);
-    const listings = await rows<{
-      product_id: number;
-      custom: number | null;
-      mode: 'buy_now' | 'enquiry';
-      shown: boolean;
-    }>(
+    const listings = await storeListings(
       tx,
-      // Hidden from the storefront by the supplier or by the store: not for sale there.
-      sql`SELECT l.product_id, l.custom_retail_price_cents AS custom, ${EFFECTIVE_PURCHASE_MODE} AS mode,
-          NOT ('storefront' = ANY(p.hidden_channels || l.hidden_channels)) AS shown
-        FROM listings l JOIN products p ON p.id = l.product_id
-        WHERE l.store_id = ${input.storeId} AND l.deleted_at IS NULL
-          AND l.product_id = ANY(${resolved.map((r) => r.line.product_id)}::integer[])`,
+      input.storeId,
+      resolved.map((r) => r.line.product_id),
     );
     const byProduct = new Map(listings.map((l) => [l.product_id, l]));
     const lines = resolved.map(({ line, variant }) => {

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { first, run, sql } from '../db/sql.ts';
 import { AppError, notFound } from '../errors.ts';
 import { type DomainEvent, recordEvents } from '../events/outbox.ts';
 import { queueMail } from '../mail/outbox.ts';
@@ -37,31 +38,32 @@ export interface AdvanceOptions {
   cancelShipped?: boolean;
 }
 
-interface Locked {
-  id: number;
-  store_id: number;
-  status: OrderStatus;
-  tracking_number: string | null;
-  order_number: string;
-  customer_email: string;
-  customer_name: string;
-  store_name: string;
-  store_email: string | null;
-  order_type: string;
+/** The order, locked for its move, with what the move and its mail need. */
+export async function lockOrder(tx: EntityManager, orderId: number, storeId?: number) {
+  const order = db(tx)
+    .selectFrom('orders as o')
+    .innerJoin('stores as s', 's.id', 'o.store_id')
+    .select((eb) => [
+      'o.id',
+      'o.store_id',
+      'o.status',
+      'o.tracking_number',
+      'o.order_number',
+      'o.customer_email',
+      'o.customer_name',
+      eb.ref('s.name').as('store_name'),
+      eb.ref('s.owner_email').as('store_email'),
+      'o.order_type',
+    ])
+    .where('o.id', '=', orderId);
+  const locked = await first(
+    (storeId === undefined ? order : order.where('o.store_id', '=', storeId)).forUpdate('o'),
+  );
+  if (!locked) throw notFound(`No order with id ${orderId}`, 'ORDER_NOT_FOUND');
+  return locked;
 }
 
-export async function lockOrder(tx: EntityManager, orderId: number, storeId?: number): Promise<Locked> {
-  const [order] = await rows<Locked>(
-    tx,
-    sql`SELECT o.id, o.store_id, o.status, o.tracking_number, o.order_number, o.customer_email, o.customer_name,
-        s.name AS store_name, s.owner_email AS store_email, o.order_type
-      FROM orders o JOIN stores s ON s.id = o.store_id
-      WHERE o.id = ${orderId} ${storeId === undefined ? sql`` : sql`AND o.store_id = ${storeId}`}
-      FOR UPDATE OF o`,
-  );
-  if (!order) throw notFound(`No order with id ${orderId}`, 'ORDER_NOT_FOUND');
-  return order;
-}
+type Locked = Awaited<ReturnType<typeof lockOrder>>;
 
 /**
  * Moves an order to `to`, enforcing the state machine. Shipping needs a tracking number, marks every
@@ -83,33 +85,21 @@ export async function advanceOrder(
 
     let invoice: string | null = null;
     if (to === 'shipped') {
-      await rows(tx, sql`UPDATE order_lines SET shipped_quantity = quantity WHERE order_id = ${order.id}`);
+      await run(
+        db(tx)
+          .updateTable('order_lines')
+          .set((eb) => ({ shipped_quantity: eb.ref('quantity') }))
+          .where('order_id', '=', order.id),
+      );
       // Stockless is merchant of record for the orders it fulfils; own-goods marketplace orders are the store's.
       if (order.order_type !== 'marketplace') invoice = await takeInvoiceNumber(tx);
     }
-    if (to === 'cancelled') {
-      const lines = await rows<{ variant_id: number; open: number }>(
-        tx,
-        sql`SELECT variant_id, quantity - shipped_quantity AS open FROM order_lines WHERE order_id = ${order.id}`,
-      );
-      await releaseStock(
-        tx,
-        lines.map((l) => ({ variantId: l.variant_id, quantity: l.open })),
-      );
-    }
-    await rows(
-      tx,
-      sql`UPDATE orders SET status = ${to}, updated_at = now(), tracking_number = ${tracking ?? null},
-          invoice_number = COALESCE(invoice_number, ${invoice}),
-          invoice_issued_at = CASE WHEN ${invoice}::text IS NOT NULL AND invoice_number IS NULL THEN now() ELSE invoice_issued_at END,
-          cancel_reason = CASE WHEN ${to} = 'cancelled' THEN ${opts.reason ?? 'merchant'} ELSE cancel_reason END,
-          cancelled_at = CASE WHEN ${to} = 'cancelled' THEN now() ELSE cancelled_at END
-        WHERE id = ${order.id}`,
-    );
-    await rows(
-      tx,
-      sql`INSERT INTO order_status_history (order_id, from_status, to_status, note)
-        VALUES (${order.id}, ${order.status}, ${to}, ${opts.note ?? null})`,
+    if (to === 'cancelled') await releaseOpenLines(tx, order.id);
+    await moveOrder(tx, order.id, to, { tracking, invoice, reason: opts.reason });
+    await run(
+      db(tx)
+        .insertInto('order_status_history')
+        .values({ order_id: order.id, from_status: order.status, to_status: to, note: opts.note ?? null }),
     );
     event(EVENT[to] ?? 'order.updated');
     if (invoice) {
@@ -125,6 +115,53 @@ export async function advanceOrder(
       invoice_number: invoice,
     };
   });
+}
+
+/** Gives back the stock of the lines not shipped. */
+async function releaseOpenLines(tx: EntityManager, orderId: number) {
+  const lines = await run(
+    db(tx)
+      .selectFrom('order_lines')
+      .select((eb) => ['variant_id', eb('quantity', '-', eb.ref('shipped_quantity')).as('open')])
+      .where('order_id', '=', orderId),
+  );
+  await releaseStock(
+    tx,
+    lines.map((l) => ({ variantId: l.variant_id, quantity: l.open })),
+  );
+}
+
+/**
+ * The order's new status and what comes with it: an invoice number is set only once (a shipped
+ * order keeps its first), and a cancellation records its reason and time.
+ */
+async function moveOrder(
+  tx: EntityManager,
+  orderId: number,
+  to: OrderStatus,
+  change: { tracking: string | null; invoice: string | null; reason?: string },
+) {
+  const invoice = change.invoice;
+  await run(
+    db(tx)
+      .updateTable('orders')
+      .set((eb) => ({
+        status: to,
+        updated_at: sql`now()`,
+        tracking_number: change.tracking,
+        ...(invoice !== null && {
+          invoice_number: eb.fn.coalesce('invoice_number', eb.val(invoice)),
+          invoice_issued_at: eb
+            .case()
+            .when('invoice_number', 'is', null)
+            .then(sql<string>`now()`)
+            .else(eb.ref('invoice_issued_at'))
+            .end(),
+        }),
+        ...(to === 'cancelled' && { cancel_reason: change.reason ?? 'merchant', cancelled_at: sql`now()` }),
+      }))
+      .where('id', '=', orderId),
+  );
 }
 
 /** Refuses a move the state machine forbids, or shipping without tracking; returns the tracking number. */
