@@ -39,8 +39,9 @@ function takeBatch(tx: EntityManager) {
         eb.ref('data').$castTo<NonNullable<DomainEvent['data']>>().as('data'),
         isoTime(eb.ref('created_at')).as('created_at'),
       ])
-      // RETURNING has no order of its own: sort the batch after the update.
-      .orderBy('id'),
+      // RETURNING has no order of its own: sort the batch after the update, by the bigint id
+      // (a bare `id` would name the text output column: '100' before '96').
+      .orderBy('taken.id'),
   );
 }
 
