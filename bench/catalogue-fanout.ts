@@ -1,3 +1,5 @@
+import { type Config, domainSettingsOf } from '../server/config.ts';
+import { createLogger } from '../server/logger.ts';
 import type { Orm } from '../server/orm.ts';
 import { runProductFanout } from '../src/catalogue/change-fanout.ts';
 import { updateProduct } from '../src/catalogue/update-product.ts';
@@ -29,8 +31,12 @@ const spread = (xs: number[]): [number, number] => [round(Math.min(...xs)), roun
  * that writes the same rows for every store in one statement and one transaction. Medians of five
  * alternating rounds; the longest batch is what any other writer could wait behind.
  */
-export async function benchCatalogueFanout(orm: Orm): Promise<FanoutFigures> {
+export async function benchCatalogueFanout(orm: Orm, config: Config): Promise<FanoutFigures> {
   const em = () => orm.em.fork();
+  // The operator's context for the change, built once so the timed change holds only its own work.
+  const settings = domainSettingsOf(config);
+  const log = createLogger('silent');
+  const operator = () => ({ em: em(), settings, log });
   // Stores of their own, so the figure does not depend on what other parts built.
   await rows(
     em(),
@@ -68,7 +74,10 @@ export async function benchCatalogueFanout(orm: Orm): Promise<FanoutFigures> {
   const payload = [{ product_id: product.id, event: 'product.updated', variant_ids: null, feed: true }];
   const runApi = async (i: number) => {
     const t0 = performance.now();
-    await updateProduct(em(), { productId: product.id, retail_price_cents: product.retail + 1 + (i % 2) });
+    await updateProduct(operator(), {
+      productId: product.id,
+      retail_price_cents: product.retail + 1 + (i % 2),
+    });
     const t1 = performance.now();
     // What the catalogue_fanout job runs; called here so the worker's polling is not in the figure.
     await runProductFanout(em(), payload, (_n, ms) => {

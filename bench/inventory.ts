@@ -2,7 +2,7 @@ import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQue
 import pg from 'pg';
 import { request } from 'undici';
 import type { Position } from '../src/inventory/cursor.ts';
-import { FEED_START, type FeedRow, feedPage } from '../src/inventory/read.ts';
+import { FEED_START, type FeedRow, feedPage } from '../src/inventory/queries.ts';
 import { round } from './lib.ts';
 
 const PAGE = 500;

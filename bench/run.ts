@@ -8,8 +8,8 @@ import { startEmbeddedPostgres } from '../server/database.ts';
 import { migrate, openOrm } from '../server/orm.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { seedProducts } from '../src/demo/seed-catalogue.ts';
-import { createApiKey } from '../src/store/api-keys.ts';
-import { createStore } from '../src/store/service.ts';
+import { createApiKey } from '../src/store/create-api-key.ts';
+import { createStore } from '../src/store/create-store.ts';
 import { inventoryStore } from './build/inventory-store.ts';
 import { seedOrders, seedPlatformListings, seedPlatformOrders } from './build/orders-data.ts';
 import { buildFingerprint, ensureCurrentBuild, markBuilt } from './build-cache.ts';
@@ -272,7 +272,7 @@ async function main() {
     }
 
     async function benchFanout() {
-      const f = await benchCatalogueFanout(orm);
+      const f = await benchCatalogueFanout(orm, config);
       results['catalogue fan-out'] = f;
       console.log(
         `\nCatalogue change fanned out to ${f.stores} listing stores (medians of 5 alternating rounds)`,
@@ -470,12 +470,15 @@ async function main() {
     }
 
     async function benchBulk() {
-      const bulkStore = await createStore(orm.em.fork(), {
-        name: 'Bench bulk',
-        slug: `bench-bulk-${Date.now()}`,
-      });
+      const bulkStore = await createStore(
+        { em: orm.em.fork() },
+        { name: 'Bench bulk', slug: `bench-bulk-${Date.now()}` },
+      );
       const bulkKey = (
-        await createApiKey(orm.em.fork(), { storeId: bulkStore.id, scope: 'read_write', mode: 'test' })
+        await createApiKey(
+          { em: orm.em.fork() },
+          { storeId: bulkStore.id, scope: 'read_write', mode: 'test' },
+        )
       ).key;
       const bulk = await benchBulkAdd({
         databaseUrl: db.url,
@@ -502,7 +505,10 @@ async function main() {
 
     async function benchOrders() {
       const writeKey = (
-        await createApiKey(orm.em.fork(), { storeId: benchStoreId, scope: 'read_write', mode: 'test' })
+        await createApiKey(
+          { em: orm.em.fork() },
+          { storeId: benchStoreId, scope: 'read_write', mode: 'test' },
+        )
       ).key;
       const wholesale = await benchWholesale(
         db.url,
@@ -543,10 +549,10 @@ async function main() {
 
     /** The store with the platform's largest listing (50,000 products), made once. */
     async function inventoryBenchStore() {
-      const invStore = await createStore(orm.em.fork(), {
-        name: 'Bench inventory',
-        slug: 'bench-inventory',
-      }).catch(async () => {
+      const invStore = await createStore(
+        { em: orm.em.fork() },
+        { name: 'Bench inventory', slug: 'bench-inventory' },
+      ).catch(async () => {
         const [row] = await rows<{ id: number }>(
           orm.em.fork(),
           sql`SELECT id FROM stores WHERE slug = 'bench-inventory'`,
@@ -558,12 +564,12 @@ async function main() {
 
     async function benchLoad() {
       const feed = await inventoryBenchStore();
-      const bulkStore = await createStore(orm.em.fork(), {
-        name: 'Bench load',
-        slug: `bench-load-${Date.now()}`,
-      });
+      const bulkStore = await createStore(
+        { em: orm.em.fork() },
+        { name: 'Bench load', slug: `bench-load-${Date.now()}` },
+      );
       const key = async (storeId: number, scope: 'read' | 'read_write') =>
-        (await createApiKey(orm.em.fork(), { storeId, scope, mode: 'test' })).key;
+        (await createApiKey({ em: orm.em.fork() }, { storeId, scope, mode: 'test' })).key;
       const r = await benchUnderLoad({
         databaseUrl: db.url,
         apiUrl: `http://127.0.0.1:${apiPort}`,
@@ -613,7 +619,7 @@ async function main() {
       const { id: invStoreId, feedSize } = await inventoryBenchStore();
       const invStore = { id: invStoreId };
       const invKey = (
-        await createApiKey(orm.em.fork(), { storeId: invStore.id, scope: 'read', mode: 'test' })
+        await createApiKey({ em: orm.em.fork() }, { storeId: invStore.id, scope: 'read', mode: 'test' })
       ).key;
       const sync = await benchInventorySync(db.url, `http://127.0.0.1:${apiPort}`, invKey, invStore.id);
       results['inventory full sync'] = { feed_size: feedSize, ...sync };
@@ -653,9 +659,10 @@ async function main() {
   }
 }
 
-async function benchStore(em: Parameters<typeof createStore>[0]) {
+async function benchStore(em: Parameters<typeof createStore>[0]['em']) {
   const [existing] = await rows<{ id: number }>(em, sql`SELECT id FROM stores WHERE slug = 'bench-store'`);
-  const storeId = existing?.id ?? (await createStore(em, { name: 'Bench Store', slug: 'bench-store' })).id;
+  const storeId =
+    existing?.id ?? (await createStore({ em }, { name: 'Bench Store', slug: 'bench-store' })).id;
   // The platform's largest store: one product in forty (50,000 at 2M), every one re-priced.
   const [listed] = await rows<{ n: number }>(
     em,
@@ -669,7 +676,7 @@ async function benchStore(em: Parameters<typeof createStore>[0]) {
         ON CONFLICT (store_id, product_id) DO UPDATE SET custom_retail_price_cents = EXCLUDED.custom_retail_price_cents`,
     );
   }
-  return (await createApiKey(em, { storeId, scope: 'read', mode: 'test', name: 'bench' })).key;
+  return (await createApiKey({ em }, { storeId, scope: 'read', mode: 'test', name: 'bench' })).key;
 }
 
 await main();

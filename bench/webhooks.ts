@@ -1,13 +1,16 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { domainSettingsOf, loadConfig } from '../server/config.ts';
+import { createLogger } from '../server/logger.ts';
 import type { Orm } from '../server/orm.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { recordEvents } from '../src/events/outbox.ts';
-import { createStore } from '../src/store/service.ts';
+import { createStore } from '../src/store/create-store.ts';
+import type { PartnerContext } from '../src/trpc/context.ts';
+import { createWebhook } from '../src/webhooks/create-webhook.ts';
 import { testHostsResolver } from '../src/webhooks/host-resolver.ts';
 import { newSigningSecret } from '../src/webhooks/secrets.ts';
-import { createWebhook } from '../src/webhooks/service.ts';
 import type { WebhookSettings } from '../src/webhooks/settings.ts';
 import { signatureHeaders } from '../src/webhooks/signing.ts';
 import { setWebhookResolver } from '../src/webhooks/url-guard.ts';
@@ -133,13 +136,28 @@ export async function benchWebhooks(orm: Orm, databaseUrl: string): Promise<Webh
     orm.em.fork(),
     sql`DELETE FROM webhook_subscriptions WHERE store_id IN (SELECT id FROM stores WHERE slug LIKE 'bench-hooks-%')`,
   );
-  const store = await createStore(orm.em.fork(), { name: 'Bench hooks', slug: `bench-hooks-${Date.now()}` });
+  const store = await createStore(
+    { em: orm.em.fork() },
+    { name: 'Bench hooks', slug: `bench-hooks-${Date.now()}` },
+  );
+  // The store's owner with an API key: the subscriptions are made as the API makes them.
+  const owner: PartnerContext = {
+    em: orm.em,
+    settings: { ...domainSettingsOf(loadConfig({ SECRET_KEY: BENCH_SECRET_KEY })), webhooks: settings },
+    log: createLogger('silent'),
+    actor: {
+      storeId: store.id,
+      kind: 'api_key',
+      scope: 'read_write',
+      appScopes: new Set(),
+      credentialId: 0,
+      canReadCustomers: true,
+    },
+  };
   for (let i = 0; i < SUBSCRIPTIONS; i++) {
     await createWebhook(
-      orm.em.fork(),
-      store.id,
+      { ...owner, em: orm.em.fork() },
       { url: `${hooks.url}/hook/${i}`, events: ['site.published'] },
-      settings,
     );
   }
   const record = (n: number, seq?: number) =>

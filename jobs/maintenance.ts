@@ -1,5 +1,5 @@
 import type { Task } from 'graphile-worker';
-import { runReadinessPass } from '../src/catalogue/readiness.ts';
+import { runReadinessPass } from '../src/catalogue/run-readiness-pass.ts';
 import { JOBS, parseJobPayload } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
 import { pruneLimits } from '../src/ratelimit/limiter.ts';
@@ -8,7 +8,7 @@ import { pruneLimits } from '../src/ratelimit/limiter.ts';
 export function readinessPassTask(orm: Orm): Task {
   return async (payload, helpers) => {
     parseJobPayload(JOBS.readinessPass, payload);
-    const result = await runReadinessPass(orm.em.fork());
+    const result = await runReadinessPass({ em: orm.em.fork() });
     helpers.logger.info(`readiness pass scored ${result.products} products`);
   };
 }

@@ -8,14 +8,15 @@ import {
   grainMask,
   PRICE_BANDS,
 } from '../src/catalogue/cells.ts';
-import { catalogueFacets } from '../src/catalogue/facets.ts';
+import { countFacets } from '../src/catalogue/facet-counts.ts';
 import { needsTaxonomy, resolveTaxonomy } from '../src/catalogue/filters.ts';
-import { listCatalogue } from '../src/catalogue/list.ts';
-import { runReadinessPass } from '../src/catalogue/readiness.ts';
+import { listProducts } from '../src/catalogue/list-products.ts';
+import { runReadinessPass } from '../src/catalogue/run-readiness-pass.ts';
 import { facetsInput, listInput } from '../src/catalogue/schemas.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { loadCatalogueContext } from '../src/store/catalogue-context.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
+import type { PartnerContext } from '../src/trpc/context.ts';
+import { startTestApp, type TestApp, testContext } from './helpers/app.ts';
 import { cellsEqualRecount, storeCellsEqualRecount } from './helpers/cells.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
@@ -92,15 +93,28 @@ const fill = (q: string) => q.replace(/\{(\w+)\}/g, (_, k: string) => String(ids
 async function answer(storeId: number, q: string, path: 'auto' | 'cells' | 'scan') {
   const em = app.em();
   const ctx = await loadCatalogueContext(em, storeId);
-  return catalogueFacets(em, ctx, parse(fill(q)), path);
+  return countFacets(em, ctx, parse(fill(q)), path);
 }
 
 /** The catalogue list's `total_count` for the query (from cells wherever they can say it). */
 async function listTotal(storeId: number, q: string): Promise<number> {
-  const em = app.em();
-  const ctx = await loadCatalogueContext(em, storeId);
   const input = listInput.parse(Object.fromEntries(new URLSearchParams(`${fill(q)}&limit=1`)));
-  return (await listCatalogue(em, ctx, input)).pagination.total_count;
+  return (await listProducts(partner(storeId), input)).pagination.total_count;
+}
+
+/** The store's read key as the list procedure hands it to the use case. */
+function partner(storeId: number): PartnerContext {
+  return {
+    ...testContext(app),
+    actor: {
+      storeId,
+      kind: 'api_key',
+      scope: 'read',
+      appScopes: new Set(),
+      credentialId: 0,
+      canReadCustomers: false,
+    },
+  };
 }
 
 /**
@@ -381,7 +395,7 @@ describe('facet cells', () => {
   });
 
   it('stays exact through the readiness pass', async () => {
-    await runReadinessPass(app.em());
+    await runReadinessPass({ em: app.em() });
     await expectCellsEqualScan('after the readiness pass');
     await expectCellsEqualRecount();
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorBody, GetProductFacetsResponse, ListProductsResponse } from '../client/src/index.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
@@ -18,12 +19,6 @@ const FACET_KEYS = [
   'price_band',
 ] as const;
 
-interface FacetsBody {
-  facets: Record<(typeof FACET_KEYS)[number], Facet>;
-  total_count: number;
-  ownership?: { applied: string; choices: string[] };
-}
-
 let app: TestApp;
 let store: Awaited<ReturnType<TestApp['createStore']>>;
 let owner: Awaited<ReturnType<TestApp['createStore']>>;
@@ -35,14 +30,17 @@ let sup3: string;
 /** Facet list shorthand: `f(['a', 2], ['b', 1])`. */
 const f = (...entries: [string, number][]): Facet => entries.map(([value, count]) => ({ value, count }));
 
-async function facets(query = '', key = store.read): Promise<FacetsBody> {
-  const res = await app.get<FacetsBody>(`/api/v1/products/facets${query ? `?${query}` : ''}`, key);
+async function facets(query = '', key = store.read): Promise<GetProductFacetsResponse> {
+  const res = await app.get<GetProductFacetsResponse>(
+    `/api/v1/products/facets${query ? `?${query}` : ''}`,
+    key,
+  );
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
 }
 
 async function listTotal(query = '', key = store.read): Promise<number> {
-  const res = await app.get(`/api/v1/products${query ? `?${query}` : ''}`, key);
+  const res = await app.get<ListProductsResponse>(`/api/v1/products${query ? `?${query}` : ''}`, key);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.pagination.total_count;
 }
@@ -549,7 +547,7 @@ describe('GET /api/v1/products/facets', () => {
       `store_type=${'s'.repeat(81)}`,
     ];
     for (const q of bad) {
-      const res = await app.get(`/api/v1/products/facets?${q}`, store.read);
+      const res = await app.get<ErrorBody>(`/api/v1/products/facets?${q}`, store.read);
       expect(res.status, q).toBe(400);
       expect(res.body, q).toMatchObject({ error: 'bad_request', code: 'VALIDATION_FAILED' });
       expect(res.body.request_id, q).toBe(res.headers.get('x-request-id'));

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorBody, ListProductsResponse } from '../client/src/index.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
+import { isStatus } from './helpers/http.ts';
 
 /**
  * GET /api/v1/products over HTTP against exact catalogue data.
@@ -98,7 +100,7 @@ function id(key: string): number {
 }
 
 async function list(query: string, key: string = S.read) {
-  const res = await app.get(`/api/v1/products${query ? `?${query}` : ''}`, key);
+  const res = await app.get<ListProductsResponse>(`/api/v1/products${query ? `?${query}` : ''}`, key);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
 }
@@ -106,13 +108,13 @@ async function list(query: string, key: string = S.read) {
 /** The ids (in answer order) of every product the query returns; asserts total_count agrees. */
 async function listIds(query: string, key: string = S.read): Promise<number[]> {
   const body = await list(`limit=500${query ? `&${query}` : ''}`, key);
-  const got = body.products.map((p: { id: number }) => p.id);
+  const got = body.products.map((p) => p.id);
   expect(body.pagination.total_count).toBe(got.length);
   return got;
 }
 
 async function expectError(query: string, path: string) {
-  const res = await app.get(`/api/v1/products?${query}`, S.read);
+  const res = await app.get<ErrorBody>(`/api/v1/products?${query}`, S.read);
   expect(res.status, `${query}: ${JSON.stringify(res.body)}`).toBe(400);
   expect(res.body).toEqual({
     error: 'bad_request',
@@ -367,7 +369,7 @@ describe('GET /api/v1/products: visibility', () => {
 describe('GET /api/v1/products: item fields', () => {
   it('returns every field of the contract, computed for the store', async () => {
     const body = await list('limit=500');
-    const p1 = body.products.find((p: { id: number }) => p.id === id('P1'));
+    const p1 = body.products.find((p) => p.id === id('P1'));
     expect(p1).toEqual({
       id: id('P1'),
       name: 'Oak Dining Table',
@@ -394,9 +396,7 @@ describe('GET /api/v1/products: item fields', () => {
 
   it('computes earn per sale, minimum price, listing fields, stock and metadata per product', async () => {
     const body = await list('limit=500');
-    const byId = new Map<number, Record<string, unknown>>(
-      body.products.map((p: { id: number }) => [p.id, p]),
-    );
+    const byId = new Map<number, Record<string, unknown>>(body.products.map((p) => [p.id, p]));
     const pick = (key: string) => {
       const p = byId.get(id(key));
       if (!p) throw new Error(`${key} missing`);
@@ -734,29 +734,26 @@ describe('GET /api/v1/products: ownership', () => {
   it('for a store with own suppliers: all by default, own, btab, and the answer says which applied', async () => {
     const all = await list('limit=500', O.read);
     expect(all.ownership).toEqual({ applied: 'all', choices });
-    expect(all.products.map((p: { id: number }) => p.id)).toEqual([id('PO'), ...byDefault(VISIBLE_TO_S)]);
+    expect(all.products.map((p) => p.id)).toEqual([id('PO'), ...byDefault(VISIBLE_TO_S)]);
 
     const own = await list('limit=500&ownership=own', O.read);
     expect(own.ownership).toEqual({ applied: 'own', choices });
-    expect(own.products.map((p: { id: number }) => p.id)).toEqual([id('PO')]);
+    expect(own.products.map((p) => p.id)).toEqual([id('PO')]);
     expect(own.pagination.total_count).toBe(1);
 
     const btab = await list('limit=500&ownership=btab', O.read);
     expect(btab.ownership).toEqual({ applied: 'btab', choices });
-    expect(btab.products.map((p: { id: number }) => p.id)).toEqual(byDefault(VISIBLE_TO_S));
+    expect(btab.products.map((p) => p.id)).toEqual(byDefault(VISIBLE_TO_S));
 
     const explicitAll = await list('limit=500&ownership=all', O.read);
     expect(explicitAll.ownership).toEqual({ applied: 'all', choices });
-    expect(explicitAll.products.map((p: { id: number }) => p.id)).toEqual([
-      id('PO'),
-      ...byDefault(VISIBLE_TO_S),
-    ]);
+    expect(explicitAll.products.map((p) => p.id)).toEqual([id('PO'), ...byDefault(VISIBLE_TO_S)]);
   });
 
   it('own goods carry their own supplier and never include another store’s', async () => {
     const own = await list('ownership=own&search=oak', O.read);
-    expect(own.products.map((p: { id: number }) => p.id)).toEqual([id('PO')]);
-    expect(own.products[0].supplier_id).toBe(supO);
+    expect(own.products.map((p) => p.id)).toEqual([id('PO')]);
+    expect(own.products[0]?.supplier_id).toBe(supO);
     expect(await listIds(`supplier_id=${supX}`, O.read)).toEqual([]);
     expect(await listIds(`supplier_id=${supO}`, O.read)).toEqual([id('PO')]);
     expect(await listIds('ownership=own', X.read)).toEqual([id('PX')]);
@@ -768,7 +765,7 @@ describe('GET /api/v1/products: ownership', () => {
       const body = await list(`limit=500&${q}`);
       expect(body).not.toHaveProperty('ownership');
       expect(
-        body.products.map((p: { id: number }) => p.id),
+        body.products.map((p) => p.id),
         q,
       ).toEqual(byDefault(VISIBLE_TO_S));
     }
@@ -848,7 +845,7 @@ describe('GET /api/v1/products: sorting', () => {
     const seen: number[] = [];
     for (let page = 1; page <= 4; page++) {
       const body = await list(`sort_by=stock_quantity&limit=2&page=${page}`);
-      seen.push(...body.products.map((p: { id: number }) => p.id));
+      seen.push(...body.products.map((p) => p.id));
     }
     expect(seen).toEqual(expected('stock_quantity', 'desc'));
   });
@@ -859,7 +856,7 @@ describe('GET /api/v1/products: sorting', () => {
       const seen: number[] = [];
       for (let page = 1; page <= 4; page++) {
         const body = await list(`sort_by=margin&order=${dir}&limit=2&page=${page}`);
-        seen.push(...body.products.map((p: { id: number }) => p.id));
+        seen.push(...body.products.map((p) => p.id));
       }
       expect(seen).toEqual(expected('margin', dir));
     }
@@ -898,7 +895,7 @@ describe('GET /api/v1/products: pagination', () => {
         total_pages: 3,
         total_count_is_lower_bound: false,
       });
-      expect(body.products.map((p: { id: number }) => p.id)).toEqual(slice);
+      expect(body.products.map((p) => p.id)).toEqual(slice);
     }
   });
 
@@ -930,7 +927,7 @@ describe('GET /api/v1/products: pagination', () => {
       total_pages: 2,
       total_count_is_lower_bound: false,
     });
-    expect(body.products.map((p: { id: number }) => p.id)).toEqual(byDefault(['P1', 'P2', 'P5']).slice(2));
+    expect(body.products.map((p) => p.id)).toEqual(byDefault(['P1', 'P2', 'P5']).slice(2));
   });
 
   it('an empty result has zero pages', async () => {
@@ -950,7 +947,7 @@ describe('GET /api/v1/products: pagination', () => {
       total_pages: 7,
       total_count_is_lower_bound: false,
     });
-    expect(one.products.map((p: { id: number }) => p.id)).toEqual(byDefault(VISIBLE_TO_S).slice(0, 1));
+    expect(one.products.map((p) => p.id)).toEqual(byDefault(VISIBLE_TO_S).slice(0, 1));
     const max = await list('limit=500');
     expect(max.pagination).toEqual({
       page: 1,
@@ -1010,7 +1007,7 @@ describe('GET /api/v1/products: bad input', () => {
 
   it('ignores unknown query keys', async () => {
     const body = await list('foo=bar&filter[x]=1&sortBy=name&in_stock=true');
-    expect(body.products.map((p: { id: number }) => p.id)).toEqual(byDefault(['P1', 'P3', 'P5', 'P6', 'P7']));
+    expect(body.products.map((p) => p.id)).toEqual(byDefault(['P1', 'P3', 'P5', 'P6', 'P7']));
   });
 
   it('never answers 500, whatever the query', async () => {
@@ -1043,7 +1040,7 @@ describe('GET /api/v1/products: bad input', () => {
       expect([200, 400], `${q}: ${res.status} ${JSON.stringify(res.body)}`).toContain(res.status);
       if (res.status === 400) {
         expect(res.body, q).toMatchObject({ error: 'bad_request', request_id: expect.any(String) });
-      } else {
+      } else if (isStatus<ListProductsResponse>(res, 200)) {
         expect(Array.isArray(res.body.products), q).toBe(true);
       }
     }
@@ -1056,10 +1053,10 @@ describe('GET /api/v1/products: bad input', () => {
   it.each(['search', 'brand', 'category', 'store_type'])(
     'a NUL byte in %s is a 400, never a 500',
     async (param) => {
-      const res = await app.get(`/api/v1/products?${param}=a%00b`, S.read);
+      const res = await app.get<ErrorBody>(`/api/v1/products?${param}=a%00b`, S.read);
       expect(res.status, `${param}: ${JSON.stringify(res.body)}`).toBe(400);
       expect(res.body).toMatchObject({ error: 'bad_request', code: 'VALIDATION_FAILED' });
-      expect(res.body.details[0].path).toBe(param);
+      expect(res.body.details?.[0]?.path).toBe(param);
     },
   );
 });
@@ -1079,8 +1076,8 @@ describe('GET /api/v1/products: security', () => {
       expect(res.body).toMatchObject({ error: 'unauthorized', request_id: res.headers.get('x-request-id') });
       expect(res.body).not.toHaveProperty('products');
       expect(res.headers.get('www-authenticate')).toContain('resource_metadata=');
-    } else {
-      expect(res.body.products.map((p: { id: number }) => p.id)).toEqual(byDefault(VISIBLE_TO_S));
+    } else if (isStatus<ListProductsResponse>(res, 200)) {
+      expect(res.body.products.map((p) => p.id)).toEqual(byDefault(VISIBLE_TO_S));
     }
   });
 
@@ -1088,7 +1085,7 @@ describe('GET /api/v1/products: security', () => {
     // Same query, different stores: S sees its listing on P1, M does not.
     const s = await list('search=oak');
     const m = await list('search=oak', M.read);
-    expect(s.products.map((p: { in_store: boolean }) => p.in_store)).toEqual([true]);
-    expect(m.products.map((p: { in_store: boolean }) => p.in_store)).toEqual([false]);
+    expect(s.products.map((p) => p.in_store)).toEqual([true]);
+    expect(m.products.map((p) => p.in_store)).toEqual([false]);
   });
 });

@@ -1,5 +1,17 @@
 import { Logger, runOnce } from 'graphile-worker';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type {
+  CreateWebhookResponse,
+  ErrorBody,
+  GetMyProductResponse,
+  GetProductFacetsResponse,
+  GetProductResponse,
+  InventoryItem,
+  ListInventoryResponse,
+  ListMyProductsResponse,
+  ListProductsResponse,
+  WebhookEvent,
+} from '../client/src/index.ts';
 import { createTaskList } from '../jobs/tasks.ts';
 import { planProductFanout } from '../src/catalogue/change-fanout.ts';
 import { rows, sql } from '../src/db/sql.ts';
@@ -60,15 +72,15 @@ async function newEvents() {
     .sort((a, b) => a[0] - b[0] || a[1].localeCompare(b[1]));
 }
 
-function call(method: string, path: string, key: string, body?: unknown) {
-  return send(app, method, path, { key, body });
+function call<T = unknown>(method: string, path: string, key: string, body?: unknown) {
+  return send<T>(app, method, path, { key, body });
 }
 
 async function feed(store: Store) {
-  const all: { product_id: number; [k: string]: unknown }[] = [];
+  const all: InventoryItem[] = [];
   let cursor: string | undefined;
   for (;;) {
-    const page = await app.get(
+    const page = await app.get<ListInventoryResponse>(
       `/api/v1/inventory?limit=500${cursor ? `&updated_since=${encodeURIComponent(cursor)}` : ''}`,
       store.read,
     );
@@ -80,7 +92,7 @@ async function feed(store: Store) {
 }
 
 async function facetTotal(query = '') {
-  const res = await app.get(`/api/v1/products/facets${query}`, C.read);
+  const res = await app.get<GetProductFacetsResponse>(`/api/v1/products/facets${query}`, C.read);
   expect(res.status).toBe(200);
   return res.body.total_count as number;
 }
@@ -142,14 +154,12 @@ describe('catalogue maintenance reaches every listing store', () => {
       [A.id, 'product.updated', { product_id: P }],
       [B.id, 'product.updated', { product_id: P }],
     ]);
-    const after = await app.get(
+    const after = await app.get<ListInventoryResponse>(
       `/api/v1/inventory?updated_since=${encodeURIComponent(before.cursor)}`,
       A.read,
     );
-    expect(after.body.items.map((i: { product_id: number; name: string }) => [i.product_id, i.name])).toEqual(
-      [[P, 'Brass desk lamp']],
-    );
-    const product = await app.get(`/api/v1/products/${P}`, C.read);
+    expect(after.body.items.map((i) => [i.product_id, i.name])).toEqual([[P, 'Brass desk lamp']]);
+    const product = await app.get<GetProductResponse>(`/api/v1/products/${P}`, C.read);
     expect(product.body.product).toMatchObject({
       name: 'Brass desk lamp',
       metadata: { category: 'Lighting', weight_oz: 48 },
@@ -166,16 +176,14 @@ describe('catalogue maintenance reaches every listing store', () => {
       [A.id, 'product.updated', { product_id: P }],
       [B.id, 'product.updated', { product_id: P }],
     ]);
-    const listing = await app.get(`/api/v1/my-products/${P}`, B.read);
+    const listing = await app.get<GetMyProductResponse>(`/api/v1/my-products/${P}`, B.read);
     expect(listing.body.product).toMatchObject({
       retail_price_cents: 2100,
       hidden_channels: ['google', 'meta'],
     });
-    const detail = await app.get(`/api/v1/products/${P}`, C.read);
+    const detail = await app.get<GetProductResponse>(`/api/v1/products/${P}`, C.read);
     expect(detail.body.product.hidden_channels).toEqual(['google', 'meta']);
-    expect(
-      detail.body.product.variants.map((v: { retail_price_cents: number }) => v.retail_price_cents),
-    ).toEqual([2100, 2100]);
+    expect(detail.body.product.variants.map((v) => v.retail_price_cents)).toEqual([2100, 2100]);
     await internal().catalogue.updateProduct({ productId: P, hidden_channels: [] });
     await runJobs();
     await newEvents();
@@ -190,13 +198,16 @@ describe('catalogue maintenance reaches every listing store', () => {
       [A.id, 'product.updated', { product_id: P }],
       [B.id, 'product.updated', { product_id: P }],
     ]);
-    const listing = await app.get(`/api/v1/my-products/${P}`, A.read);
+    const listing = await app.get<GetMyProductResponse>(`/api/v1/my-products/${P}`, A.read);
     expect(listing.body.product).toMatchObject({
       wholesale_price_cents: 1600,
       custom_retail_price_cents: null,
       effective_retail_price_cents: 2100,
     });
-    const catalogue = await app.get(`/api/v1/products?search=${encodeURIComponent('Brass desk')}`, A.read);
+    const catalogue = await app.get<ListProductsResponse>(
+      `/api/v1/products?search=${encodeURIComponent('Brass desk')}`,
+      A.read,
+    );
     expect(catalogue.body.products[0]).toMatchObject({
       id: P,
       earn_per_sale_cents: 500,
@@ -215,13 +226,13 @@ describe('catalogue maintenance reaches every listing store', () => {
       [A.id, 'inventory.updated', { product_id: P, variant_id: v }],
       [B.id, 'inventory.updated', { product_id: P, variant_id: v }],
     ]);
-    const after = await app.get(
+    const after = await app.get<ListInventoryResponse>(
       `/api/v1/inventory?updated_since=${encodeURIComponent(before.cursor)}`,
       B.read,
     );
     expect(after.body.items).toHaveLength(1);
     expect(after.body.items[0]).toMatchObject({ product_id: P, stock_quantity: 15 });
-    expect(after.body.items[0].variants[1]).toMatchObject({ id: v, quantity_available: 10 });
+    expect(after.body.items[0]?.variants[1]).toMatchObject({ id: v, quantity_available: 10 });
   });
 
   it('adding, changing and retiring a variant name it in product.updated; a retired variant leaves every read', async () => {
@@ -239,7 +250,7 @@ describe('catalogue maintenance reaches every listing store', () => {
       [B.id, 'inventory.updated', { product_id: P, variant_id: added.variant_id }],
       [B.id, 'product.updated', { product_id: P, variant_id: added.variant_id }],
     ]);
-    const detail = await app.get(`/api/v1/products/${P}`, C.read);
+    const detail = await app.get<GetProductResponse>(`/api/v1/products/${P}`, C.read);
     expect(detail.body.product.options).toEqual([
       { name: 'Size', values: ['Option 1', 'Option 2', 'Green'] },
     ]);
@@ -264,13 +275,13 @@ describe('catalogue maintenance reaches every listing store', () => {
       [B.id, 'inventory.updated', { product_id: P, variant_id: added.variant_id }],
       [B.id, 'product.updated', { product_id: P, variant_id: added.variant_id }],
     ]);
-    const listing = await app.get(`/api/v1/my-products/${P}`, A.read);
-    expect(listing.body.product.variants.map((x: { id: number }) => x.id)).toEqual(variants);
+    const listing = await app.get<GetMyProductResponse>(`/api/v1/my-products/${P}`, A.read);
+    expect(listing.body.product.variants.map((x) => x.id)).toEqual(variants);
     expect(listing.body.product.stock_quantity).toBe(15);
     const items = (await feed(A)).items.filter((i) => i.product_id === P);
-    expect((items[0]?.variants as { id: number }[] | undefined)?.map((x) => x.id)).toEqual(variants);
+    expect(items[0]?.variants.map((x) => x.id)).toEqual(variants);
     // Ordering a retired variant: as if it never existed.
-    const order = await call('POST', '/api/v1/orders', A.readWrite, {
+    const order = await call<ErrorBody>('POST', '/api/v1/orders', A.readWrite, {
       customer: { email: 'bea@example.com', name: 'Bea', phone: '1' },
       items: [{ product_id: P, variant_id: added.variant_id, quantity: 1 }],
       shipping: { address: '1 George St', city: 'Sydney', state: 'NSW', zip: '2000', country: 'AU' },
@@ -296,7 +307,7 @@ describe('catalogue maintenance reaches every listing store', () => {
       [B.id, 'product.updated', { product_id: P }],
       [B.id, 'product.updated', { product_id: P }],
     ]);
-    const listing = await app.get(`/api/v1/my-products/${P}`, B.read);
+    const listing = await app.get<GetMyProductResponse>(`/api/v1/my-products/${P}`, B.read);
     expect(listing.body.product).toMatchObject({
       name: 'Brass desk lamp',
       custom_title: 'The lamp',
@@ -316,7 +327,9 @@ describe('catalogue maintenance reaches every listing store', () => {
     ).toBe('bad_request');
     await internal().listings.retitle({ storeId: B.id, productId: P, title: null });
     await internal().listings.setChannels({ storeId: B.id, productId: P, hidden_channels: [] });
-    expect((await app.get(`/api/v1/my-products/${P}`, B.read)).body.product.custom_title).toBeNull();
+    expect(
+      (await app.get<GetMyProductResponse>(`/api/v1/my-products/${P}`, B.read)).body.product.custom_title,
+    ).toBeNull();
     expect(
       await refusal(internal().listings.retitle({ storeId: C.id, productId: P, title: 'not listed' })),
     ).toBe('not_found');
@@ -335,7 +348,7 @@ describe('catalogue maintenance reaches every listing store', () => {
     expect(await facetTotal()).toBe(total - 1);
     await cellsExact();
     expect((await app.get(`/api/v1/products/${P}`, C.read)).status).toBe(404);
-    const listing = await app.get(`/api/v1/my-products/${P}`, A.read);
+    const listing = await app.get<GetMyProductResponse>(`/api/v1/my-products/${P}`, A.read);
     expect(listing.status).toBe(200);
     expect(listing.body.product).toMatchObject({
       withdrawn_at: out.withdrawn_at,
@@ -344,11 +357,9 @@ describe('catalogue maintenance reaches every listing store', () => {
     });
     for (const v of listing.body.product.variants)
       expect(v).toMatchObject({ available_for_sale: false, quantity_available: 0 });
-    const list = await app.get('/api/v1/my-products', A.read);
-    expect(list.body.products.find((p: { product_id: number }) => p.product_id === P)?.withdrawn_at).toBe(
-      out.withdrawn_at,
-    );
-    const moved = await app.get(
+    const list = await app.get<ListMyProductsResponse>('/api/v1/my-products', A.read);
+    expect(list.body.products.find((p) => p.product_id === P)?.withdrawn_at).toBe(out.withdrawn_at);
+    const moved = await app.get<ListInventoryResponse>(
       `/api/v1/inventory?updated_since=${encodeURIComponent(before.cursor)}`,
       A.read,
     );
@@ -370,7 +381,7 @@ describe('catalogue maintenance reaches every listing store', () => {
       [A.id, 'product.updated', { product_id: P }],
       [B.id, 'product.updated', { product_id: P }],
     ]);
-    const back = await app.get(`/api/v1/my-products/${P}`, A.read);
+    const back = await app.get<GetMyProductResponse>(`/api/v1/my-products/${P}`, A.read);
     expect(back.body.product).toMatchObject({ withdrawn_at: null, in_stock: true, stock_quantity: 15 });
     expect(await facetTotal()).toBe(total);
     await cellsExact();
@@ -498,7 +509,7 @@ describe('webhook receivers of the listing stores', () => {
     try {
       const hooks = new Map<number, number>();
       for (const store of [A, B, C, D]) {
-        const res = await call('POST', '/api/v1/vendor/webhooks', store.readWrite, {
+        const res = await call<CreateWebhookResponse>('POST', '/api/v1/vendor/webhooks', store.readWrite, {
           url: `${receiver.url}/s${store.id}`,
           events: ['product.updated', 'product.deleted', 'inventory.updated'],
         });
@@ -515,7 +526,7 @@ describe('webhook receivers of the listing stores', () => {
       const byStore = got
         .map((r) => {
           const [hook] = String(r.headers['x-stockless-delivery-id']).split(':');
-          const body = JSON.parse(r.body);
+          const body: WebhookEvent = JSON.parse(r.body);
           return { store: hooks.get(Number(hook)), event: r.headers['x-stockless-event'], body };
         })
         .sort((a, b) => (a.store ?? 0) - (b.store ?? 0));
@@ -533,10 +544,13 @@ describe('webhook receivers of the listing stores', () => {
       expect(
         all
           .slice(2)
-          .map((r) => [
-            hooks.get(Number(String(r.headers['x-stockless-delivery-id']).split(':')[0])),
-            JSON.parse(r.body),
-          ])
+          .map(
+            (r) =>
+              [
+                hooks.get(Number(String(r.headers['x-stockless-delivery-id']).split(':')[0])),
+                JSON.parse(r.body) as WebhookEvent,
+              ] as const,
+          )
           .sort((a, b) => Number(a[0]) - Number(b[0]))
           .map(([store, body]) => [store, body.event, body.data]),
       ).toEqual([

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ListProductsResponse } from '../client/src/index.ts';
 import { EARN_PER_SALE } from '../src/catalogue/filters.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
@@ -16,9 +17,9 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 async function listIds(query: string, key: string): Promise<number[]> {
-  const res = await app.get(`/api/v1/products?limit=500&${query}`, key);
+  const res = await app.get<ListProductsResponse>(`/api/v1/products?limit=500&${query}`, key);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.products.map((p: { id: number }) => p.id);
+  return res.body.products.map((p) => p.id);
 }
 
 describe('the earn per sale kept on re-priced listings (sort_by=margin)', () => {

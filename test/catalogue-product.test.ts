@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorBody, GetProductResponse, ListProductsResponse } from '../client/src/index.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
@@ -191,17 +192,17 @@ describe('GET /api/v1/products/{id}', () => {
   });
 
   it('carries the same list fields as the catalogue list item', async () => {
-    const detail = await app.get(path(desk), store.read);
-    const list = await app.get('/api/v1/products?search=DESK-1&limit=5', store.read);
+    const detail = await app.get<GetProductResponse>(path(desk), store.read);
+    const list = await app.get<ListProductsResponse>('/api/v1/products?search=DESK-1&limit=5', store.read);
     expect(list.status).toBe(200);
-    const item = list.body.products.find((p: { id: number }) => p.id === desk);
+    const item = list.body.products.find((p) => p.id === desk);
     const { images, options, variants, assembled_dimensions, drawings, hidden_channels, ...listFields } =
       detail.body.product;
     expect(listFields).toEqual(item);
   });
 
   it("shows the store's own view: another store sees no listing price and not in_store", async () => {
-    const res = await app.get(path(desk), other.read);
+    const res = await app.get<GetProductResponse>(path(desk), other.read);
     expect(res.status).toBe(200);
     expect(res.body.product).toMatchObject({
       id: desk,
@@ -260,7 +261,7 @@ describe('GET /api/v1/products/{id}', () => {
   });
 
   it('answers partial dimensions with the missing ones null', async () => {
-    const res = await app.get(path(widthOnly), store.read);
+    const res = await app.get<GetProductResponse>(path(widthOnly), store.read);
     expect(res.status).toBe(200);
     expect(res.body.product.assembled_dimensions).toEqual({
       width_cm: 12.5,
@@ -270,7 +271,7 @@ describe('GET /api/v1/products/{id}', () => {
   });
 
   it('prices a commission product by its commission', async () => {
-    const res = await app.get(path(commission), store.read);
+    const res = await app.get<GetProductResponse>(path(commission), store.read);
     expect(res.status).toBe(200);
     expect(res.body.product).toMatchObject({
       pricing_type: 'commission',
@@ -287,16 +288,11 @@ describe('GET /api/v1/products/{id}', () => {
       sql`UPDATE product_variants SET stock_quantity = 0 WHERE id IN (${deskVariantIds[0]}, ${deskVariantIds[2]})`,
     );
     try {
-      const res = await app.get(path(desk), store.read);
+      const res = await app.get<GetProductResponse>(path(desk), store.read);
       expect(res.status).toBe(200);
       expect(res.body.product.stock_quantity).toBe(0);
       expect(res.body.product.in_stock).toBe(false);
-      expect(
-        res.body.product.variants.map((v: { stock_quantity: number; in_stock: boolean }) => [
-          v.stock_quantity,
-          v.in_stock,
-        ]),
-      ).toEqual([
+      expect(res.body.product.variants.map((v) => [v.stock_quantity, v.in_stock])).toEqual([
         [0, false],
         [0, false],
         [0, false],
@@ -305,12 +301,10 @@ describe('GET /api/v1/products/{id}', () => {
         app.em(),
         sql`UPDATE product_variants SET stock_quantity = 11 WHERE id = ${deskVariantIds[1]}`,
       );
-      const after = await app.get(path(desk), store.read);
+      const after = await app.get<GetProductResponse>(path(desk), store.read);
       expect(after.body.product.stock_quantity).toBe(11);
       expect(after.body.product.in_stock).toBe(true);
-      expect(after.body.product.variants.map((v: { stock_quantity: number }) => v.stock_quantity)).toEqual([
-        0, 11, 0,
-      ]);
+      expect(after.body.product.variants.map((v) => v.stock_quantity)).toEqual([0, 11, 0]);
     } finally {
       await rows(
         app.em(),
@@ -323,7 +317,7 @@ describe('GET /api/v1/products/{id}', () => {
   });
 
   it("answers the store's own goods to that store", async () => {
-    const res = await app.get(path(storesOwn), store.read);
+    const res = await app.get<GetProductResponse>(path(storesOwn), store.read);
     expect(res.status).toBe(200);
     expect(res.body.product).toMatchObject({
       id: storesOwn,
@@ -338,14 +332,14 @@ describe('GET /api/v1/products/{id}', () => {
 
   it("answers 404 not_found for an unknown id, an inactive product and another store's own goods", async () => {
     for (const id of [2_147_483_647, 999_999, inactive, othersOwn]) {
-      const res = await app.get(path(id), store.read);
+      const res = await app.get<ErrorBody>(path(id), store.read);
       expect(res.status, String(id)).toBe(404);
       expect(res.body, String(id)).toMatchObject({ error: 'not_found', code: 'PRODUCT_NOT_FOUND' });
       expect(typeof res.body.message).toBe('string');
       expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
     }
     // The owning store does see its own goods.
-    const owned = await app.get(path(othersOwn), other.read);
+    const owned = await app.get<GetProductResponse>(path(othersOwn), other.read);
     expect(owned.status).toBe(200);
     expect(owned.body.product.name).toBe('Other Own Lamp');
   });
@@ -377,7 +371,7 @@ describe('GET /api/v1/products/{id}', () => {
       'Bearer resource_metadata="http://stockless.test/.well-known/oauth-protected-resource/api/v1"',
     );
     for (const key of [`sl_test_${'x'.repeat(40)}`, 'garbage']) {
-      const bad = await app.get(path(desk), key);
+      const bad = await app.get<ErrorBody>(path(desk), key);
       expect(bad.status, key).toBe(401);
       expect(bad.body.error).toBe('unauthorized');
     }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GetProductFacetsResponse, ListProductsResponse } from '../client/src/index.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
@@ -19,25 +20,29 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const ids = (body: { products: { id: number }[] }) => body.products.map((p) => p.id);
+const ids = (body: ListProductsResponse) => body.products.map((p) => p.id);
+const list = (query: string) => app.get<ListProductsResponse>(`/api/v1/products?${query}`, key);
 
 describe('catalogue search fallback', () => {
   it('uses full text when it matches: "oak" finds the oak table, not the oakwood chair', async () => {
-    const res = await app.get('/api/v1/products?search=oak', key);
+    const res = await list('search=oak');
     expect(ids(res.body)).toEqual([table]);
   });
 
   it('falls back to substring when full text matches nothing the other filters leave', async () => {
     // Full text matches only the Acme table, which brand=Zenith excludes; the substring match
     // still finds the Zenith "Oakwood" chair.
-    const res = await app.get('/api/v1/products?search=oak&brand=zenith', key);
+    const res = await list('search=oak&brand=zenith');
     expect(ids(res.body)).toEqual([chair]);
-    const facets = await app.get('/api/v1/products/facets?search=oak&brand=zenith', key);
+    const facets = await app.get<GetProductFacetsResponse>(
+      '/api/v1/products/facets?search=oak&brand=zenith',
+      key,
+    );
     expect(facets.body.total_count).toBe(1);
   });
 
   it('falls back for partial words', async () => {
-    const res = await app.get('/api/v1/products?search=akwoo', key);
+    const res = await list('search=akwoo');
     expect(ids(res.body)).toEqual([chair]);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runReadinessPass } from '../src/catalogue/readiness.ts';
+import type { ErrorBody, GetMyProductResponse, GetStoreResponse } from '../client/src/index.ts';
+import { runReadinessPass } from '../src/catalogue/run-readiness-pass.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { type CliRun, runCli } from './helpers/cli.ts';
@@ -109,7 +110,7 @@ describe('operator CLI: stores and keys', () => {
     expect(rw.key).not.toBe(ro.key);
 
     for (const key of [rw.key, ro.key]) {
-      const me = await app.get('/api/v1/vendor/me', key);
+      const me = await app.get<GetStoreResponse>('/api/v1/vendor/me', key);
       expect(me.status).toBe(200);
       expect(me.body.store).toMatchObject({ id: storeId, name: 'CLI Store' });
     }
@@ -152,7 +153,7 @@ describe('operator CLI: stores and keys', () => {
     expect((await app.get('/api/v1/vendor/me', created.key)).status).toBe(200);
     const revoked = await ok(cli(app.databaseUrl, 'keys:revoke', String(created.id), '--json'));
     expect(revoked).toEqual({ id: created.id, revoked: true });
-    const after = await app.get('/api/v1/vendor/me', created.key);
+    const after = await app.get<ErrorBody>('/api/v1/vendor/me', created.key);
     expect(after.status).toBe(401);
     expect(after.body.error).toBe('unauthorized');
   });
@@ -249,7 +250,7 @@ describe('operator CLI: platform and seed', () => {
       );
     const seeded = await scoredRows();
     expect(seeded.some((r) => (r as { ready_to_list: boolean }).ready_to_list)).toBe(true);
-    await runReadinessPass(app.em());
+    await runReadinessPass({ em: app.em() });
     expect(await scoredRows()).toEqual(seeded);
   });
 
@@ -298,7 +299,7 @@ describe('own-goods:create', () => {
         '--json',
       ),
     );
-    const listing = await app.get(`/api/v1/my-products/${made.product_id}`, store.read);
+    const listing = await app.get<GetMyProductResponse>(`/api/v1/my-products/${made.product_id}`, store.read);
     expect(listing.status).toBe(200);
     expect(listing.body.product).toMatchObject({
       product_id: made.product_id,
@@ -308,7 +309,7 @@ describe('own-goods:create', () => {
       own_goods: true,
       stock_quantity: 7,
     });
-    const me = await app.get('/api/v1/vendor/me', store.read);
+    const me = await app.get<GetStoreResponse>('/api/v1/vendor/me', store.read);
     expect(me.body.store.has_own_suppliers).toBe(true);
     const again = await cli(
       app.databaseUrl,

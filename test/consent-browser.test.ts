@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../server/logger.ts';
 import { createSession } from '../src/oauth/consent.ts';
 import { createCaller } from '../src/router.ts';
-import { createStore } from '../src/store/service.ts';
+import { createStore } from '../src/store/create-store.ts';
 import { testSettings } from './helpers/app.ts';
 import { launchChromium, NO_CHROMIUM, type PublicApp, startAppAtPublicUrl } from './helpers/browser.ts';
 
@@ -99,7 +99,7 @@ beforeAll(async () => {
   browser = await launchChromium();
 
   const em = app.orm.em.fork();
-  const store = await createStore(em, { name: 'Browser Store', slug: `s-${randomUUID().slice(0, 8)}` });
+  const store = await createStore({ em }, { name: 'Browser Store', slug: `s-${randomUUID().slice(0, 8)}` });
   userId = (await internal().oauth.createUser({ storeId: store.id, email: EMAIL, password: PASSWORD })).id;
 
   redirectUri = `${outside.url}/callback`;

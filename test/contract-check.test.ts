@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { oas31 } from 'zod-openapi';
 import {
   type CheckInput,
   checkContract,
@@ -20,12 +21,12 @@ import {
  * repository itself.
  */
 
-// biome-ignore lint/suspicious/noExplicitAny: fixtures are plain OpenAPI JSON, edited freely.
-type Json = any;
+/** A fixture contract: an OpenAPI 3.1 document, edited through `node` and `list` below. */
+type Doc = oas31.OpenAPIObject;
 
 const ROOT = resolve(import.meta.dirname, '..');
 
-function baseDoc(version = '1.0.0'): Json {
+function baseDoc(version = '1.0.0'): Doc {
   const thing = () => ({
     description: 'OK',
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } },
@@ -126,11 +127,27 @@ function baseDoc(version = '1.0.0'): Json {
 }
 
 /** A copy of `doc` at `version`, edited by `edit`. */
-function next(doc: Json, version: string, edit: (d: Json) => void = () => {}): Json {
+function next(doc: Doc, version: string, edit: (d: Doc) => void = () => {}): Doc {
   const copy = structuredClone(doc);
   copy.info.version = version;
   edit(copy);
   return copy;
+}
+
+/** The object at `path` in a fixture, for an edit to reach into; a path the fixture lacks throws. */
+function node(from: object, ...path: (string | number)[]): Record<string, unknown> {
+  let at: unknown = from;
+  for (const key of path) at = (at as Record<string | number, unknown> | null | undefined)?.[key];
+  if (typeof at !== 'object' || at === null)
+    throw new Error(`the fixture has no object at ${path.join(' ')}`);
+  return at as Record<string, unknown>;
+}
+
+/** The array at `path` in a fixture (see `node`). */
+function list(from: object, ...path: (string | number)[]): unknown[] {
+  const at = node(from, ...path);
+  if (!Array.isArray(at)) throw new Error(`the fixture has no array at ${path.join(' ')}`);
+  return at;
 }
 
 type Entry = [version: string, date: string, sections: Record<string, string[]>];
@@ -155,7 +172,7 @@ function changelog(...entries: Entry[]): string {
 const FIRST: Entry = ['1.0.0', '2026-11-22', { Added: ['Everything.'] }];
 const TODAY = '2026-12-01';
 
-function check(current: Json, released: Json[], log: string, today = TODAY) {
+function check(current: Doc, released: Doc[], log: string, today = TODAY) {
   const input: CheckInput = {
     current,
     released: released.map((doc): Released => ({ version: doc.info.version, doc })),
@@ -178,7 +195,7 @@ describe('the contract check', () => {
 
   it('refuses a change without a version bump, naming the version it needs', () => {
     const changed = next(v1, '1.0.0', (d) => {
-      d.paths['/api/v1/things'].get.description = 'Now described.';
+      node(d, 'paths', '/api/v1/things', 'get').description = 'Now described.';
     });
     const r = check(changed, [v1], changelog(FIRST));
     expect(r.ok).toBe(false);
@@ -188,13 +205,14 @@ describe('the contract check', () => {
 
   it('takes an addition as a patch: bumped, dated in the changelog and kept as released', () => {
     const added = next(v1, '1.0.1', (d) => {
-      d.paths['/api/v1/stock'] = {
+      node(d, 'paths')['/api/v1/stock'] = {
         get: { operationId: 'getStock', responses: { '200': { description: 'OK' } } },
       };
-      d.components.schemas.Thing.properties.weight = { type: 'number' };
-      d.components.schemas.Thing.properties.colour.anyOf[0].enum.push('green');
+      node(d, 'components', 'schemas', 'Thing', 'properties').weight = { type: 'number' };
+      list(d, 'components', 'schemas', 'Thing', 'properties', 'colour', 'anyOf', 0, 'enum').push('green');
       // A webhook payload field that is now always sent: more for the receiver, nothing asked of it.
-      d.webhooks['thing.created'].post.requestBody.content['application/json'].schema.required = ['event'];
+      const content = node(d, 'webhooks', 'thing.created', 'post', 'requestBody', 'content');
+      node(content, 'application/json', 'schema').required = ['event'];
     });
     expect(requiredLevel(diffContracts(v1, added))).toBe('patch');
     const log = changelog(['1.0.1', '2026-11-30', { Added: ['`GET /api/v1/stock`.'] }], FIRST);
@@ -217,7 +235,10 @@ describe('the contract check', () => {
 
   it('takes a deprecation as minor, and wants its sunset date', () => {
     const deprecated = next(v1, '1.0.1', (d) => {
-      Object.assign(d.paths['/api/v1/things/{id}'].get, { deprecated: true, 'x-sunset': '2027-01-01' });
+      Object.assign(node(d, 'paths', '/api/v1/things/{id}', 'get'), {
+        deprecated: true,
+        'x-sunset': '2027-01-01',
+      });
     });
     expect(requiredLevel(diffContracts(v1, deprecated))).toBe('minor');
     const patchLog = changelog(['1.0.1', '2026-11-30', { Deprecated: ['`getThing`.'] }], FIRST);
@@ -231,7 +252,7 @@ describe('the contract check', () => {
 
     // Without x-sunset, the changelog entry must name the date.
     const noSunset = next(v1, '1.1.0', (d) => {
-      d.paths['/api/v1/things/{id}'].get.deprecated = true;
+      node(d, 'paths', '/api/v1/things/{id}', 'get').deprecated = true;
     });
     expect(problemsOf(check(noSunset, [v1, noSunset], log))).toContain('must name its sunset date');
     const withNote = changelog(
@@ -242,41 +263,54 @@ describe('the contract check', () => {
   });
 
   describe('removals', () => {
-    const withoutGet = (d: Json) => {
-      delete d.paths['/api/v1/things/{id}'];
+    const withoutGet = (d: Doc) => {
+      delete node(d, 'paths')['/api/v1/things/{id}'];
     };
 
     it('detects removed operations, webhook events, parameters, fields, answers and enum values', () => {
-      const cases: [string, (d: Json) => void, string][] = [
+      const cases: [string, (d: Doc) => void, string][] = [
         ['path', withoutGet, 'operation GET /api/v1/things/{id} removed'],
-        ['operation', (d) => delete d.paths['/api/v1/things'].post, 'operation POST /api/v1/things removed'],
-        ['webhook event', (d) => delete d.webhooks['thing.created'], 'webhook thing.created removed'],
+        [
+          'operation',
+          (d) => delete node(d, 'paths', '/api/v1/things').post,
+          'operation POST /api/v1/things removed',
+        ],
+        [
+          'webhook event',
+          (d) => delete node(d, 'webhooks')['thing.created'],
+          'webhook thing.created removed',
+        ],
         [
           'parameter',
-          (d) => (d.paths['/api/v1/things'].get.parameters = []),
+          (d) => (node(d, 'paths', '/api/v1/things', 'get').parameters = []),
           'parameter GET /api/v1/things param query:status removed',
         ],
-        ['response field', (d) => delete d.components.schemas.Thing.properties.colour, 'colour removed'],
+        [
+          'response field',
+          (d) => delete node(d, 'components', 'schemas', 'Thing', 'properties').colour,
+          'colour removed',
+        ],
         [
           'request field',
-          (d) =>
-            delete d.paths['/api/v1/things'].post.requestBody.content['application/json'].schema.properties
-              .colour,
+          (d) => {
+            const content = node(d, 'paths', '/api/v1/things', 'post', 'requestBody', 'content');
+            delete node(content, 'application/json', 'schema', 'properties').colour;
+          },
           'request application/json colour removed',
         ],
         [
           'success answer',
-          (d) => delete d.paths['/api/v1/things/{id}'].get.responses['200'],
+          (d) => delete node(d, 'paths', '/api/v1/things/{id}', 'get', 'responses')['200'],
           'response GET /api/v1/things/{id} response 200 removed',
         ],
         [
           'enum value',
-          (d) => d.components.schemas.Thing.properties.colour.anyOf[0].enum.pop(),
+          (d) => list(d, 'components', 'schemas', 'Thing', 'properties', 'colour', 'anyOf', 0, 'enum').pop(),
           'enum value "blue"',
         ],
         [
           'parameter enum value',
-          (d) => d.paths['/api/v1/things'].get.parameters[0].schema.enum.pop(),
+          (d) => list(d, 'paths', '/api/v1/things', 'get', 'parameters', 0, 'schema', 'enum').pop(),
           'enum value "closed"',
         ],
       ];
@@ -288,7 +322,7 @@ describe('the contract check', () => {
       // A removed field is reported once, with every place the shared schema is used, not per sub-field.
       const gone = diffContracts(
         v1,
-        next(v1, '2.0.0', (d) => delete d.components.schemas.Thing.properties.colour),
+        next(v1, '2.0.0', (d) => delete node(d, 'components', 'schemas', 'Thing', 'properties').colour),
       );
       expect(gone.removed.every((r) => r.includes('colour removed'))).toBe(true);
     });
@@ -307,7 +341,10 @@ describe('the contract check', () => {
 
     it('allows a removal after a released deprecation whose sunset date has come', () => {
       const deprecated = next(v1, '1.1.0', (d) => {
-        Object.assign(d.paths['/api/v1/things/{id}'].get, { deprecated: true, 'x-sunset': '2027-01-01' });
+        Object.assign(node(d, 'paths', '/api/v1/things/{id}', 'get'), {
+          deprecated: true,
+          'x-sunset': '2027-01-01',
+        });
       });
       const removed = next(deprecated, '2.0.0', withoutGet);
       const log = changelog(
@@ -328,10 +365,10 @@ describe('the contract check', () => {
 
     it('accepts a Sunset note in an earlier Deprecated changelog entry (an enum value)', () => {
       const noted = next(v1, '1.0.1', (d) => {
-        d.paths['/api/v1/things'].get.parameters[0].description = 'closed is going away';
+        node(d, 'paths', '/api/v1/things', 'get', 'parameters', 0).description = 'closed is going away';
       });
       const removed = next(noted, '2.0.0', (d) =>
-        d.paths['/api/v1/things'].get.parameters[0].schema.enum.pop(),
+        list(d, 'paths', '/api/v1/things', 'get', 'parameters', 0, 'schema', 'enum').pop(),
       );
       const log = (note: string) =>
         changelog(
@@ -352,14 +389,18 @@ describe('the contract check', () => {
   it('takes a changed type and a newly required input as changed meaning: major', () => {
     const typeChanged = diffContracts(
       v1,
-      next(v1, '2.0.0', (d) => (d.components.schemas.Thing.properties.id = { type: 'string' })),
+      next(
+        v1,
+        '2.0.0',
+        (d) => (node(d, 'components', 'schemas', 'Thing', 'properties').id = { type: 'string' }),
+      ),
     );
     expect(typeChanged.changed.join('\n')).toContain('type integer became string');
     expect(requiredLevel(typeChanged)).toBe('major');
     const required = diffContracts(
       v1,
       next(v1, '2.0.0', (d) => {
-        d.paths['/api/v1/things'].get.parameters.push({
+        list(d, 'paths', '/api/v1/things', 'get', 'parameters').push({
           in: 'query',
           name: 'owner',
           required: true,
@@ -371,7 +412,11 @@ describe('the contract check', () => {
     // A field that becomes nullable keeps its type: not a change of meaning by this check.
     const nullable = diffContracts(
       v1,
-      next(v1, '1.0.1', (d) => (d.components.schemas.Thing.properties.name = { type: ['string', 'null'] })),
+      next(
+        v1,
+        '1.0.1',
+        (d) => (node(d, 'components', 'schemas', 'Thing', 'properties').name = { type: ['string', 'null'] }),
+      ),
     );
     expect(nullable.changed).toEqual([]);
   });
@@ -408,7 +453,7 @@ describe('the command', () => {
     const added = next(
       v1,
       '1.0.1',
-      (d) => (d.components.schemas.Thing.properties.weight = { type: 'number' }),
+      (d) => (node(d, 'components', 'schemas', 'Thing', 'properties').weight = { type: 'number' }),
     );
     writeFileSync(join(dir, 'openapi.json'), JSON.stringify(added, null, 2));
     writeFileSync(join(dir, 'CHANGELOG.md'), changelog(FIRST));

@@ -1,12 +1,20 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import type {
+  CancelExternalOrderResponse,
+  CreateWholesaleOrderResponse,
+  ErrorBody,
+  GetOrderResponse,
+  Order,
+  PostExternalOrderResponse,
+} from '../client/src/index.ts';
 import { createLogger } from '../server/logger.ts';
 import type { Actor, AppScope } from '../src/auth/actor.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import type { externalOrderInput } from '../src/external-orders/schemas.ts';
 import { createCaller } from '../src/router.ts';
-import { createApiKey } from '../src/store/api-keys.ts';
+import { createApiKey } from '../src/store/create-api-key.ts';
 import { startTestApp, type TestApp, testContext } from './helpers/app.ts';
 import { runCli } from './helpers/cli.ts';
 import { failure } from './helpers/errors.ts';
@@ -74,12 +82,17 @@ function asApp(
   );
 }
 
-/** Status, parsed JSON body and headers. */
+/** A post that was not held (201 or 200): the contract's answer, whose order is null only when held. */
+type Placed = PostExternalOrderResponse & { result: 'created' | 'existing'; order: Order; hold: null };
 
-const post = (key: string | undefined, body: unknown, target: TestApp = app) =>
-  send(target, 'POST', EXTERNAL, { key, body });
-const cancel = (key: string | undefined, id: number | string, body: unknown = {}) =>
-  send(app, 'POST', cancelPath(id), { key, body });
+/** `T` is the body the test expects: a placed order unless it says otherwise (`ErrorBody`, …). */
+const post = <T = Placed>(key: string | undefined, body: unknown, target: TestApp = app) =>
+  send<T>(target, 'POST', EXTERNAL, { key, body });
+const cancel = <T = CancelExternalOrderResponse>(
+  key: string | undefined,
+  id: number | string,
+  body: unknown = {},
+) => send<T>(app, 'POST', cancelPath(id), { key, body });
 
 interface Item {
   sku: unknown;
@@ -250,11 +263,12 @@ async function world() {
   };
 }
 
-function expectError(res: Sent, status: number, error: string, code: string, label = '') {
+function expectError(res: Sent, status: number, error: string, code: string | undefined, label = '') {
   expect(res.status, `${label} ${JSON.stringify(res.body)}`).toBe(status);
   expect(res.body, label).toMatchObject({ error, code });
-  expect(typeof res.body.message, label).toBe('string');
-  expect(res.body.request_id, label).toBe(res.headers.get('x-request-id'));
+  const body = res.body as ErrorBody;
+  expect(typeof body.message, label).toBe('string');
+  expect(body.request_id, label).toBe(res.headers.get('x-request-id'));
 }
 
 /** Runs the real operator CLI against the app's database. */
@@ -410,7 +424,7 @@ describe('POST /api/v1/orders/external: created (201)', () => {
     ]);
 
     // The order reads back the same through GET /orders/{id}.
-    const read = await app.get(`/api/v1/orders/${order.id}`, store.readWrite);
+    const read = await app.get<GetOrderResponse>(`/api/v1/orders/${order.id}`, store.readWrite);
     expect(read.status).toBe(200);
     expect(read.body.order).toEqual(order);
   });
@@ -439,13 +453,7 @@ describe('POST /api/v1/orders/external: created (201)', () => {
       ]),
     );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(
-      res.body.order.items.map((i: { sku: string; variant_id: number; quantity: number }) => [
-        i.sku,
-        i.variant_id,
-        i.quantity,
-      ]),
-    ).toEqual([
+    expect(res.body.order.items.map((i) => [i.sku, i.variant_id, i.quantity])).toEqual([
       [marketSku, target.variantId, 1],
       [decoy.sku, target.variantId, 2],
     ]);
@@ -540,7 +548,7 @@ describe('POST /api/v1/orders/external: created (201)', () => {
     expect(res.status).toBe(201);
     const mailBefore = (await world()).counts;
     await advanceTo(res.body.order.id, 'shipped');
-    const read = await app.get(`/api/v1/orders/${res.body.order.id}`, store.readWrite);
+    const read = await app.get<GetOrderResponse>(`/api/v1/orders/${res.body.order.id}`, store.readWrite);
     expect(read.body.order).toMatchObject({
       status: 'shipped',
       invoice_number: null,
@@ -580,7 +588,7 @@ describe('POST /api/v1/orders/external: already in (200)', () => {
     expect(changed.status).toBe(200);
     expect(changed.body.result).toBe('existing');
     expect(changed.body.order.id).toBe(first.body.order.id);
-    expect(changed.body.order.items[0].quantity).toBe(3);
+    expect(changed.body.order.items[0]?.quantity).toBe(3);
     expect(await world()).toEqual(before);
     expect(await stockOf(g.variantId)).toBe(7);
 
@@ -615,7 +623,7 @@ describe('POST /api/v1/orders/external: already in (200)', () => {
     const other = await post(otherStore.readWrite, body);
     expect(other.status, JSON.stringify(other.body)).toBe(201);
     expect(other.body.order.id).not.toBe(etsy.body.order.id);
-    expect(other.body.order.items[0].variant_id).toBe(theirs.variantId);
+    expect(other.body.order.items[0]?.variant_id).toBe(theirs.variantId);
     expect(await stockOf(theirs.variantId)).toBe(3);
     expect(await stockOf(g.variantId)).toBe(8);
   });
@@ -718,10 +726,7 @@ describe('POST /api/v1/orders/external: held (202)', () => {
     expect(imported.status, JSON.stringify(imported.body)).toBe(201);
     expect(imported.body.result).toBe('created');
     expect(imported.body.hold).toBeNull();
-    expect(imported.body.order.items.map((i: { variant_id: number }) => i.variant_id)).toEqual([
-      g.variantId,
-      g.variantId,
-    ]);
+    expect(imported.body.order.items.map((i) => i.variant_id)).toEqual([g.variantId, g.variantId]);
     expect(await stockOf(g.variantId)).toBe(2);
     expect(await externalRow(store.id, 'etsy', body.external_order_id)).toEqual([
       expect.objectContaining({
@@ -835,13 +840,13 @@ describe('POST /api/v1/orders/external: refused (400), nothing written', () => {
 
   async function refused(body: unknown, code: string, path: string | null, label: string) {
     const before = await world();
-    const res = await post(store.readWrite, body);
+    const res = await post<ErrorBody>(store.readWrite, body);
     expectError(res, 400, 'bad_request', code, label);
     // A refusal on a rate-limited route still tells the caller where it stands.
     expect(res.headers.get('x-ratelimit-limit'), label).toBe('120');
     if (path !== null) {
       expect(
-        res.body.details?.map((d: { path: string }) => d.path),
+        res.body.details?.map((d) => d.path),
         `${label} ${JSON.stringify(res.body)}`,
       ).toContain(path);
     }
@@ -1038,7 +1043,7 @@ describe('POST /api/v1/orders/external: concurrency', () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(19);
     const ids = new Set(results.map((r) => r.body.order?.id));
     expect(ids.size).toBe(1);
-    const [orderId] = [...ids];
+    const [orderId] = [...ids] as [number]; // one id: asserted just above
     expect(results.filter((r) => r.status === 200).every((r) => r.body.result === 'existing')).toBe(true);
 
     expect(await ordersOf(store.id)).toEqual([{ id: orderId, status: 'pending' }]);
@@ -1063,13 +1068,16 @@ describe('POST /api/v1/orders/external: concurrency', () => {
     // posts arrive, so they all read the stock before any of them reserves: the race, every run.
     const blocker = new pg.Client({ connectionString: app.databaseUrl });
     await blocker.connect();
-    let results: Sent[];
+    let results: Sent<PostExternalOrderResponse | ErrorBody>[];
     try {
       await blocker.query('BEGIN');
       await blocker.query('SELECT id FROM product_variants WHERE id = $1 FOR UPDATE', [g.variantId]);
       const posts = Promise.all(
         Array.from({ length: 10 }, () =>
-          post(store.readWrite, orderBody([{ sku: g.sku, quantity: 1, price_cents: 800 }])),
+          post<PostExternalOrderResponse | ErrorBody>(
+            store.readWrite,
+            orderBody([{ sku: g.sku, quantity: 1, price_cents: 800 }]),
+          ),
         ),
       );
       await waitForLockWaiters(blocker);
@@ -1078,7 +1086,9 @@ describe('POST /api/v1/orders/external: concurrency', () => {
     } finally {
       await blocker.end();
     }
-    const summary = results.map((r) => `${r.status}:${r.body.result ?? r.body.code}`).sort();
+    const summary = results
+      .map((r) => `${r.status}:${'result' in r.body ? r.body.result : r.body.code}`)
+      .sort();
     expect(summary).toEqual(['201:created', ...Array.from({ length: 9 }, () => '202:held')]);
     expect(await stockOf(g.variantId)).toBe(0);
     const recorded = await externalRows(store.id);
@@ -1203,7 +1213,7 @@ describe('POST /api/v1/orders/external/{id}/cancel', () => {
       cancel_reason: 'marketplace',
       tracking_number: 'TRACK-EXT-1',
     });
-    expect(res.body.order.items[0].shipped_quantity).toBe(3);
+    expect(res.body.order.items[0]?.shipped_quantity).toBe(3);
     expect(await stockOf(goods.variantId)).toBe(7);
     expect((await purchaseOrders(order.id)).map((p) => p.status)).toEqual(['cancelled']);
   });
@@ -1228,7 +1238,7 @@ describe('POST /api/v1/orders/external/{id}/cancel', () => {
     });
     const fx = fixtures(app.em());
     const product = await fx.product({ supplierId: await fx.supplier(), stock: [5] });
-    const wholesale = await send(app, 'POST', '/api/v1/orders', {
+    const wholesale = await send<CreateWholesaleOrderResponse>(app, 'POST', '/api/v1/orders', {
       key: store.readWrite,
       body: { customer: CUSTOMER, items: [{ product_id: product, quantity: 1 }], shipping: SHIPPING },
     });
@@ -1285,7 +1295,7 @@ describe('POST /api/v1/orders/external/{id}/cancel', () => {
     const anon = await cancel(undefined, order.id);
     expect(anon.status).toBe(401);
     expect(anon.headers.get('www-authenticate')).toContain('resource_metadata=');
-    const read = await cancel(store.read, order.id);
+    const read = await cancel<ErrorBody>(store.read, order.id);
     expectError(read, 403, 'forbidden', 'INSUFFICIENT_SCOPE');
     expect(read.body.required_scope).toBe('read_write');
     expect(await world()).toEqual(before);
@@ -1368,13 +1378,13 @@ describe('POST /api/v1/orders/external: credentials and scopes', () => {
     const g = await ownGoods(store.id, { stock: 4 });
     const body = orderBody([{ sku: g.sku, quantity: 1, price_cents: 100 }]);
     const before = await world();
-    const anon = await post(undefined, body);
+    const anon = await post<ErrorBody>(undefined, body);
     expectError(anon, 401, 'unauthorized', anon.body.code, 'anonymous');
     expect(anon.headers.get('www-authenticate')).toBe(
       'Bearer resource_metadata="http://stockless.test/.well-known/oauth-protected-resource/api/v1"',
     );
     expect((await post('sl_test_0000000000000000000000000000000000', body)).status).toBe(401);
-    const read = await post(store.read, body);
+    const read = await post<ErrorBody>(store.read, body);
     expectError(read, 403, 'forbidden', 'INSUFFICIENT_SCOPE', 'read key');
     expect(read.body.required_scope).toBe('read_write');
     expect(await world()).toEqual(before);
@@ -1446,7 +1456,10 @@ describe('POST /api/v1/orders/external: rate limit per key', () => {
   it('the third post within the minute is 429 RATE_LIMITED; another key of the store is still allowed', async () => {
     const store = await limited.createStore('Limited Seller');
     const g = await ownGoods(store.id, { stock: 20, target: limited });
-    const second = await createApiKey(limited.em(), { storeId: store.id, scope: 'read_write', mode: 'test' });
+    const second = await createApiKey(
+      { em: limited.em() },
+      { storeId: store.id, scope: 'read_write', mode: 'test' },
+    );
 
     const body = orderBody([{ sku: g.sku, quantity: 1, price_cents: 300 }]);
     const one = await post(store.readWrite, body, limited);

@@ -1,4 +1,6 @@
+import type { OpenAPIObject } from 'trpc-to-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorBody, ListProductsResponse, OAuthError } from '../client/src/index.ts';
 import { hitLimit } from '../src/ratelimit/limiter.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { postForm, REDIRECT, registerClient, registerRaw } from './helpers/oauth.ts';
@@ -19,25 +21,27 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-// biome-ignore lint/suspicious/noExplicitAny: the parsed JSON is what these tests assert on.
-type Json = any;
-
-async function send(
+/**
+ * A request as a probe sends it; the body is parsed when JSON, else kept as text. `T` is the body
+ * the test expects: every answer here is a refusal in the contract's shape unless it says otherwise.
+ */
+async function send<T = ErrorBody>(
   path: string,
   init: { method?: string; body?: string | Uint8Array; type?: string; key?: string } = {},
-): Promise<{ status: number; body: Json; headers: Headers }> {
+): Promise<{ status: number; body: T; headers: Headers }> {
   const headers: Record<string, string> = {};
   if (init.key) headers.authorization = `Bearer ${init.key}`;
   if (init.type) headers['content-type'] = init.type;
   const res = await fetch(`${app.url}${path}`, { method: init.method ?? 'GET', headers, body: init.body });
   const text = await res.text();
   const json = res.headers.get('content-type')?.startsWith('application/json');
-  return { status: res.status, body: json && text ? JSON.parse(text) : text, headers: res.headers };
+  const body: unknown = json && text ? JSON.parse(text) : text;
+  return { status: res.status, body: body as T, headers: res.headers };
 }
 
 const raw = (head: string) => rawRequest(app.url, head);
 
-function expectContractError(res: { status: number; body: Json; headers: Headers }, status: number) {
+function expectContractError(res: { status: number; body: ErrorBody; headers: Headers }, status: number) {
   expect(res.status).toBe(status);
   expect(res.body.error).toBe(status === 413 || status === 415 ? 'bad_request' : res.body.error);
   expect(typeof res.body.message).toBe('string');
@@ -53,8 +57,8 @@ async function countOrders(): Promise<number> {
 
 describe('prototype keys in the query', () => {
   it('are ordinary unknown keys on every GET operation: ignored, never a 500', async () => {
-    const doc = (await send('/api/v1/openapi.json')).body;
-    const gets = Object.keys(doc.paths).filter((p) => doc.paths[p].get);
+    const doc = (await send<OpenAPIObject>('/api/v1/openapi.json')).body;
+    const gets = Object.keys(doc.paths ?? {}).filter((p) => doc.paths?.[p]?.get);
     expect(gets.length).toBeGreaterThan(10);
     for (const path of gets) {
       const url = `${path.replace(/\{[^}]+\}/g, '1')}?zz_unknown=1&__proto__=x&constructor=y&__proto__=z`;
@@ -65,10 +69,13 @@ describe('prototype keys in the query', () => {
   });
 
   it('leave a list answer as it is without them', async () => {
-    const plain = await send('/api/v1/products?limit=2', { key: store.read });
-    const hostile = await send('/api/v1/products?limit=2&constructor=1&hasOwnProperty=1&toString=2', {
-      key: store.read,
-    });
+    const plain = await send<ListProductsResponse>('/api/v1/products?limit=2', { key: store.read });
+    const hostile = await send<ListProductsResponse>(
+      '/api/v1/products?limit=2&constructor=1&hasOwnProperty=1&toString=2',
+      {
+        key: store.read,
+      },
+    );
     expect(hostile.status).toBe(200);
     expect(hostile.body).toEqual(plain.body);
   });
@@ -163,7 +170,7 @@ describe('text PostgreSQL cannot store', () => {
       const res = await send(`/api/v1/products?${query}`, { key: store.read });
       expectContractError(res, 400);
       expect(res.body.code).toBe('VALIDATION_FAILED');
-      expect(res.body.details[0].path).toBe(param);
+      expect(res.body.details?.[0]?.path).toBe(param);
     }
     // WHATWG's lenient reading of a stray `%` stays: it is not an encoding error.
     expect((await send('/api/v1/products?search=50%25%off', { key: store.read })).status).toBe(200);
@@ -183,25 +190,25 @@ describe('OAuth endpoints: NUL and broken text in the RFC 6749 form', () => {
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: 'invalid_client_metadata', error_description: expect.any(String) });
     }
-    const deepBody = await registerRaw(app, `{"client_name":${deep(10_000, '"x"')}}`);
+    const deepBody = await registerRaw<OAuthError>(app, `{"client_name":${deep(10_000, '"x"')}}`);
     expect(deepBody.status).toBe(400);
     expect(deepBody.body.error).toBe('invalid_client_metadata');
   });
 
   it('refuses client_id=slc_%00 at authorize, token and revoke, and a NUL state', async () => {
     const client = await registerClient(app);
-    const authorize = await send(
+    const authorize = await send<OAuthError>(
       `/oauth/authorize?response_type=code&client_id=slc_%00&redirect_uri=${encodeURIComponent(REDIRECT)}`,
     );
     expect(authorize.status).toBe(400);
     expect(authorize.body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
-    const state = await send(
+    const state = await send<OAuthError>(
       `/oauth/authorize?response_type=code&client_id=${client.client_id}&state=%00&redirect_uri=${encodeURIComponent(REDIRECT)}`,
     );
     expect(state.status).toBe(400);
     expect(state.body.error).toBe('invalid_request');
     for (const path of ['/oauth/token', '/oauth/revoke']) {
-      const res = await send(path, {
+      const res = await send<OAuthError>(path, {
         method: 'POST',
         type: 'application/x-www-form-urlencoded',
         body: 'grant_type=authorization_code&client_id=slc_%00&code=x&token=y',
@@ -212,7 +219,7 @@ describe('OAuth endpoints: NUL and broken text in the RFC 6749 form', () => {
   });
 
   it('refuses a NUL request id at the consent page and a NUL email at sign-in', async () => {
-    const consent = await send('/oauth/consent?request=%00');
+    const consent = await send<OAuthError>('/oauth/consent?request=%00');
     expect(consent.status).toBe(400);
     expect(consent.body.error).toBe('invalid_request');
     const signIn = await fetch(`${app.url}/oauth/consent`, {
@@ -229,7 +236,7 @@ describe('malformed request targets and transport refusals', () => {
     for (const target of ['http://[/x', '*', 'ftp://x/y']) {
       const res = await raw(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
       expect(res.status, target).toBe(400);
-      const body = JSON.parse(res.body);
+      const body: ErrorBody = JSON.parse(res.body);
       expect(body, target).toMatchObject({ error: 'bad_request', code: 'INVALID_REQUEST_TARGET' });
       expect(res.head).toContain(`X-Request-Id: ${body.request_id}`);
     }
@@ -255,7 +262,7 @@ describe('malformed request targets and transport refusals', () => {
       `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\nConnection: close\r\n\r\n`,
     );
     expect(res.status).toBe(431);
-    const body = JSON.parse(res.body);
+    const body: ErrorBody = JSON.parse(res.body);
     expect(body).toMatchObject({ error: 'bad_request', code: 'HEADERS_TOO_LARGE' });
     expect(res.head).toContain(`X-Request-Id: ${body.request_id}`);
   });

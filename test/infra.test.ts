@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTaskList, crontab } from '../jobs/tasks.ts';
 import { ConfigError, loadConfig } from '../server/config.ts';
 import { buildOpenApiDocument } from '../server/contract/document.ts';
-import { runReadinessPass } from '../src/catalogue/readiness.ts';
+import { scoreCatalogue } from '../src/catalogue/readiness-scores.ts';
+import { runReadinessPass } from '../src/catalogue/run-readiness-pass.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { startTestApp, TEST_MAIL, TEST_WEBHOOKS, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
@@ -15,8 +16,8 @@ const ROOT = resolve(import.meta.dirname, '..');
 
 describe('committed contract', () => {
   it('openapi.json matches the document the routers generate', () => {
-    const committed = JSON.parse(readFileSync(resolve(ROOT, 'openapi.json'), 'utf8'));
-    const generated = JSON.parse(JSON.stringify(buildOpenApiDocument()));
+    const committed: unknown = JSON.parse(readFileSync(resolve(ROOT, 'openapi.json'), 'utf8'));
+    const generated: unknown = JSON.parse(JSON.stringify(buildOpenApiDocument()));
     expect(committed, 'openapi.json is stale: run `npm run openapi` and commit the result').toEqual(
       generated,
     );
@@ -252,13 +253,13 @@ describe('readiness pass', () => {
     const desc80 = await fx.product({ supplierId, brandId, categoryId, description: 'd'.repeat(80) });
     await rows(em, sql`UPDATE products SET height_cm = NULL WHERE id = ${oneDimMissing}`);
 
-    const result = await runReadinessPass(app.em());
+    const result = await runReadinessPass({ em: app.em() });
     const [total] = await rows<{ n: number }>(app.em(), sql`SELECT count(*)::integer AS n FROM products`);
     expect(result.products).toBe(total?.n);
     expect(result.products).toBeGreaterThanOrEqual(10);
     expect(result.changed).toBeGreaterThanOrEqual(10);
     // A second pass over an unchanged catalogue rewrites no product.
-    expect(await runReadinessPass(app.em())).toEqual({ products: total?.n, changed: 0 });
+    expect(await runReadinessPass({ em: app.em() })).toEqual({ products: total?.n, changed: 0 });
 
     expect(await scores(complete)).toEqual({ freight: 100, google: 100, meta: 100, storefront: 100 });
     expect(await product(complete)).toEqual({
@@ -311,21 +312,21 @@ describe('readiness pass', () => {
     const categoryId = await fx.category();
     const id = await fx.product({ supplierId, categoryId, brandId: await fx.brand(), description: LONG });
 
-    await runReadinessPass(app.em());
+    await runReadinessPass({ em: app.em() });
     expect(await product(id)).toMatchObject({ ready_to_list: true, readiness_score: 100 });
     const first = await scores(id);
 
-    await runReadinessPass(app.em());
+    await runReadinessPass({ em: app.em() });
     expect(await scores(id)).toEqual(first);
 
     await rows(em, sql`UPDATE products SET image_url = NULL WHERE id = ${id}`);
-    await runReadinessPass(app.em());
+    await runReadinessPass({ em: app.em() });
     expect(await scores(id)).toEqual({ freight: 100, google: 83, meta: 75, storefront: 80 });
     expect(await product(id)).toMatchObject({ ready_to_list: false, readiness_score: 80 });
 
     await rows(em, sql`UPDATE product_variants SET stock_quantity = 0 WHERE product_id = ${id}`);
     await rows(em, sql`UPDATE products SET image_url = 'https://img.example/back.jpg' WHERE id = ${id}`);
-    await runReadinessPass(app.em());
+    await runReadinessPass({ em: app.em() });
     expect(await product(id)).toMatchObject({ ready_to_list: false, readiness_score: 100 });
   });
 
@@ -354,7 +355,7 @@ describe('readiness pass', () => {
       em,
       sql`UPDATE products SET readiness_score = 0, ready_to_list = false, complete_channels = 0`,
     );
-    const batched = await runReadinessPass(app.em(), 3);
+    const batched = await scoreCatalogue(app.em(), 3);
     // now() is each transaction's start: one distinct stamp per committed batch.
     const [stamps] = await rows<{ n: number; products: number }>(
       app.em(),
@@ -364,7 +365,7 @@ describe('readiness pass', () => {
     expect(stamps?.products).toBeGreaterThan(9);
     expect(stamps?.n).toBeGreaterThan(3);
     const afterBatches = await state();
-    const whole = await runReadinessPass(app.em(), 1_000_000);
+    const whole = await scoreCatalogue(app.em(), 1_000_000);
     expect(await state()).toEqual(afterBatches);
     const [total] = await rows<{ n: number }>(app.em(), sql`SELECT count(*)::integer AS n FROM products`);
     expect([batched.products, whole.products]).toEqual([total?.n, total?.n]);

@@ -2,6 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  CreateWholesaleOrderResponse,
+  ErrorBody,
+  InventoryItem,
+  ListInventoryResponse,
+} from '../client/src/index.ts';
 import { createTaskList } from '../jobs/tasks.ts';
 import { createApp } from '../server/app.ts';
 import { loadConfig } from '../server/config.ts';
@@ -9,10 +15,10 @@ import { createLogger } from '../server/logger.ts';
 import { type Orm, openOrm } from '../server/orm.ts';
 import type { Actor, AppScope } from '../src/auth/actor.ts';
 import { rows, sql } from '../src/db/sql.ts';
-import { inventoryOutput } from '../src/inventory/router.ts';
-import { setStock } from '../src/inventory/stock.ts';
+import { inventoryOutput } from '../src/inventory/schemas.ts';
+import { setStock } from '../src/inventory/set-stock.ts';
 import { createCaller } from '../src/router.ts';
-import { createApiKey } from '../src/store/api-keys.ts';
+import { createApiKey } from '../src/store/create-api-key.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { shapeError } from '../src/trpc/errors.ts';
 import {
@@ -37,30 +43,8 @@ import { type Sent, send } from './helpers/http.ts';
 
 type Store = Awaited<ReturnType<TestApp['createStore']>>;
 
-interface Variant {
-  id: number;
-  sku: string;
-  title: string;
-  option_values: Record<string, string>;
-  quantity_available: number;
-  available_for_sale: boolean;
-}
-interface Item {
-  product_id: number;
-  sku: string;
-  name: string;
-  listed: boolean;
-  withdrawn_at: string | null;
-  in_stock: boolean;
-  stock_quantity: number;
-  variants: Variant[];
-  updated_at: string;
-}
-interface Page {
-  items: Item[];
-  next_cursor: string;
-  has_more: boolean;
-}
+type Page = ListInventoryResponse;
+type Item = InventoryItem;
 const FEED = '/api/v1/inventory';
 const MY = '/api/v1/my-products';
 const OPERATOR_TOKEN = 'op_inventory_test_token_0123456789abcdef';
@@ -105,12 +89,12 @@ async function page(
   q: { updated_since?: string; limit?: string | number } = {},
   target: TestApp = app,
 ): Promise<Page> {
-  const res = await target.get(feedPath(q), key);
+  const res = await target.get<Page>(feedPath(q), key);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   expect(typeof res.body.next_cursor).toBe('string');
   expect(res.body.next_cursor.length).toBeGreaterThan(0);
   expect(typeof res.body.has_more).toBe('boolean');
-  return res.body as Page;
+  return res.body;
 }
 
 interface Walk {
@@ -321,16 +305,19 @@ async function expectedItem(storeId: number, productId: number, target: TestApp 
   };
 }
 
+/** A refusal's `items`, which must be absent: not a field of ErrorBody, so read through a narrow cast. */
+const itemsOf = (res: Sent) => (res.body as { items?: unknown }).items;
+
 function expectInvalidCursor(res: Sent, label: string) {
   expect(res.status, `${label}: ${JSON.stringify(res.body)}`).toBe(400);
   expect(res.body, label).toMatchObject({ error: 'bad_request', code: 'INVALID_CURSOR' });
-  expect(res.body.items, label).toBeUndefined();
+  expect(itemsOf(res), label).toBeUndefined();
 }
 
 function expectBadLimit(res: Sent, label: string) {
   expect(res.status, `${label}: ${JSON.stringify(res.body)}`).toBe(400);
   expect(res.body, label).toMatchObject({ error: 'bad_request', code: 'VALIDATION_FAILED' });
-  expect(res.body.items, label).toBeUndefined();
+  expect(itemsOf(res), label).toBeUndefined();
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -431,7 +418,7 @@ describe('GET /api/v1/inventory: items and order', () => {
     // The other store sees only its own listing; its read key and read_write key see the same page.
     const theirsWalk = await walkFor(other.read, [theirs]);
     expect(idsOf(theirsWalk.items)).toEqual([theirs]);
-    expect((await app.get(FEED, other.readWrite)).body.items).toEqual(theirsWalk.items);
+    expect((await app.get<Page>(FEED, other.readWrite)).body.items).toEqual(theirsWalk.items);
   });
 
   it('walks every item exactly once with limit and next_cursor; the last page has has_more false', async () => {
@@ -727,7 +714,7 @@ describe('stock changes fan out to every listing store', () => {
 
     const [, v2] = await variantsOf(q);
     // The domain function directly, as the CLI's stock:set ends in it.
-    const done = await setStock(app.em(), q, 9, v2?.id);
+    const done = await setStock(testContext(app), { productId: q, quantity: 9, variantId: v2?.id });
     expect(done).toEqual({ product_id: q, variant_id: v2?.id, quantity: 9, product_stock: 11 });
     expect((await fanoutJobs()).map((j) => j.key)).toEqual([`inventory_fanout:${q}`]);
     await clearFanoutJobs();
@@ -748,7 +735,7 @@ describe('stock changes fan out to every listing store', () => {
     const cursor = (await walkFor(seller.read, [p])).cursor;
     await clearFanoutJobs();
 
-    const placed = await send(app, 'POST', '/api/v1/orders', {
+    const placed = await send<CreateWholesaleOrderResponse>(app, 'POST', '/api/v1/orders', {
       key: buyer.readWrite,
       body: { customer: CUSTOMER, shipping: SHIPPING, items: [{ product_id: p, quantity: 3 }] },
     });
@@ -816,7 +803,7 @@ describe('stock changes fan out to every listing store', () => {
     const sampled = [live[0], live[1700]] as number[];
     const keys = new Map<number, string>();
     for (const id of sampled) {
-      keys.set(id, (await createApiKey(app.em(), { storeId: id, scope: 'read', mode: 'test' })).key);
+      keys.set(id, (await createApiKey({ em: app.em() }, { storeId: id, scope: 'read', mode: 'test' })).key);
     }
     const starts = new Map<number, string>();
     for (const id of sampled) starts.set(id, (await walkFor(keys.get(id) as string, [p])).cursor);
@@ -1173,7 +1160,7 @@ describe('bad input', () => {
     for (const limit of ['0', 'abc', '-1', '1.5', '1e2', '0x10', '+5', '', '501', '5001', '99999999999']) {
       expectBadLimit(await app.get(feedPath({ limit }), store.read), `limit=${limit}`);
     }
-    const over = await app.get(feedPath({ limit: 501 }), store.read);
+    const over = await app.get<ErrorBody>(feedPath({ limit: 501 }), store.read);
     expect(over.body.message).toContain('500');
     expect(over.body.details).toEqual([{ path: 'limit', message: expect.stringContaining('500') }]);
     expect(over.headers.get('x-ratelimit-limit')).toBe('600');
@@ -1221,7 +1208,7 @@ describe('bad input', () => {
       const res = await app.get(FEED, store.read);
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ error: 'not_found', code: 'FEATURE_DISABLED' });
-      expect(res.body.items).toBeUndefined();
+      expect(itemsOf(res)).toBeUndefined();
       expect(res.headers.get('x-ratelimit-limit')).toBe('600');
       expect((await app.get(feedPath({ updated_since: cursor }), store.read)).status).toBe(404);
       // Whatever it asks: an empty page at the head, a refused limit or cursor are 404 too.
@@ -1321,10 +1308,10 @@ describe('rate limit: the store’s catalogue-read limit, kept in PostgreSQL', (
       expect(answers.map((a) => a.headers.get('x-ratelimit-limit'))).toEqual(['3', '3', '3']);
       expect(answers.map((a) => a.headers.get('x-ratelimit-remaining'))).toEqual(['2', '1', '0']);
 
-      const refused = await limited.get(FEED, store.read);
+      const refused = await limited.get<ErrorBody>(FEED, store.read);
       expect(refused.status).toBe(429);
       expect(refused.body).toMatchObject({ error: 'rate_limited', code: 'RATE_LIMITED' });
-      expect(refused.body.items).toBeUndefined();
+      expect(itemsOf(refused)).toBeUndefined();
       // 3 a minute is one every 20 s: the next request is allowed in 20 s, the whole allowance is
       // back in 60 s (GCRA: no window to wait out).
       expect(refused.headers.get('retry-after')).toBe('20');
@@ -1385,13 +1372,13 @@ describe('security', () => {
     const none = await app.get(FEED);
     expect(none.status).toBe(401);
     expect(none.body).toMatchObject({ error: 'unauthorized' });
-    expect(none.body.items).toBeUndefined();
+    expect(itemsOf(none)).toBeUndefined();
     expect((await app.get(FEED, `sl_test_${'z'.repeat(40)}`)).status).toBe(401);
     // 401 before validation.
     expect((await app.get(feedPath({ limit: 0, updated_since: 'abc' }))).status).toBe(401);
     const read = await walkFor(store.read, [p]);
     expect(idsOf(read.items)).toEqual([p]);
-    const readWrite = await app.get(FEED, store.readWrite);
+    const readWrite = await app.get<Page>(FEED, store.readWrite);
     expect(readWrite.status).toBe(200);
     expect(readWrite.body.items).toEqual(read.items);
   });

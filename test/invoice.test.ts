@@ -3,10 +3,11 @@ import type { JobHelpers, Task } from 'graphile-worker';
 import { SMTPServer } from 'smtp-server';
 import { extractText } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorBody, GetOrderResponse } from '../client/src/index.ts';
 import { createTaskList } from '../jobs/tasks.ts';
 import { rows, sql } from '../src/db/sql.ts';
-import { checkoutStorefront } from '../src/orders/storefront.ts';
-import { advanceOrder } from '../src/orders/transitions.ts';
+import { advanceOrder } from '../src/orders/advance-order.ts';
+import { checkoutStorefront } from '../src/orders/checkout-storefront.ts';
 import { startTestApp, TEST_MAIL, TEST_WEBHOOKS, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
@@ -41,26 +42,29 @@ const SHIPPING = {
 /** A storefront order of the store (lamp ×1, cushion ×2) with its own buyer. */
 async function placeOrder(storeId = store.id, emailUser = 'buyer') {
   const email = `${emailUser}${++buyerSeq}@example.com`;
-  const order = await checkoutStorefront(app.em(), {
-    storeId,
-    channel: 'direct',
-    customer: { email, name: `Buyer Number${buyerSeq}`, phone: '' },
-    shipping: SHIPPING,
-    items: [
-      { product_id: lamp, quantity: 1 },
-      { product_id: cushion, quantity: 2 },
-    ],
-  });
+  const order = await checkoutStorefront(
+    { em: app.em() },
+    {
+      storeId,
+      channel: 'direct',
+      customer: { email, name: `Buyer Number${buyerSeq}`, phone: '' },
+      shipping: SHIPPING,
+      items: [
+        { product_id: lamp, quantity: 1 },
+        { product_id: cushion, quantity: 2 },
+      ],
+    },
+  );
   return { id: order.id, orderNumber: order.order_number, email, total: order.total_cents };
 }
 
 async function toFulfilled(orderId: number) {
-  await advanceOrder(app.em(), orderId, 'processing');
-  await advanceOrder(app.em(), orderId, 'fulfilled');
+  await advanceOrder({ em: app.em() }, { orderId, status: 'processing' });
+  await advanceOrder({ em: app.em() }, { orderId, status: 'fulfilled' });
 }
 
 async function ship(orderId: number, tracking = `TRK-${orderId}`) {
-  const r = await advanceOrder(app.em(), orderId, 'shipped', { tracking });
+  const r = await advanceOrder({ em: app.em() }, { orderId, status: 'shipped', tracking });
   if (!r.invoice_number) throw new Error('shipping issued no invoice');
   return r.invoice_number;
 }
@@ -80,7 +84,8 @@ async function invoiceOf(orderId: number) {
   return row?.invoice_number ?? null;
 }
 
-async function json(res: Response) {
+/** The JSON body of the invoice route's refusals (the contract's error body). */
+async function json(res: Response): Promise<ErrorBody | undefined> {
   const text = await res.text();
   return text ? JSON.parse(text) : undefined;
 }
@@ -176,16 +181,16 @@ describe('GET /api/v1/orders/{id}/invoice', () => {
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       const body = await json(res);
       expect(body).toMatchObject({ error: 'not_found', code: 'INVOICE_NOT_ISSUED' });
-      expect(body.message).toMatch(/issued when the order ships/);
+      expect(body?.message).toMatch(/issued when the order ships/);
     };
     await check(); // pending
     await toFulfilled(order.id);
     await check(); // fulfilled
     const cancelled = await placeOrder();
-    await advanceOrder(app.em(), cancelled.id, 'cancelled');
+    await advanceOrder({ em: app.em() }, { orderId: cancelled.id, status: 'cancelled' });
     const res = await app.request(`/api/v1/orders/${cancelled.id}/invoice`, { key: store.read });
     expect(res.status).toBe(404);
-    expect((await json(res)).code).toBe('INVOICE_NOT_ISSUED');
+    expect((await json(res))?.code).toBe('INVOICE_NOT_ISSUED');
   });
 
   it('answers the PDF once shipped, named after the invoice number on the order', async () => {
@@ -200,7 +205,7 @@ describe('GET /api/v1/orders/{id}/invoice', () => {
     expect(Number(res.headers.get('content-length'))).toBe(buf.byteLength);
     expect(Buffer.from(buf).subarray(0, 5).toString('latin1')).toBe('%PDF-');
     // The order answer shows the same number.
-    const detail = await app.get(`/api/v1/orders/${order.id}`, store.readWrite);
+    const detail = await app.get<GetOrderResponse>(`/api/v1/orders/${order.id}`, store.readWrite);
     expect(detail.status).toBe(200);
     expect(detail.body.order.invoice_number).toBe(order.invoice);
     expect(detail.body.order.invoice_issued_at).toEqual(expect.any(String));
@@ -271,7 +276,7 @@ describe('GET /api/v1/orders/{id}/invoice', () => {
     expect((await app.request(`/api/v1/orders/${theirs.id}/invoice`, { key: other.read })).status).toBe(200);
     const missing = await app.request('/api/v1/orders/2000000000/invoice', { key: store.read });
     expect(missing.status).toBe(404);
-    expect((await json(missing)).code).toBe('ORDER_NOT_FOUND');
+    expect((await json(missing))?.code).toBe('ORDER_NOT_FOUND');
   });
 
   it('is 400 for an id that is not a positive integer', async () => {
@@ -307,7 +312,7 @@ describe('the invoice email', () => {
     await toFulfilled(rolled.id);
     await expect(
       app.em().transactional(async (tx) => {
-        await advanceOrder(tx, rolled.id, 'shipped', { tracking: 'TRK-RB' });
+        await advanceOrder({ em: tx }, { orderId: rolled.id, status: 'shipped', tracking: 'TRK-RB' });
         throw new Error('rollback');
       }),
     ).rejects.toThrow('rollback');
@@ -335,7 +340,7 @@ describe('the invoice email', () => {
     ]);
     expect(await sendMailJobs()).toEqual([{ task_identifier: 'send_mail', key: 'send_mail' }]);
     // Delivery sends nothing more.
-    await advanceOrder(app.em(), order.id, 'delivered');
+    await advanceOrder({ em: app.em() }, { orderId: order.id, status: 'delivered' });
     expect(await mailOf(order.id)).toHaveLength(1);
   });
 

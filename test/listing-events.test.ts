@@ -1,12 +1,21 @@
 import type { JobHelpers, Task } from 'graphile-worker';
 import { Logger, runOnce } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AddMyProductResponse, BulkAddMyProductsResponse, ErrorBody } from '../client/src/index.ts';
 import { createTaskList } from '../jobs/tasks.ts';
+import type { Actor } from '../src/auth/actor.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { type DispatchedEvent, dispatchPendingEvents } from '../src/events/dispatch.ts';
-import { addListing, bulkAdd, bulkRemove, removeListing, updateListing } from '../src/listings/service.ts';
+import { addListing } from '../src/listings/add-listing.ts';
+import { bulkAddListings } from '../src/listings/bulk-add-listings.ts';
+import { bulkRemoveListings } from '../src/listings/bulk-remove-listings.ts';
+import { removeListing } from '../src/listings/remove-listing.ts';
+import { setPricing } from '../src/listings/set-pricing.ts';
+import { setPurchaseMode } from '../src/listings/set-purchase-mode.ts';
+import { setVendorFulfilled } from '../src/listings/set-vendor-fulfilled.ts';
+import type { PartnerContext } from '../src/trpc/context.ts';
 import { webhookFanOut } from '../src/webhooks/fanout.ts';
-import { startTestApp, TEST_MAIL, TEST_WEBHOOKS, type TestApp } from './helpers/app.ts';
+import { startTestApp, TEST_MAIL, TEST_WEBHOOKS, type TestApp, testContext } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 import { send } from './helpers/http.ts';
 
@@ -30,8 +39,8 @@ function id(key: string): number {
   return v;
 }
 
-function call(method: string, path: string, key: string | undefined, body?: unknown) {
-  return send(app, method, path, { key, body });
+function call<T = unknown>(method: string, path: string, key: string | undefined, body?: unknown) {
+  return send<T>(app, method, path, { key, body });
 }
 
 interface EventRow {
@@ -170,7 +179,9 @@ describe('each committed listing change writes exactly one event and wakes the d
     expect((await call('DELETE', `/api/v1/my-products/${id('E1')}`, s.readWrite)).status).toBe(200);
     expect(await jobs()).toEqual(DISPATCH_JOB);
     await clearJobs();
-    const res = await call('POST', '/api/v1/my-products', s.readWrite, { product_id: id('E1') });
+    const res = await call<AddMyProductResponse>('POST', '/api/v1/my-products', s.readWrite, {
+      product_id: id('E1'),
+    });
     expect(res.status).toBe(201);
     expect(res.body.message).toBe('Product restored to your store');
     expect(await jobs()).toEqual(DISPATCH_JOB);
@@ -444,7 +455,7 @@ describe('a refused change writes no event and enqueues no job', () => {
     const key = who === 'rw' ? s.readWrite : who === 'read' ? s.read : undefined;
     const before = { events: await events(s.id), listings: await listingState(s.id) };
     await clearJobs();
-    const res = await call(method, path, key, body);
+    const res = await call<ErrorBody>(method, path, key, body);
     expect(res.status, JSON.stringify(res.body)).toBe(status);
     if (code) expect(res.body.code).toBe(code);
     expect(await events(s.id)).toEqual(before.events);
@@ -464,38 +475,62 @@ describe('a rolled-back change leaves no event, no listing change and no job', (
   });
 
   type Tx = Parameters<Parameters<ReturnType<TestApp['em']>['transactional']>[0]>[0];
+  /** The store's context as its procedures give it, on `em` (a transaction's, so the test can roll it back). */
+  const partner = (em: Tx): PartnerContext => {
+    const actor: Actor = {
+      storeId: s.id,
+      kind: 'api_key',
+      scope: 'read_write',
+      appScopes: new Set(),
+      credentialId: 1,
+      canReadCustomers: true,
+    };
+    return { ...testContext(app), em, actor };
+  };
   const changes: [string, (tx: Tx) => Promise<unknown>, number][] = [
-    ['addListing (new)', (tx) => addListing(tx, s.id, id('E4')), 1],
-    ['addListing (restore)', (tx) => addListing(tx, s.id, id('E2')), 1],
-    ['addListing with a price', (tx) => addListing(tx, s.id, id('E5'), 4000), 1],
-    ['removeListing', (tx) => removeListing(tx, s.id, id('E1')), 1],
+    ['addListing (new)', (tx) => addListing(partner(tx), { product_id: id('E4') }), 1],
+    ['addListing (restore)', (tx) => addListing(partner(tx), { product_id: id('E2') }), 1],
     [
-      'updateListing pricing',
-      (tx) => updateListing(tx, s.id, id('E1'), { kind: 'pricing', customPrice: 3000 }),
+      'addListing with a price',
+      (tx) => addListing(partner(tx), { product_id: id('E5'), custom_retail_price_cents: 4000 }),
+      1,
+    ],
+    ['removeListing', (tx) => removeListing(partner(tx), { productId: id('E1') }), 1],
+    [
+      'setPricing',
+      (tx) => setPricing(partner(tx), { productId: id('E1'), custom_retail_price_cents: 3000 }),
       1,
     ],
     [
-      'updateListing selling mode',
-      (tx) => updateListing(tx, s.id, id('E3'), { kind: 'purchase_mode', mode: 'enquiry' }),
+      'setPurchaseMode',
+      (tx) => setPurchaseMode(partner(tx), { productId: id('E3'), purchase_mode: 'enquiry' }),
       1,
     ],
     [
-      'updateListing fulfilment',
-      (tx) => updateListing(tx, s.id, id('E3'), { kind: 'vendor_fulfilled', value: true }),
+      'setVendorFulfilled',
+      (tx) => setVendorFulfilled(partner(tx), { productId: id('E3'), vendor_fulfilled: true }),
       1,
     ],
     [
-      'bulkAdd ids',
-      (tx) => bulkAdd(tx, s.id, { mode: 'ids', product_ids: [id('E2'), id('E4'), id('E6')] }),
+      'bulkAddListings ids',
+      (tx) => bulkAddListings(partner(tx), { mode: 'ids', product_ids: [id('E2'), id('E4'), id('E6')] }),
       3,
     ],
     [
-      'bulkAdd filter',
-      (tx) => bulkAdd(tx, s.id, { mode: 'filter', filters: { supplier_id: supMany } }),
+      'bulkAddListings filter',
+      (tx) => bulkAddListings(partner(tx), { mode: 'filter', filters: { supplier_id: supMany } }),
       MANY_N,
     ],
-    ['bulkRemove ids', (tx) => bulkRemove(tx, s.id, { mode: 'ids', product_ids: [id('E1'), id('E3')] }), 2],
-    ['bulkRemove filter {}', (tx) => bulkRemove(tx, s.id, { mode: 'filter', filters: {} }), 2],
+    [
+      'bulkRemoveListings ids',
+      (tx) => bulkRemoveListings(partner(tx), { mode: 'ids', product_ids: [id('E1'), id('E3')] }),
+      2,
+    ],
+    [
+      'bulkRemoveListings filter {}',
+      (tx) => bulkRemoveListings(partner(tx), { mode: 'filter', filters: {} }),
+      2,
+    ],
   ];
 
   it.each(changes)('%s', async (_label, change, inside) => {
@@ -537,10 +572,10 @@ describe('a rolled-back change leaves no event, no listing change and no job', (
 
   it('the same service call committed does leave its event and job', async () => {
     await clearJobs();
-    await app.em().transactional((tx) => addListing(tx, s.id, id('E4')));
+    await app.em().transactional((tx) => addListing(partner(tx), { product_id: id('E4') }));
     expect(await written(s.id)).toEqual([created(id('E4'))]);
     expect(await jobs()).toEqual(DISPATCH_JOB);
-    await removeListing(app.em(), s.id, id('E4'));
+    await removeListing(partner(app.em()), { productId: id('E4') });
     expect(await written(s.id)).toEqual([created(id('E4')), deleted(id('E4'))]);
   });
 
@@ -684,7 +719,7 @@ describe('dispatching', () => {
   it('hands the events of each batch to onEvent oldest first', async () => {
     await dispatchPendingEvents(app.em(), webhookFanOut(30_000));
     const s = await app.createStore();
-    const res = await call('POST', '/api/v1/my-products/bulk', s.readWrite, {
+    const res = await call<BulkAddMyProductsResponse>('POST', '/api/v1/my-products/bulk', s.readWrite, {
       mode: 'filter',
       filters: { supplier_id: supMany },
     });
@@ -711,7 +746,7 @@ describe('dispatching', () => {
 
   it('two dispatchers at once share the backlog without dispatching an event twice', async () => {
     const s = await app.createStore();
-    const res = await call('POST', '/api/v1/my-products/bulk', s.readWrite, {
+    const res = await call<BulkAddMyProductsResponse>('POST', '/api/v1/my-products/bulk', s.readWrite, {
       mode: 'filter',
       filters: { supplier_id: supMany },
     });

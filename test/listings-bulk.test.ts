@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  BulkAddMyProductsResponse,
+  BulkRemoveMyProductsResponse,
+  ErrorBody,
+  GetMyProductResponse,
+  ListMyProductsResponse,
+  ListProductsResponse,
+} from '../client/src/index.ts';
 import { rows, sql } from '../src/db/sql.ts';
-import { bulkAdd, bulkRemove } from '../src/listings/service.ts';
+import { bulkAddByFilter, bulkRemoveByFilter } from '../src/listings/bulk-by-filter.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
@@ -65,8 +73,13 @@ function id(key: string): number {
 }
 
 type BulkPath = 'bulk' | 'bulk-remove';
+/** The answer of a bulk call that succeeded. */
+type BulkAnswer<P extends BulkPath> = P extends 'bulk'
+  ? BulkAddMyProductsResponse
+  : BulkRemoveMyProductsResponse;
 
-async function post(
+/** POST to a bulk path; `T` is the body the test expects (its JSON is parsed, not checked). */
+async function post<T = unknown>(
   path: BulkPath,
   body: unknown,
   key: string | undefined,
@@ -74,12 +87,13 @@ async function post(
 ) {
   const res = await app.request(`/api/v1/my-products/${path}`, { method: 'POST', key, body, headers });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+  const parsed: T = text ? JSON.parse(text) : undefined;
+  return { status: res.status, body: parsed, headers: res.headers };
 }
 
 /** A bulk call that must succeed; answers the parsed body. */
-async function bulk(path: BulkPath, body: unknown, key: string) {
-  const res = await post(path, body, key);
+async function bulk<P extends BulkPath>(path: P, body: unknown, key: string): Promise<BulkAnswer<P>> {
+  const res = await post<BulkAnswer<P>>(path, body, key);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
 }
@@ -132,10 +146,10 @@ async function myProducts(key: string, limit = 500) {
   const all: number[] = [];
   let total = -1;
   for (let page = 1; ; page++) {
-    const res = await app.get(`/api/v1/my-products?limit=${limit}&page=${page}`, key);
+    const res = await app.get<ListMyProductsResponse>(`/api/v1/my-products?limit=${limit}&page=${page}`, key);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     total = res.body.pagination.total_count;
-    all.push(...res.body.products.map((p: { product_id: number }) => p.product_id));
+    all.push(...res.body.products.map((p) => p.product_id));
     if (page >= res.body.pagination.total_pages) break;
   }
   expect(all).toHaveLength(total);
@@ -143,9 +157,9 @@ async function myProducts(key: string, limit = 500) {
 }
 
 async function catalogueTotal(query: string, key: string) {
-  const res = await app.get(`/api/v1/products?limit=1&${query}`, key);
+  const res = await app.get<ListProductsResponse>(`/api/v1/products?limit=1&${query}`, key);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.pagination.total_count as number;
+  return res.body.pagination.total_count;
 }
 
 const sortSkips = (skips: { product_id: number; reason: string }[]) =>
@@ -240,7 +254,7 @@ describe('POST /api/v1/my-products/bulk, mode ids', () => {
     expect(row('PO')).toBeUndefined();
     expect(await liveIds(s.id)).toEqual([id('A1'), id('A2'), id('A3'), id('A4')].sort((x, y) => x - y));
 
-    const a2 = await app.get(`/api/v1/my-products/${id('A2')}`, s.read);
+    const a2 = await app.get<GetMyProductResponse>(`/api/v1/my-products/${id('A2')}`, s.read);
     expect(a2.status).toBe(200);
     expect(a2.body.product).toMatchObject({
       product_id: id('A2'),
@@ -340,7 +354,7 @@ describe('POST /api/v1/my-products/bulk, mode filter', () => {
     expect(await liveIds(s.id)).toEqual(expected);
     expect(await myProducts(s.read)).toEqual(expected);
     expect(await myProducts(s.read, 40)).toEqual(expected);
-    const page3 = await app.get('/api/v1/my-products?limit=40&page=3', s.read);
+    const page3 = await app.get<ListMyProductsResponse>('/api/v1/my-products?limit=40&page=3', s.read);
     expect(page3.body.pagination).toEqual({ page: 3, limit: 40, total_count: 101, total_pages: 3 });
     expect(page3.body.products).toHaveLength(21);
     expect(await catalogueTotal(`${query}&exclude_in_store=true`, s.read)).toBe(0);
@@ -395,7 +409,7 @@ describe('POST /api/v1/my-products/bulk, mode filter', () => {
       (x, y) => x - y,
     );
     expect(await liveIds(s.id)).toEqual(want);
-    const page = await app.get('/api/v1/my-products?limit=100&page=4', s.read);
+    const page = await app.get<ListMyProductsResponse>('/api/v1/my-products?limit=100&page=4', s.read);
     expect(page.body.pagination).toEqual({ page: 4, limit: 100, total_count: 305, total_pages: 4 });
     expect(page.body.products).toHaveLength(5);
 
@@ -447,8 +461,8 @@ describe('POST /api/v1/my-products/bulk, mode filter', () => {
   it('two identical filter adds at once add each product exactly once', async () => {
     const s = await app.createStore();
     const [one, two] = await Promise.all([
-      post('bulk', { mode: 'filter', filters: {} }, s.readWrite),
-      post('bulk', { mode: 'filter', filters: {} }, s.readWrite),
+      post<BulkAddMyProductsResponse>('bulk', { mode: 'filter', filters: {} }, s.readWrite),
+      post<BulkAddMyProductsResponse>('bulk', { mode: 'filter', filters: {} }, s.readWrite),
     ]);
     expect([one.status, two.status], JSON.stringify([one.body, two.body])).toEqual([200, 200]);
     expect(one.body.added + two.body.added).toBe(VISIBLE_TO_ANY);
@@ -558,9 +572,10 @@ describe('POST /api/v1/my-products/bulk-remove', () => {
     const goneSet = new Set(gone);
     const want = [...bigIds((m) => !goneSet.has(b(m.i))), id('A1')].sort((x, y) => x - y);
     expect(await liveIds(s.id)).toEqual(want);
-    expect((await app.get('/api/v1/my-products?limit=1', s.read)).body.pagination.total_count).toBe(
-      want.length,
-    );
+    expect(
+      (await app.get<ListMyProductsResponse>('/api/v1/my-products?limit=1', s.read)).body.pagination
+        .total_count,
+    ).toBe(want.length);
     const deleted = (await events(s.id)).filter((e) => e.event === 'product.deleted');
     expect(deleted.map((e) => e.product_id).sort((x, y) => x - y)).toEqual(gone);
 
@@ -585,13 +600,11 @@ describe('POST /api/v1/my-products/bulk-remove', () => {
       app.em(),
       sql`UPDATE listings SET purchase_mode = 'enquiry' WHERE store_id = ${s.id} AND product_id = ${id('A5')}`,
     );
-    const inCatalogue = await app.get(
+    const inCatalogue = await app.get<ListProductsResponse>(
       `/api/v1/products?supplier_id=${supA}&price_min_cents=5000&limit=50`,
       s.read,
     );
-    expect(inCatalogue.body.products.map((p: { id: number }) => p.id).sort()).toEqual(
-      [id('A1'), id('A4')].sort(),
-    );
+    expect(inCatalogue.body.products.map((p) => p.id).sort()).toEqual([id('A1'), id('A4')].sort());
     expect(
       await bulk(
         'bulk-remove',
@@ -636,7 +649,7 @@ describe('POST /api/v1/my-products/bulk-remove', () => {
     expect(after).toHaveLength(6);
     expect(after.filter((l) => l.live)).toEqual([]);
     expect(after.find((l) => l.product_id === id('A3'))?.deleted_at).toBe(deletedBefore);
-    expect((await app.get('/api/v1/my-products', s.read)).body.pagination).toEqual({
+    expect((await app.get<ListMyProductsResponse>('/api/v1/my-products', s.read)).body.pagination).toEqual({
       page: 1,
       limit: 20,
       total_count: 0,
@@ -746,7 +759,7 @@ describe('bulk: bad input is a 400 that changes nothing', () => {
   for (const path of ['bulk', 'bulk-remove'] as const) {
     it.each(cases)(`${path}: %s → 400 at %s`, async (_label, body, detailPath) => {
       await clearJobs();
-      const res = await post(path, body, s.readWrite);
+      const res = await post<ErrorBody>(path, body, s.readWrite);
       expect(res.status, JSON.stringify(res.body)).toBe(400);
       expect(res.body).toMatchObject({
         error: 'bad_request',
@@ -754,7 +767,7 @@ describe('bulk: bad input is a 400 that changes nothing', () => {
         message: expect.any(String),
         request_id: res.headers.get('x-request-id'),
       });
-      expect(res.body.details.map((d: { path: string }) => d.path)).toContain(detailPath);
+      expect(res.body.details?.map((d) => d.path)).toContain(detailPath);
       expect(await listings(s.id)).toEqual(before);
       expect(await events(s.id)).toEqual([]);
       expect(await jobs()).toEqual([]);
@@ -981,14 +994,14 @@ describe('bulk by filter, in batches', () => {
     const batched = await prepared();
     const f = { ...filters, supplier_id: supBig };
     const one = await bulk('bulk', { mode: 'filter', filters: f }, whole.readWrite);
-    const many = await bulkAdd(app.em(), batched.id, { mode: 'filter', filters: f }, 7);
+    const many = await bulkAddByFilter(app.em(), batched.id, f, 7);
     expect(many).toEqual(one);
     expect(one.added).toBeGreaterThan(7 * 10);
     expect(await state(batched.id)).toEqual(await state(whole.id));
 
     const removeFilters = { supplier_id: supBig, price_max_cents: 20000 };
     const gone = await bulk('bulk-remove', { mode: 'filter', filters: removeFilters }, whole.readWrite);
-    const goneBatched = await bulkRemove(app.em(), batched.id, { mode: 'filter', filters: removeFilters }, 7);
+    const goneBatched = await bulkRemoveByFilter(app.em(), batched.id, removeFilters, 7);
     expect(goneBatched).toEqual(gone);
     expect(gone.removed).toBeGreaterThan(7 * 10);
     expect(await state(batched.id)).toEqual(await state(whole.id));
@@ -1009,7 +1022,7 @@ describe('bulk by filter, in batches', () => {
         CREATE TRIGGER test_refuse_listing BEFORE INSERT ON listings FOR EACH ROW EXECUTE FUNCTION test_refuse_listing();`),
     );
     try {
-      await expect(bulkAdd(app.em(), s.id, { mode: 'filter', filters: f }, 10)).rejects.toThrow();
+      await expect(bulkAddByFilter(app.em(), s.id, f, 10)).rejects.toThrow();
     } finally {
       await rows(
         app.em(),

@@ -1,4 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  AddMyProductResponse,
+  ErrorBody,
+  GetMyProductResponse,
+  GetProductResponse,
+  ListMyProductsResponse,
+  ListProductsResponse,
+  RemoveMyProductResponse,
+  SetMyProductPricingResponse,
+  SetMyProductPurchaseModeResponse,
+  SetMyProductVendorFulfilledResponse,
+} from '../client/src/index.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { fixtures, type ProductSpec } from './helpers/fixtures.ts';
@@ -42,25 +54,36 @@ async function listed(productId: number, o: { customRetail?: number; deleted?: b
   await fixtures(app.em()).listing(store.id, productId, o);
 }
 
-/** Status, parsed JSON body and headers, as `app.get` answers them. */
-/** A request as this store, unless `key` says another (null: no credential). */
-function send(
+/**
+ * A request as this store, unless `key` says another (null: no credential). `T` is the body the test
+ * expects; the wrappers below default to their operation's success response (a refusal is read as
+ * `ErrorBody`).
+ */
+function send<T = unknown>(
   method: string,
   path: string,
   o: { body?: unknown; key?: string | null; headers?: Record<string, string> } = {},
-): Promise<Sent> {
+): Promise<Sent<T>> {
   const key = o.key === null ? undefined : (o.key ?? store.readWrite);
-  return request(app, method, path, { key, body: o.body, headers: o.headers });
+  return request<T>(app, method, path, { key, body: o.body, headers: o.headers });
 }
 
-const add = (body: unknown, key?: string | null) => send('POST', LIST, { body, key });
-const remove = (id: number | string, key?: string | null) => send('DELETE', one(id), { key });
-const setPrice = (id: number | string, body: unknown, key?: string | null) =>
-  send('PUT', pricing(id), { body, key });
-const setMode = (id: number | string, body: unknown, key?: string | null) =>
-  send('PATCH', mode(id), { body, key });
-const setFulfilled = (id: number | string, body: unknown, key?: string | null) =>
-  send('PATCH', fulfilled(id), { body, key });
+const add = <T = AddMyProductResponse>(body: unknown, key?: string | null) =>
+  send<T>('POST', LIST, { body, key });
+const remove = <T = RemoveMyProductResponse>(id: number | string, key?: string | null) =>
+  send<T>('DELETE', one(id), { key });
+const setPrice = <T = SetMyProductPricingResponse>(id: number | string, body: unknown, key?: string | null) =>
+  send<T>('PUT', pricing(id), { body, key });
+const setMode = <T = SetMyProductPurchaseModeResponse>(
+  id: number | string,
+  body: unknown,
+  key?: string | null,
+) => send<T>('PATCH', mode(id), { body, key });
+const setFulfilled = <T = SetMyProductVendorFulfilledResponse>(
+  id: number | string,
+  body: unknown,
+  key?: string | null,
+) => send<T>('PATCH', fulfilled(id), { body, key });
 
 interface ListingRow {
   id: number;
@@ -120,7 +143,7 @@ async function lastEventId(): Promise<number> {
 function expectValidation(res: Sent, label: string) {
   expect(res.status, label).toBe(400);
   expect(res.body, label).toMatchObject({ error: 'bad_request', code: 'VALIDATION_FAILED' });
-  expect(res.body.details.length, label).toBeGreaterThan(0);
+  expect((res.body as ErrorBody).details?.length, label).toBeGreaterThan(0);
 }
 
 describe('POST /api/v1/my-products', () => {
@@ -144,7 +167,7 @@ describe('POST /api/v1/my-products', () => {
     expect(stored).toMatchObject({ custom_retail_price_cents: null, purchase_mode: null, deleted: false });
     expect(await eventsSince(since)).toEqual([['product.created', p, { product_id: p }]]);
 
-    const detail = await app.get(one(p), store.read);
+    const detail = await app.get<GetMyProductResponse>(one(p), store.read);
     expect(detail.status).toBe(200);
     expect(detail.body.product).toMatchObject({
       id: stored?.id,
@@ -157,15 +180,15 @@ describe('POST /api/v1/my-products', () => {
       own_goods: false,
     });
     // The newest listing comes first.
-    const list = await app.get(`${LIST}?limit=1`, store.read);
-    expect(list.body.products[0].product_id).toBe(p);
-    const catalogue = await app.get(`/api/v1/products/${p}`, store.read);
+    const list = await app.get<ListMyProductsResponse>(`${LIST}?limit=1`, store.read);
+    expect(list.body.products[0]?.product_id).toBe(p);
+    const catalogue = await app.get<GetProductResponse>(`/api/v1/products/${p}`, store.read);
     expect(catalogue.body.product).toMatchObject({ in_store: true, custom_retail_price_cents: null });
   });
 
   it('takes a custom price at or above the minimum: wholesale plus the store margin, rounded up', async () => {
     const p = await product({ wholesale: 1001, retail: 2000 });
-    const catalogue = await app.get(`/api/v1/products/${p}`, store.read);
+    const catalogue = await app.get<GetProductResponse>(`/api/v1/products/${p}`, store.read);
     expect(catalogue.body.product.minimum_price_cents).toBe(1252);
 
     const before = await snapshot();
@@ -183,12 +206,12 @@ describe('POST /api/v1/my-products', () => {
     const ok = await add({ product_id: p, custom_retail_price_cents: 1252 });
     expect(ok.status).toBe(201);
     expect(ok.body.vendor_product).toMatchObject({ product_id: p, custom_retail_price_cents: 1252 });
-    const detail = await app.get(one(p), store.read);
+    const detail = await app.get<GetMyProductResponse>(one(p), store.read);
     expect(detail.body.product).toMatchObject({
       custom_retail_price_cents: 1252,
       effective_retail_price_cents: 1252,
     });
-    expect(detail.body.product.variants.map((v: { price_cents: number }) => v.price_cents)).toEqual([1252]);
+    expect(detail.body.product.variants.map((v) => v.price_cents)).toEqual([1252]);
   });
 
   it('applies only this store’s margin: another store may list at wholesale', async () => {
@@ -228,19 +251,19 @@ describe('POST /api/v1/my-products', () => {
     const res = await add({ product_id: p });
     expect(res.status).toBe(201);
     expect(res.body.vendor_product).toMatchObject({ product_id: p, purchase_mode: 'enquiry' });
-    const detail = await app.get(one(p), store.read);
+    const detail = await app.get<GetMyProductResponse>(one(p), store.read);
     expect(detail.body.product.purchase_mode).toBe('enquiry');
-    expect(detail.body.product.variants[0].available_for_sale).toBe(false);
+    expect(detail.body.product.variants[0]?.available_for_sale).toBe(false);
   });
 
   it('adds the store’s own goods, marked own_goods', async () => {
     const p = await product({ supplierId: ownSupplierId, name: 'Own Bowl' });
     const res = await add({ product_id: p });
     expect(res.status).toBe(201);
-    const detail = await app.get(one(p), store.read);
+    const detail = await app.get<GetMyProductResponse>(one(p), store.read);
     expect(detail.body.product.own_goods).toBe(true);
-    const own = await app.get(`${LIST}?own_goods=true&limit=500`, store.read);
-    expect(own.body.products.map((x: { product_id: number }) => x.product_id)).toContain(p);
+    const own = await app.get<ListMyProductsResponse>(`${LIST}?own_goods=true&limit=500`, store.read);
+    expect(own.body.products.map((x) => x.product_id)).toContain(p);
   });
 
   it("answers 404 PRODUCT_NOT_FOUND for an unknown or inactive product or another store's own goods", async () => {
@@ -248,7 +271,7 @@ describe('POST /api/v1/my-products', () => {
     const othersOwn = await product({ supplierId: othersOwnSupplierId });
     const before = await snapshot();
     for (const id of [999_999, 2_147_483_647, inactive, othersOwn]) {
-      const res = await add({ product_id: id });
+      const res = await add<ErrorBody>({ product_id: id });
       expect(res.status, String(id)).toBe(404);
       expect(res.body, String(id)).toMatchObject({ error: 'not_found', code: 'PRODUCT_NOT_FOUND' });
       expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
@@ -323,7 +346,7 @@ describe('POST /api/v1/my-products', () => {
 
   it('reads a JSON body sent with a UTF-8 charset parameter, and refuses other charsets', async () => {
     const p = await product();
-    const res = await send('POST', LIST, {
+    const res = await send<AddMyProductResponse>('POST', LIST, {
       body: JSON.stringify({ product_id: p }),
       headers: { 'content-type': 'application/json; charset=UTF-8' },
     });
@@ -363,7 +386,7 @@ describe('restoring a removed listing', () => {
       },
     });
     expect(await eventsSince(since)).toEqual([['product.created', p, { product_id: p }]]);
-    const detail = await app.get(one(p), store.read);
+    const detail = await app.get<GetMyProductResponse>(one(p), store.read);
     expect(detail.status).toBe(200);
     expect(detail.body.product).toMatchObject({
       id: added.body.vendor_product.id,
@@ -411,7 +434,7 @@ describe('restoring a removed listing', () => {
     const res = await add({ product_id: p });
     expect(res.status).toBe(201);
     expect(res.body.vendor_product.custom_retail_price_cents).toBeNull();
-    const detail = await app.get(one(p), store.read);
+    const detail = await app.get<GetMyProductResponse>(one(p), store.read);
     expect(detail.body.product).toMatchObject({
       custom_retail_price_cents: null,
       effective_retail_price_cents: 4000,
@@ -434,7 +457,7 @@ describe('restoring a removed listing', () => {
     const p = await product();
     await listed(p, { deleted: true });
     await rows(app.em(), sql`UPDATE products SET active = false WHERE id = ${p}`);
-    const res = await add({ product_id: p });
+    const res = await add<ErrorBody>({ product_id: p });
     expect(res.status).toBe(404);
     expect(res.body.code).toBe('PRODUCT_NOT_FOUND');
     expect((await row(p))?.deleted).toBe(true);
@@ -448,8 +471,11 @@ describe('DELETE /api/v1/my-products/{productId}', () => {
     const q = await product({ supplierId: maker, name: 'Teak Table' });
     await listed(p, { customRetail: 2500 });
     const catalogue = (extra: string) =>
-      app.get(`/api/v1/products?supplier_id=${maker}${extra}&sort_by=name&order=asc`, store.read);
-    const pids = (body: { products: { id: number }[] }) => body.products.map((x) => x.id);
+      app.get<ListProductsResponse>(
+        `/api/v1/products?supplier_id=${maker}${extra}&sort_by=name&order=asc`,
+        store.read,
+      );
+    const pids = (body: ListProductsResponse) => body.products.map((x) => x.id);
     expect(pids((await catalogue('&exclude_in_store=true')).body)).toEqual([q]);
 
     const id = (await row(p))?.id;
@@ -464,20 +490,12 @@ describe('DELETE /api/v1/my-products/{productId}', () => {
     const gone = await app.get(one(p), store.read);
     expect(gone.status).toBe(404);
     expect(gone.body).toMatchObject({ error: 'not_found', code: 'NOT_IN_STORE' });
-    const list = await app.get(`${LIST}?limit=500`, store.read);
-    expect(list.body.products.map((x: { product_id: number }) => x.product_id)).not.toContain(p);
+    const list = await app.get<ListMyProductsResponse>(`${LIST}?limit=500`, store.read);
+    expect(list.body.products.map((x) => x.product_id)).not.toContain(p);
 
     expect(pids((await catalogue('&exclude_in_store=true')).body)).toEqual([p, q]);
     const all = await catalogue('');
-    expect(
-      all.body.products.map(
-        (x: { id: number; in_store: boolean; custom_retail_price_cents: number | null }) => [
-          x.id,
-          x.in_store,
-          x.custom_retail_price_cents,
-        ],
-      ),
-    ).toEqual([
+    expect(all.body.products.map((x) => [x.id, x.in_store, x.custom_retail_price_cents])).toEqual([
       [p, false, null],
       [q, false, null],
     ]);
@@ -530,17 +548,15 @@ describe('PUT /api/v1/my-products/{productId}/pricing', () => {
       },
     });
     expect(await eventsSince(since)).toEqual([['product.updated', p, { product_id: p }]]);
-    const detail = await app.get(one(p), store.read);
+    const detail = await app.get<GetMyProductResponse>(one(p), store.read);
     expect(detail.body.product).toMatchObject({
       retail_price_cents: 2000,
       custom_retail_price_cents: 2500,
       effective_retail_price_cents: 2500,
     });
     expect(detail.body.product.updated_at).not.toBe('2026-01-01T00:00:00.000Z');
-    expect(detail.body.product.variants.map((v: { price_cents: number }) => v.price_cents)).toEqual([
-      2500, 2500,
-    ]);
-    const catalogue = await app.get(`/api/v1/products/${p}`, store.read);
+    expect(detail.body.product.variants.map((v) => v.price_cents)).toEqual([2500, 2500]);
+    const catalogue = await app.get<GetProductResponse>(`/api/v1/products/${p}`, store.read);
     expect(catalogue.body.product).toMatchObject({
       custom_retail_price_cents: 2500,
       earn_per_sale_cents: 1500,
@@ -554,12 +570,12 @@ describe('PUT /api/v1/my-products/{productId}/pricing', () => {
     expect(res.status).toBe(200);
     expect(res.body.vendor_product).toMatchObject({ product_id: p, custom_retail_price_cents: null });
     expect((await row(p))?.custom_retail_price_cents).toBeNull();
-    const detail = await app.get(one(p), store.read);
+    const detail = await app.get<GetMyProductResponse>(one(p), store.read);
     expect(detail.body.product).toMatchObject({
       custom_retail_price_cents: null,
       effective_retail_price_cents: 2000,
     });
-    expect(detail.body.product.variants[0].price_cents).toBe(2000);
+    expect(detail.body.product.variants[0]?.price_cents).toBe(2000);
     // Clearing again is fine.
     expect((await setPrice(p, { custom_retail_price_cents: null })).status).toBe(200);
   });
@@ -576,7 +592,9 @@ describe('PUT /api/v1/my-products/{productId}/pricing', () => {
       minimum_price_cents: 1252,
     });
     expect(await snapshot()).toEqual(before);
-    expect((await app.get(one(p), store.read)).body.product.effective_retail_price_cents).toBe(1800);
+    expect(
+      (await app.get<GetMyProductResponse>(one(p), store.read)).body.product.effective_retail_price_cents,
+    ).toBe(1800);
 
     const ok = await setPrice(p, { custom_retail_price_cents: 1252 });
     expect(ok.status).toBe(200);
@@ -614,7 +632,7 @@ describe('PUT /api/v1/my-products/{productId}/pricing', () => {
       headers: { 'content-type': 'text/plain' },
     });
     expect(plain.status).toBe(415);
-    const broken = await send('PUT', pricing(p), { body: '{"custom_retail_price_cents": 25' });
+    const broken = await send<ErrorBody>('PUT', pricing(p), { body: '{"custom_retail_price_cents": 25' });
     expect(broken.status).toBe(400);
     expect(broken.body.code).toBe('INVALID_JSON');
     expect(await snapshot()).toEqual(before);
@@ -670,24 +688,25 @@ describe('PATCH /api/v1/my-products/{productId}/enquiry-mode', () => {
     });
     expect(await eventsSince(since)).toEqual([['product.updated', p, { product_id: p }]]);
     const sale = async () => {
-      const detail = await app.get(one(p), store.read);
+      const detail = await app.get<GetMyProductResponse>(one(p), store.read);
       return [
         detail.body.product.purchase_mode,
-        detail.body.product.variants.map((v: { available_for_sale: boolean }) => v.available_for_sale),
+        detail.body.product.variants.map((v) => v.available_for_sale),
       ];
     };
     expect(await sale()).toEqual(['enquiry', [false, false]]);
-    const listedItem = (await app.get(`${LIST}?limit=500&include=variants`, store.read)).body.products.find(
-      (x: { product_id: number }) => x.product_id === p,
-    );
-    expect(listedItem.purchase_mode).toBe('enquiry');
-    expect(listedItem.variants.map((v: { available_for_sale: boolean }) => v.available_for_sale)).toEqual([
-      false,
-      false,
-    ]);
+    const listedItem = (
+      await app.get<ListMyProductsResponse>(`${LIST}?limit=500&include=variants`, store.read)
+    ).body.products.find((x) => x.product_id === p);
+    expect(listedItem?.purchase_mode).toBe('enquiry');
+    expect(listedItem?.variants?.map((v) => v.available_for_sale)).toEqual([false, false]);
     // The catalogue shows the store's selling mode too.
-    expect((await app.get(`/api/v1/products/${p}`, store.read)).body.product.purchase_mode).toBe('enquiry');
-    expect((await app.get(`/api/v1/products/${p}`, other.read)).body.product.purchase_mode).toBe('buy_now');
+    expect(
+      (await app.get<GetProductResponse>(`/api/v1/products/${p}`, store.read)).body.product.purchase_mode,
+    ).toBe('enquiry');
+    expect(
+      (await app.get<GetProductResponse>(`/api/v1/products/${p}`, other.read)).body.product.purchase_mode,
+    ).toBe('buy_now');
 
     const back = await setMode(p, { purchase_mode: 'buy_now' });
     expect(back.status).toBe(200);
@@ -704,7 +723,9 @@ describe('PATCH /api/v1/my-products/{productId}/enquiry-mode', () => {
     expect(res.body).toMatchObject({ error: 'conflict', code: 'PURCHASE_MODE_LOCKED' });
     expect(typeof res.body.message).toBe('string');
     expect(await snapshot()).toEqual(before);
-    expect((await app.get(one(p), store.read)).body.product.purchase_mode).toBe('enquiry');
+    expect((await app.get<GetMyProductResponse>(one(p), store.read)).body.product.purchase_mode).toBe(
+      'enquiry',
+    );
 
     const ok = await setMode(p, { purchase_mode: 'enquiry' });
     expect(ok.status).toBe(200);
@@ -734,7 +755,7 @@ describe('PATCH /api/v1/my-products/{productId}/enquiry-mode', () => {
     const removed = await product();
     await listed(removed, { deleted: true });
     for (const id of [unlisted, removed, 999_999]) {
-      const res = await setMode(id, { purchase_mode: 'enquiry' });
+      const res = await setMode<ErrorBody>(id, { purchase_mode: 'enquiry' });
       expect(res.status, String(id)).toBe(404);
       expect(res.body.code, String(id)).toBe('NOT_IN_STORE');
     }
@@ -760,12 +781,16 @@ describe('PATCH /api/v1/my-products/{productId}/vendor-fulfilled', () => {
       },
     });
     expect(await eventsSince(since)).toEqual([['product.updated', p, { product_id: p }]]);
-    expect((await app.get(one(p), store.read)).body.product.vendor_fulfilled).toBe(true);
+    expect((await app.get<GetMyProductResponse>(one(p), store.read)).body.product.vendor_fulfilled).toBe(
+      true,
+    );
 
     const off = await setFulfilled(p, { vendor_fulfilled: false });
     expect(off.status).toBe(200);
     expect(off.body.vendor_product.vendor_fulfilled).toBe(false);
-    expect((await app.get(one(p), store.read)).body.product.vendor_fulfilled).toBe(false);
+    expect((await app.get<GetMyProductResponse>(one(p), store.read)).body.product.vendor_fulfilled).toBe(
+      false,
+    );
   });
 
   it('accepts the strings "true" and "false" and never reads "false" as true', async () => {
@@ -779,7 +804,9 @@ describe('PATCH /api/v1/my-products/{productId}/vendor-fulfilled', () => {
     expect(off.status).toBe(200);
     expect(off.body.vendor_product.vendor_fulfilled).toBe(false);
     expect((await row(p))?.vendor_fulfilled).toBe(false);
-    expect((await app.get(one(p), store.read)).body.product.vendor_fulfilled).toBe(false);
+    expect((await app.get<GetMyProductResponse>(one(p), store.read)).body.product.vendor_fulfilled).toBe(
+      false,
+    );
   });
 
   it('answers 400 VALIDATION_FAILED for anything but a boolean and changes nothing', async () => {
@@ -809,7 +836,7 @@ describe('PATCH /api/v1/my-products/{productId}/vendor-fulfilled', () => {
     const theirs = await product();
     await fixtures(app.em()).listing(other.id, theirs);
     for (const id of [unlisted, theirs, 999_999]) {
-      const res = await setFulfilled(id, { vendor_fulfilled: true });
+      const res = await setFulfilled<ErrorBody>(id, { vendor_fulfilled: true });
       expect(res.status, String(id)).toBe(404);
       expect(res.body.code, String(id)).toBe('NOT_IN_STORE');
     }
@@ -844,7 +871,7 @@ describe('credentials and scopes on the listing writes', () => {
       const bad = await send(method, path, { body, key: `sl_test_${'z'.repeat(40)}` });
       expect(bad.status, label).toBe(401);
 
-      const read = await send(method, path, { body, key: store.read });
+      const read = await send<ErrorBody>(method, path, { body, key: store.read });
       expect(read.status, label).toBe(403);
       expect(read.body, label).toMatchObject({
         error: 'forbidden',
@@ -859,7 +886,7 @@ describe('credentials and scopes on the listing writes', () => {
       }
     }
     expect(await snapshot()).toEqual(before);
-    expect((await app.get(one(p), store.read)).body.product).toMatchObject({
+    expect((await app.get<GetMyProductResponse>(one(p), store.read)).body.product).toMatchObject({
       custom_retail_price_cents: null,
       purchase_mode: 'buy_now',
       vendor_fulfilled: false,

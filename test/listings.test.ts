@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorBody, GetMyProductResponse, ListMyProductsResponse } from '../client/src/index.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
@@ -67,7 +68,7 @@ async function list(
   );
 }
 
-const ids = (body: { products: { product_id: number }[] }) => body.products.map((p) => p.product_id);
+const ids = (body: ListMyProductsResponse) => body.products.map((p) => p.product_id);
 const keys = (...names: (keyof typeof P)[]) => names.map((n) => P[n]);
 
 beforeAll(async () => {
@@ -193,7 +194,7 @@ const LIST = '/api/v1/my-products';
 
 describe('GET /api/v1/my-products', () => {
   it('answers the live listings of this store, newest listing first, with the pagination envelope', async () => {
-    const res = await app.get(LIST, store.read);
+    const res = await app.get<ListMyProductsResponse>(LIST, store.read);
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['pagination', 'products']);
     expect(ids(res.body)).toEqual(keys(...ORDER));
@@ -203,8 +204,8 @@ describe('GET /api/v1/my-products', () => {
   });
 
   it('answers every field of a listing item exactly', async () => {
-    const res = await app.get(LIST, store.read);
-    const byProduct = new Map(res.body.products.map((p: { product_id: number }) => [p.product_id, p]));
+    const res = await app.get<ListMyProductsResponse>(LIST, store.read);
+    const byProduct = new Map(res.body.products.map((p) => [p.product_id, p]));
     expect(byProduct.get(P.desk)).toEqual({
       id: L.desk,
       product_id: P.desk,
@@ -271,16 +272,16 @@ describe('GET /api/v1/my-products', () => {
   });
 
   it('never shows a removed listing or another store’s listings', async () => {
-    const res = await app.get(`${LIST}?limit=500`, store.read);
+    const res = await app.get<ListMyProductsResponse>(`${LIST}?limit=500`, store.read);
     expect(ids(res.body)).not.toContain(P.removed);
     expect(ids(res.body)).not.toContain(P.otherDesk);
     expect(ids(res.body)).not.toContain(P.othersOwn);
 
-    const theirs = await app.get(LIST, other.read);
+    const theirs = await app.get<ListMyProductsResponse>(LIST, other.read);
     expect(theirs.status).toBe(200);
     expect(ids(theirs.body)).toEqual([P.othersOwn, P.otherDesk, P.desk]);
     expect(theirs.body.pagination.total_count).toBe(3);
-    const theirDesk = theirs.body.products.find((p: { product_id: number }) => p.product_id === P.desk);
+    const theirDesk = theirs.body.products.find((p) => p.product_id === P.desk);
     // Each store has its own listing and price of the same product.
     expect(theirDesk).toMatchObject({
       id: await listingId(other.id, P.desk),
@@ -288,35 +289,38 @@ describe('GET /api/v1/my-products', () => {
       effective_retail_price_cents: 70000,
       own_goods: false,
     });
-    expect(theirDesk.id).not.toBe(L.desk);
-    const theirLamp = theirs.body.products.find((p: { product_id: number }) => p.product_id === P.othersOwn);
-    expect(theirLamp.own_goods).toBe(true);
+    // toMatchObject above fails when it is missing.
+    expect(theirDesk?.id).not.toBe(L.desk);
+    const theirLamp = theirs.body.products.find((p) => p.product_id === P.othersOwn);
+    expect(theirLamp?.own_goods).toBe(true);
   });
 
   it('pages by page and limit; a page past the end is empty and keeps the counts', async () => {
-    const second = await app.get(`${LIST}?page=2&limit=2`, store.read);
+    const second = await app.get<ListMyProductsResponse>(`${LIST}?page=2&limit=2`, store.read);
     expect(second.status).toBe(200);
     expect(ids(second.body)).toEqual(keys('rug', 'scale'));
     expect(second.body.pagination).toEqual({ page: 2, limit: 2, total_count: 9, total_pages: 5 });
 
-    const last = await app.get(`${LIST}?page=5&limit=2`, store.read);
+    const last = await app.get<ListMyProductsResponse>(`${LIST}?page=5&limit=2`, store.read);
     expect(ids(last.body)).toEqual(keys('retired'));
 
-    const beyond = await app.get(`${LIST}?page=6&limit=2`, store.read);
+    const beyond = await app.get<ListMyProductsResponse>(`${LIST}?page=6&limit=2`, store.read);
     expect(beyond.status).toBe(200);
     expect(beyond.body).toEqual({
       products: [],
       pagination: { page: 6, limit: 2, total_count: 9, total_pages: 5 },
     });
 
-    const max = await app.get(`${LIST}?limit=500`, store.read);
+    const max = await app.get<ListMyProductsResponse>(`${LIST}?limit=500`, store.read);
     expect(max.status).toBe(200);
     expect(max.body.pagination).toEqual({ page: 1, limit: 500, total_count: 9, total_pages: 1 });
 
     // Walking every page of one gives the full order exactly once.
     const walked: number[] = [];
     for (let page = 1; page <= 9; page++) {
-      walked.push(...ids((await app.get(`${LIST}?page=${page}&limit=1`, store.read)).body));
+      walked.push(
+        ...ids((await app.get<ListMyProductsResponse>(`${LIST}?page=${page}&limit=1`, store.read)).body),
+      );
     }
     expect(walked).toEqual(keys(...ORDER));
   });
@@ -334,10 +338,10 @@ describe('GET /api/v1/my-products', () => {
       'page=abc',
       'page=1e2',
     ]) {
-      const res = await app.get(`${LIST}?${query}`, store.read);
+      const res = await app.get<ErrorBody>(`${LIST}?${query}`, store.read);
       expect(res.status, query).toBe(400);
       expect(res.body, query).toMatchObject({ error: 'bad_request', code: 'VALIDATION_FAILED' });
-      expect(res.body.details.length, query).toBeGreaterThan(0);
+      expect(res.body.details?.length, query).toBeGreaterThan(0);
     }
   });
 
@@ -353,7 +357,10 @@ describe('GET /api/v1/my-products', () => {
       ['nothing-like-this', []],
     ];
     for (const [term, expected] of cases) {
-      const res = await app.get(`${LIST}?search=${encodeURIComponent(term)}`, store.read);
+      const res = await app.get<ListMyProductsResponse>(
+        `${LIST}?search=${encodeURIComponent(term)}`,
+        store.read,
+      );
       expect(res.status, term).toBe(200);
       expect(ids(res.body), term).toEqual(expected);
       expect(res.body.pagination.total_count, term).toBe(expected.length);
@@ -370,31 +377,34 @@ describe('GET /api/v1/my-products', () => {
       ['sto%1', []],
     ];
     for (const [term, expected] of cases) {
-      const res = await app.get(`${LIST}?search=${encodeURIComponent(term)}`, store.read);
+      const res = await app.get<ListMyProductsResponse>(
+        `${LIST}?search=${encodeURIComponent(term)}`,
+        store.read,
+      );
       expect(res.status, term).toBe(200);
       expect(ids(res.body), term).toEqual(expected);
     }
   });
 
   it('pages a search and counts only its matches', async () => {
-    const res = await app.get(`${LIST}?search=l&limit=2&page=2`, store.read);
+    const res = await app.get<ListMyProductsResponse>(`${LIST}?search=l&limit=2&page=2`, store.read);
     expect(ids(res.body)).toEqual(keys('lamp', 'wool'));
     expect(res.body.pagination).toEqual({ page: 2, limit: 2, total_count: 5, total_pages: 3 });
   });
 
   it('treats an empty search as no search, and refuses one over 100 characters', async () => {
-    const empty = await app.get(`${LIST}?search=`, store.read);
+    const empty = await app.get<ListMyProductsResponse>(`${LIST}?search=`, store.read);
     expect(empty.status).toBe(200);
     expect(empty.body.pagination.total_count).toBe(9);
 
-    const hundred = await app.get(`${LIST}?search=${'x'.repeat(100)}`, store.read);
+    const hundred = await app.get<ListMyProductsResponse>(`${LIST}?search=${'x'.repeat(100)}`, store.read);
     expect(hundred.status).toBe(200);
     expect(hundred.body.products).toEqual([]);
 
-    const tooLong = await app.get(`${LIST}?search=${'x'.repeat(101)}`, store.read);
+    const tooLong = await app.get<ErrorBody>(`${LIST}?search=${'x'.repeat(101)}`, store.read);
     expect(tooLong.status).toBe(400);
     expect(tooLong.body).toMatchObject({ error: 'bad_request', code: 'VALIDATION_FAILED' });
-    expect(tooLong.body.details[0].path).toBe('search');
+    expect(tooLong.body.details?.[0]?.path).toBe('search');
   });
 
   it('filters listings missing shipping data by weight, dimensions or either', async () => {
@@ -404,31 +414,34 @@ describe('GET /api/v1/my-products', () => {
       ['either', keys('stool', 'rug', 'scale')],
     ];
     for (const [missing, expected] of cases) {
-      const res = await app.get(`${LIST}?missing=${missing}`, store.read);
+      const res = await app.get<ListMyProductsResponse>(`${LIST}?missing=${missing}`, store.read);
       expect(res.status, missing).toBe(200);
       expect(ids(res.body), missing).toEqual(expected);
       expect(res.body.pagination.total_count, missing).toBe(expected.length);
     }
-    const paged = await app.get(`${LIST}?missing=either&limit=1&page=3`, store.read);
+    const paged = await app.get<ListMyProductsResponse>(`${LIST}?missing=either&limit=1&page=3`, store.read);
     expect(ids(paged.body)).toEqual(keys('scale'));
     expect(paged.body.pagination).toEqual({ page: 3, limit: 1, total_count: 3, total_pages: 3 });
-    const combined = await app.get(`${LIST}?missing=either&search=rug`, store.read);
+    const combined = await app.get<ListMyProductsResponse>(`${LIST}?missing=either&search=rug`, store.read);
     expect(ids(combined.body)).toEqual(keys('rug'));
   });
 
   it('ignores an unrecognised missing value', async () => {
     for (const missing of ['colour', 'WEIGHT', '', 'weight,dimensions']) {
-      const res = await app.get(`${LIST}?missing=${encodeURIComponent(missing)}`, store.read);
+      const res = await app.get<ListMyProductsResponse>(
+        `${LIST}?missing=${encodeURIComponent(missing)}`,
+        store.read,
+      );
       expect(res.status, missing).toBe(200);
       expect(ids(res.body), missing).toEqual(keys(...ORDER));
     }
   });
 
   it('adds option titles and per-variant stock with include=variants', async () => {
-    const res = await app.get(`${LIST}?include=variants`, store.read);
+    const res = await app.get<ListMyProductsResponse>(`${LIST}?include=variants`, store.read);
     expect(res.status).toBe(200);
     expect(ids(res.body)).toEqual(keys(...ORDER));
-    const byProduct = new Map(res.body.products.map((p: { product_id: number }) => [p.product_id, p]));
+    const byProduct = new Map(res.body.products.map((p) => [p.product_id, p]));
     const desk = byProduct.get(P.desk) as Record<string, unknown>;
     expect(desk).toMatchObject({ id: L.desk, custom_retail_price_cents: 64900, stock_quantity: 10 });
     expect(desk.options).toEqual(['Size']);
@@ -495,11 +508,11 @@ describe('GET /api/v1/my-products', () => {
   });
 
   it('keeps the base fields identical with and without include=variants', async () => {
-    const plain = await app.get(`${LIST}?limit=3&page=2`, store.read);
-    const rich = await app.get(`${LIST}?limit=3&page=2&include=variants`, store.read);
+    const plain = await app.get<ListMyProductsResponse>(`${LIST}?limit=3&page=2`, store.read);
+    const rich = await app.get<ListMyProductsResponse>(`${LIST}?limit=3&page=2&include=variants`, store.read);
     expect(rich.body.pagination).toEqual(plain.body.pagination);
     expect(
-      rich.body.products.map(({ options, variants, ...rest }: Record<string, unknown>) => {
+      rich.body.products.map(({ options, variants, ...rest }) => {
         expect(Array.isArray(options)).toBe(true);
         expect(Array.isArray(variants)).toBe(true);
         return rest;
@@ -508,17 +521,23 @@ describe('GET /api/v1/my-products', () => {
   });
 
   it('accepts variants in a comma list of include values; any other include adds nothing', async () => {
-    const listed = await app.get(`${LIST}?include=images,variants&limit=1`, store.read);
-    expect(listed.body.products[0].options).toEqual(['Size']);
-    expect(listed.body.products[0].variants).toHaveLength(3);
+    const listed = await app.get<ListMyProductsResponse>(
+      `${LIST}?include=images,variants&limit=1`,
+      store.read,
+    );
+    expect(listed.body.products[0]?.options).toEqual(['Size']);
+    expect(listed.body.products[0]?.variants).toHaveLength(3);
     for (const include of ['images', 'VARIANTS', '']) {
-      const res = await app.get(`${LIST}?include=${include}&limit=1`, store.read);
+      const res = await app.get<ListMyProductsResponse>(`${LIST}?include=${include}&limit=1`, store.read);
       expect(res.status, include).toBe(200);
       expect(res.body.products[0], include).not.toHaveProperty('options');
       expect(res.body.products[0], include).not.toHaveProperty('variants');
     }
     // An empty page with include=variants is still an empty page.
-    const empty = await app.get(`${LIST}?include=variants&search=nothing-here`, store.read);
+    const empty = await app.get<ListMyProductsResponse>(
+      `${LIST}?include=variants&search=nothing-here`,
+      store.read,
+    );
     expect(empty.body).toEqual({
       products: [],
       pagination: { page: 1, limit: 20, total_count: 0, total_pages: 0 },
@@ -526,34 +545,34 @@ describe('GET /api/v1/my-products', () => {
   });
 
   it('shows only own goods with own_goods=true, and counts that set', async () => {
-    const res = await app.get(`${LIST}?own_goods=true`, store.read);
+    const res = await app.get<ListMyProductsResponse>(`${LIST}?own_goods=true`, store.read);
     expect(res.status).toBe(200);
     expect(ids(res.body)).toEqual(keys('lamp'));
-    expect(res.body.products[0].own_goods).toBe(true);
+    expect(res.body.products[0]?.own_goods).toBe(true);
     expect(res.body.pagination).toEqual({ page: 1, limit: 20, total_count: 1, total_pages: 1 });
 
-    const none = await app.get(`${LIST}?own_goods=true&search=desk`, store.read);
+    const none = await app.get<ListMyProductsResponse>(`${LIST}?own_goods=true&search=desk`, store.read);
     expect(none.body).toEqual({
       products: [],
       pagination: { page: 1, limit: 20, total_count: 0, total_pages: 0 },
     });
 
-    const theirs = await app.get(`${LIST}?own_goods=true`, other.read);
+    const theirs = await app.get<ListMyProductsResponse>(`${LIST}?own_goods=true`, other.read);
     expect(ids(theirs.body)).toEqual([P.othersOwn]);
 
-    const all = await app.get(`${LIST}?own_goods=false`, store.read);
+    const all = await app.get<ListMyProductsResponse>(`${LIST}?own_goods=false`, store.read);
     expect(all.status).toBe(200);
     expect(ids(all.body)).toEqual(keys(...ORDER));
 
     for (const bad of ['yes', '1', 'TRUE']) {
-      const res = await app.get(`${LIST}?own_goods=${bad}`, store.read);
+      const res = await app.get<ErrorBody>(`${LIST}?own_goods=${bad}`, store.read);
       expect(res.status, bad).toBe(400);
       expect(res.body.code, bad).toBe('VALIDATION_FAILED');
     }
   });
 
   it('ignores unknown query keys', async () => {
-    const res = await app.get(`${LIST}?colour=red&sort_by=name`, store.read);
+    const res = await app.get<ListMyProductsResponse>(`${LIST}?colour=red&sort_by=name`, store.read);
     expect(res.status).toBe(200);
     expect(ids(res.body)).toEqual(keys(...ORDER));
   });
@@ -577,8 +596,8 @@ describe('GET /api/v1/my-products', () => {
     expect((await app.get(LIST, `sl_test_${'y'.repeat(40)}`)).status).toBe(401);
     // 401 before validation.
     expect((await app.get(`${LIST}?limit=0`)).status).toBe(401);
-    const read = await app.get(LIST, store.read);
-    const readWrite = await app.get(LIST, store.readWrite);
+    const read = await app.get<ListMyProductsResponse>(LIST, store.read);
+    const readWrite = await app.get<ListMyProductsResponse>(LIST, store.readWrite);
     expect(read.status).toBe(200);
     expect(readWrite.status).toBe(200);
     expect(readWrite.body).toEqual(read.body);
@@ -589,7 +608,7 @@ const one = (id: number | string) => `/api/v1/my-products/${id}`;
 
 describe('GET /api/v1/my-products/{productId}', () => {
   it('answers the listing with its options and variants priced at the custom price', async () => {
-    const res = await app.get(one(P.desk), store.read);
+    const res = await app.get<GetMyProductResponse>(one(P.desk), store.read);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       product: {
@@ -647,7 +666,7 @@ describe('GET /api/v1/my-products/{productId}', () => {
   });
 
   it('prices each variant at its own retail price when there is no custom price', async () => {
-    const res = await app.get(one(P.scale), store.read);
+    const res = await app.get<GetMyProductResponse>(one(P.scale), store.read);
     expect(res.status).toBe(200);
     expect(res.body.product).toMatchObject({
       custom_retail_price_cents: null,
@@ -677,7 +696,7 @@ describe('GET /api/v1/my-products/{productId}', () => {
   });
 
   it('answers a bare listing: no options, one default variant, out of stock', async () => {
-    const res = await app.get(one(P.stool), store.read);
+    const res = await app.get<GetMyProductResponse>(one(P.stool), store.read);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       product: {
@@ -723,16 +742,16 @@ describe('GET /api/v1/my-products/{productId}', () => {
       ['retired', { purchase_mode: 'buy_now', vendor_fulfilled: false, in_stock: true }],
     ];
     for (const [key, fields] of cases) {
-      const res = await app.get(one(P[key]), store.read);
+      const res = await app.get<GetMyProductResponse>(one(P[key]), store.read);
       expect(res.status, key).toBe(200);
       expect(res.body.product, key).toMatchObject({ id: L[key], product_id: P[key], ...fields });
       expect(
-        res.body.product.variants.map((v: { available_for_sale: boolean }) => v.available_for_sale),
+        res.body.product.variants.map((v) => v.available_for_sale),
         key,
       ).toEqual([false]);
-      expect(res.body.product.variants[0].quantity_available, key).toBeGreaterThan(0);
+      expect(res.body.product.variants[0]?.quantity_available, key).toBeGreaterThan(0);
     }
-    const lamp = await app.get(one(P.lamp), store.read);
+    const lamp = await app.get<GetMyProductResponse>(one(P.lamp), store.read);
     expect(lamp.body.product).toMatchObject({ own_goods: true, purchase_mode: 'buy_now' });
     expect(lamp.body.product.variants[0]).toMatchObject({
       price_cents: 5000,
@@ -742,30 +761,28 @@ describe('GET /api/v1/my-products/{productId}', () => {
   });
 
   it('carries the same base fields as the list item', async () => {
-    const listed = await app.get(`${LIST}?limit=500`, store.read);
+    const listed = await app.get<ListMyProductsResponse>(`${LIST}?limit=500`, store.read);
     for (const item of listed.body.products) {
-      const res = await app.get(one(item.product_id), store.read);
+      const res = await app.get<GetMyProductResponse>(one(item.product_id), store.read);
       const { options, variants, ...base } = res.body.product;
       expect(base, String(item.product_id)).toEqual(item);
     }
   });
 
   it("answers another store's own listing of the same product", async () => {
-    const res = await app.get(one(P.desk), other.read);
+    const res = await app.get<GetMyProductResponse>(one(P.desk), other.read);
     expect(res.status).toBe(200);
     expect(res.body.product).toMatchObject({
       id: await listingId(other.id, P.desk),
       custom_retail_price_cents: 70000,
       effective_retail_price_cents: 70000,
     });
-    expect(res.body.product.variants.map((v: { price_cents: number }) => v.price_cents)).toEqual([
-      70000, 70000, 70000,
-    ]);
+    expect(res.body.product.variants.map((v) => v.price_cents)).toEqual([70000, 70000, 70000]);
   });
 
   it('answers 404 NOT_IN_STORE for a product not listed, removed, or listed only by another store', async () => {
     for (const id of [P.unlisted, P.removed, P.otherDesk, P.othersOwn, 999_999, 2_147_483_647]) {
-      const res = await app.get(one(id), store.read);
+      const res = await app.get<ErrorBody>(one(id), store.read);
       expect(res.status, String(id)).toBe(404);
       expect(res.body, String(id)).toMatchObject({ error: 'not_found', code: 'NOT_IN_STORE' });
       expect(typeof res.body.message).toBe('string');
@@ -775,7 +792,7 @@ describe('GET /api/v1/my-products/{productId}', () => {
 
   it('answers 400 VALIDATION_FAILED for an id that is not a positive 32-bit integer', async () => {
     for (const id of ['abc', '1.5', '0', '-1', '1e3', '0x10', '2147483648']) {
-      const res = await app.get(one(id), store.read);
+      const res = await app.get<ErrorBody>(one(id), store.read);
       expect(res.status, id).toBe(400);
       expect(res.body, id).toMatchObject({ error: 'bad_request', code: 'VALIDATION_FAILED' });
     }
@@ -798,8 +815,8 @@ describe('GET /api/v1/my-products/{productId}', () => {
     expect(none.status).toBe(401);
     expect(none.body).toMatchObject({ error: 'unauthorized' });
     expect((await app.get(one('abc'))).status).toBe(401);
-    const read = await app.get(one(P.desk), store.read);
-    const readWrite = await app.get(one(P.desk), store.readWrite);
+    const read = await app.get<GetMyProductResponse>(one(P.desk), store.read);
+    const readWrite = await app.get<GetMyProductResponse>(one(P.desk), store.readWrite);
     expect(read.status).toBe(200);
     expect(readWrite.status).toBe(200);
     expect(readWrite.body).toEqual(read.body);

@@ -1,5 +1,18 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type {
+  CallToolResult,
+  InitializeResult,
+  JSONRPCErrorResponse,
+  ListToolsResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  AuthorizationServerMetadata,
+  ErrorBody,
+  GetStoreResponse,
+  OAuthError,
+  ProtectedResourceMetadata,
+} from '../client/src/index.ts';
 import { APP_SCOPES, OAUTH_SCOPES } from '../src/auth/actor.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
@@ -9,6 +22,7 @@ import {
   MCP_RESOURCE,
   mintMcpToken,
   postMcp,
+  type RpcResult,
   TOOL_SCOPES,
   toolAnswer,
 } from './helpers/mcp.ts';
@@ -72,7 +86,9 @@ describe('OAuth for the MCP resource (RFC 8707)', () => {
     expect(row?.resource).toBe(MCP_RESOURCE);
     // The refresh token stays bound too: a refresh for the REST API is refused, one for /mcp works.
     const refresh = { grant_type: 'refresh_token', client_id: t.clientId, refresh_token: t.refresh_token };
-    expect((await tokenRequest(app, { ...refresh, resource: RESOURCE })).body.error).toBe('invalid_target');
+    expect((await tokenRequest<OAuthError>(app, { ...refresh, resource: RESOURCE })).body.error).toBe(
+      'invalid_target',
+    );
     const renewed = await tokenRequest(app, { ...refresh, resource: MCP_RESOURCE });
     expect(renewed.status, renewed.text).toBe(200);
     expect(renewed.body.scope).toBe(TOOL_SCOPES.join(' '));
@@ -94,7 +110,7 @@ describe('OAuth for the MCP resource (RFC 8707)', () => {
         user,
       });
       const code = back.searchParams.get('code') ?? '';
-      const res = await exchange(app, { clientId, code, verifier, resource: asked });
+      const res = await exchange<OAuthError>(app, { clientId, code, verifier, resource: asked });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('invalid_target');
     }
@@ -125,7 +141,7 @@ describe('OAuth for the MCP resource (RFC 8707)', () => {
     expect(mcp.scope).toBe('read_products manage_webhooks');
     // Refreshing the app token does not pick it up, asked for or not.
     const base = { grant_type: 'refresh_token', client_id: client.client_id, resource: RESOURCE };
-    const asked = await tokenRequest(app, {
+    const asked = await tokenRequest<OAuthError>(app, {
       ...base,
       refresh_token: appToken.refresh_token,
       scope: 'manage_webhooks',
@@ -150,7 +166,7 @@ describe('OAuth for the MCP resource (RFC 8707)', () => {
     expect(whole.status, whole.text).toBe(200);
     expect(whole.body.scope.split(' ').sort()).toEqual([...APP_SCOPES].sort());
     // And the webhook API refuses it as any app token.
-    const hooks = await app.get('/api/v1/vendor/webhooks', whole.body.access_token);
+    const hooks = await app.get<ErrorBody>('/api/v1/vendor/webhooks', whole.body.access_token);
     expect(hooks.status).toBe(403);
     expect(hooks.body.code).toBe('APP_TOKEN_NOT_ALLOWED');
   });
@@ -163,9 +179,9 @@ describe('OAuth for the MCP resource (RFC 8707)', () => {
       scopes_supported: [...OAUTH_SCOPES],
       bearer_methods_supported: ['header'],
     });
-    const api = await app.get('/.well-known/oauth-protected-resource/api/v1');
+    const api = await app.get<ProtectedResourceMetadata>('/.well-known/oauth-protected-resource/api/v1');
     expect(api.body.scopes_supported).toEqual([...APP_SCOPES]);
-    const server = await app.get('/.well-known/oauth-authorization-server');
+    const server = await app.get<AuthorizationServerMetadata>('/.well-known/oauth-authorization-server');
     expect(server.body.scopes_supported).toEqual([...OAUTH_SCOPES]);
   });
 });
@@ -257,11 +273,14 @@ describe('/mcp refuses every credential but a live MCP token', () => {
   it('answers a tool the token lacks the scope for with 403 insufficient_scope (scope step-up)', async () => {
     const t = await mintMcpToken(app, store.id, ['read_products']);
     // Listing tools needs no scope: every tool is shown, so a client knows what it could ask for.
-    const listed = await postMcp(app.url, listTools, bearer(t.access_token));
+    const listed = await postMcp<RpcResult<ListToolsResult>>(app.url, listTools, bearer(t.access_token));
     expect(listed.status).toBe(200);
     expect(listed.body.result.tools).toHaveLength(16);
     expect(
-      toolAnswer((await postMcp(app.url, callTool('get_store'), bearer(t.access_token))).body.result).isError,
+      toolAnswer(
+        (await postMcp<RpcResult<CallToolResult>>(app.url, callTool('get_store'), bearer(t.access_token)))
+          .body.result,
+      ).isError,
     ).toBe(false);
 
     for (const [tool, scope] of [
@@ -286,7 +305,7 @@ describe('/mcp refuses every credential but a live MCP token', () => {
     }
     // A write scope implies its read: write_products is enough for the catalogue and listing reads.
     const writer = await mintMcpToken(app, store.id, ['write_products']);
-    const search = await postMcp(
+    const search = await postMcp<RpcResult<CallToolResult>>(
       app.url,
       callTool('search_catalogue', { limit: 1 }),
       bearer(writer.access_token),
@@ -319,7 +338,7 @@ describe('the Streamable HTTP transport', () => {
   });
 
   it.each(['2025-11-25', '2025-06-18'])('serves protocol version %s', async (version) => {
-    const init = await postMcp(
+    const init = await postMcp<RpcResult<InitializeResult>>(
       app.url,
       { ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: version } },
       bearer(token),
@@ -333,14 +352,17 @@ describe('the Streamable HTTP transport', () => {
       serverInfo: { name: 'stockless' },
       capabilities: { tools: {} },
     });
-    const listed = await postMcp(app.url, listTools, { ...bearer(token), 'mcp-protocol-version': version });
-    expect(listed.status).toBe(200);
-    expect(listed.body.result.tools.map((t: { name: string }) => t.name)).toContain('search_catalogue');
-    const called = await postMcp(app.url, callTool('get_store'), {
+    const listed = await postMcp<RpcResult<ListToolsResult>>(app.url, listTools, {
       ...bearer(token),
       'mcp-protocol-version': version,
     });
-    expect(toolAnswer(called.body.result).body.store.id).toBe(store.id);
+    expect(listed.status).toBe(200);
+    expect(listed.body.result.tools.map((t) => t.name)).toContain('search_catalogue');
+    const called = await postMcp<RpcResult<CallToolResult>>(app.url, callTool('get_store'), {
+      ...bearer(token),
+      'mcp-protocol-version': version,
+    });
+    expect(toolAnswer<GetStoreResponse>(called.body.result).body.store.id).toBe(store.id);
   });
 
   it('negotiates 2025-11-25 with the SDK client', async () => {
@@ -353,7 +375,10 @@ describe('the Streamable HTTP transport', () => {
   });
 
   it('refuses a protocol version it does not speak', async () => {
-    const res = await postMcp(app.url, listTools, { ...bearer(token), 'mcp-protocol-version': '2023-01-01' });
+    const res = await postMcp<JSONRPCErrorResponse>(app.url, listTools, {
+      ...bearer(token),
+      'mcp-protocol-version': '2023-01-01',
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toContain('Unsupported protocol version');
   });
@@ -370,7 +395,10 @@ describe('the Streamable HTTP transport', () => {
   });
 
   it('refuses a browser page of another origin (DNS rebinding) and accepts its own origin', async () => {
-    const foreign = await postMcp(app.url, INITIALIZE, { ...bearer(token), origin: 'http://evil.example' });
+    const foreign = await postMcp<ErrorBody>(app.url, INITIALIZE, {
+      ...bearer(token),
+      origin: 'http://evil.example',
+    });
     expect(foreign.status).toBe(403);
     expect(foreign.body.code).toBe('ORIGIN_NOT_ALLOWED');
     const own = await postMcp(app.url, INITIALIZE, { ...bearer(token), origin: ISSUER });

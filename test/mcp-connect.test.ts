@@ -5,17 +5,25 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { GetMyProductResponse, ListWebhooksResponse } from '../client/src/index.ts';
 import { createLogger } from '../server/logger.ts';
 import { rows, sql } from '../src/db/sql.ts';
-import { setFeature } from '../src/platform/features.ts';
+import { setFeature } from '../src/platform/set-feature.ts';
 import { createCaller } from '../src/router.ts';
-import { createApiKey } from '../src/store/api-keys.ts';
-import { createStore } from '../src/store/service.ts';
+import { createApiKey } from '../src/store/create-api-key.ts';
+import { createStore } from '../src/store/create-store.ts';
 import { testSettings } from './helpers/app.ts';
 import { launchChromium, NO_CHROMIUM, type PublicApp, startAppAtPublicUrl } from './helpers/browser.ts';
 import { fixtures } from './helpers/fixtures.ts';
-import { approveInBrowser, MemoryOAuthProvider, TOOL_SCOPES, toolAnswer } from './helpers/mcp.ts';
-import { type Json, PASSWORD, sha256Hex } from './helpers/oauth.ts';
+import {
+  approveInBrowser,
+  MemoryOAuthProvider,
+  TOOL_SCOPES,
+  type ToolName,
+  type ToolResponses,
+  toolAnswer,
+} from './helpers/mcp.ts';
+import { PASSWORD, sha256Hex } from './helpers/oauth.ts';
 
 /**
  * A store owner connects an AI assistant, end to end: the MCP SDK's own client with its OAuth
@@ -59,9 +67,10 @@ const recording: typeof fetch = (input, init) => {
   return fetch(input, init);
 };
 
-async function rest(path: string): Promise<{ status: number; body: Json }> {
+/** GET with the store's API key; `T` is the body the test expects. */
+async function rest<T = unknown>(path: string): Promise<{ status: number; body: T }> {
   const res = await fetch(`${app.url}${path}`, { headers: { authorization: `Bearer ${apiKey}` } });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: (await res.json()) as T };
 }
 
 beforeEach(() => {
@@ -79,9 +88,9 @@ beforeAll(async () => {
     page = await context.newPage();
   }
   const em = app.orm.em.fork();
-  const store = await createStore(em, { name: 'Harbour & Home', slug: `s-${randomUUID().slice(0, 8)}` });
+  const store = await createStore({ em }, { name: 'Harbour & Home', slug: `s-${randomUUID().slice(0, 8)}` });
   storeId = store.id;
-  apiKey = (await createApiKey(em, { storeId, scope: 'read_write', mode: 'test' })).key;
+  apiKey = (await createApiKey({ em }, { storeId, scope: 'read_write', mode: 'test' })).key;
   await createCaller({
     em: app.orm.em.fork(),
     requestId: 'req_mcp_connect',
@@ -95,7 +104,10 @@ beforeAll(async () => {
   const product = (name: string) =>
     fx.product({ name, supplierId, categoryId, wholesale: 30000, retail: 59900, stock: [5], images: 1 });
   products = { table: await product('Oak Table'), bench: await product('Oak Bench') };
-  await setFeature(app.orm.em.fork(), 'inventory_read', true);
+  await setFeature(
+    { em: app.orm.em.fork(), settings: testSettings(OPERATOR), log: createLogger('silent') },
+    { feature: 'inventory_read', enabled: true },
+  );
 });
 
 afterAll(async () => {
@@ -114,8 +126,8 @@ describe('connecting an assistant with the MCP SDK', () => {
       authProvider: provider,
       fetch: recording,
     });
-  const call = async (name: string, args: Record<string, unknown> = {}) => {
-    const answer = toolAnswer(await client.callTool({ name, arguments: args }));
+  const call = async <N extends ToolName>(name: N, args: Record<string, unknown> = {}) => {
+    const answer = toolAnswer<ToolResponses[N]>(await client.callTool({ name, arguments: args }));
     expect(answer.isError, `${name}: ${JSON.stringify(answer.body)}`).toBe(false);
     return answer.body;
   };
@@ -181,7 +193,7 @@ describe('connecting an assistant with the MCP SDK', () => {
     const facets = await call('catalogue_facets', { category: 'tables' });
     expect(facets.total_count).toBe(2);
     const found = await call('search_catalogue', { search: 'Oak', category: 'tables', sort_by: 'name' });
-    expect(found.products.map((p: Json) => p.id)).toEqual([products.bench, products.table]);
+    expect(found.products.map((p) => p.id)).toEqual([products.bench, products.table]);
     const table = await call('get_catalogue_product', { id: products.table });
     const minimum = table.product.minimum_price_cents as number;
 
@@ -194,22 +206,23 @@ describe('connecting an assistant with the MCP SDK', () => {
     expect(
       (await call('get_listing', { productId: products.table })).product.effective_retail_price_cents,
     ).toBe(minimum + 1000);
-    expect((await call('list_listings')).products.map((p: Json) => p.product_id)).toEqual([products.table]);
+    expect((await call('list_listings')).products.map((p) => p.product_id)).toEqual([products.table]);
     // The store changed for real: the REST API, with the store's API key, shows the same listing.
-    expect((await rest(`/api/v1/my-products/${products.table}`)).body.product.custom_retail_price_cents).toBe(
-      minimum + 1000,
-    );
-    expect((await call('read_inventory')).items.map((i: Json) => i.product_id)).toEqual([products.table]);
+    expect(
+      (await rest<GetMyProductResponse>(`/api/v1/my-products/${products.table}`)).body.product
+        .custom_retail_price_cents,
+    ).toBe(minimum + 1000);
+    expect((await call('read_inventory')).items.map((i) => i.product_id)).toEqual([products.table]);
     expect((await call('list_orders')).orders).toEqual([]);
     const missingOrder = toolAnswer(await client.callTool({ name: 'get_order', arguments: { id: 1 } }));
     expect(missingOrder).toMatchObject({ isError: true, body: { error: 'not_found' } });
 
     const hook = await call('create_webhook', { url: 'https://127.0.0.1:9/hook', events: ['order.created'] });
     expect(hook.webhook.secret).toMatch(/^whsec_/);
-    expect((await call('list_webhooks')).webhooks.map((w: Json) => w.id)).toEqual([hook.webhook.id]);
-    expect((await rest('/api/v1/vendor/webhooks')).body.webhooks.map((w: Json) => w.id)).toEqual([
-      hook.webhook.id,
-    ]);
+    expect((await call('list_webhooks')).webhooks.map((w) => w.id)).toEqual([hook.webhook.id]);
+    expect(
+      (await rest<ListWebhooksResponse>('/api/v1/vendor/webhooks')).body.webhooks.map((w) => w.id),
+    ).toEqual([hook.webhook.id]);
     await call('update_webhook', { id: hook.webhook.id, active: false });
     await call('delete_webhook', { id: hook.webhook.id });
     await call('remove_listing', { productId: products.table });

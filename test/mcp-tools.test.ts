@@ -1,14 +1,30 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  ErrorBody,
+  GetMyProductResponse,
+  GetOrderResponse,
+  GetWebhookResponse,
+} from '../client/src/index.ts';
 import { buildOpenApiDocument } from '../server/contract/document.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { procedureInfo } from '../src/mcp/procedures.ts';
 import { TOOLS } from '../src/mcp/tools.ts';
-import { setFeature } from '../src/platform/features.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
+import { setFeature } from '../src/platform/set-feature.ts';
+import { startTestApp, type TestApp, testContext } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
-import { connectWithToken, mintMcpToken, postMcp, TOOL_SCOPES, toolAnswer } from './helpers/mcp.ts';
-import { internal, type Json } from './helpers/oauth.ts';
+import {
+  connectWithToken,
+  mintMcpToken,
+  postMcp,
+  type RpcResult,
+  TOOL_SCOPES,
+  type ToolName,
+  type ToolResponses,
+  toolAnswer,
+} from './helpers/mcp.ts';
+import { internal } from './helpers/oauth.ts';
 
 /**
  * The tools over the real HTTP endpoint with the SDK's client: each answers what its REST operation
@@ -28,14 +44,19 @@ const CUSTOMER = { email: 'mia@example.com', name: 'Mia Buyer', phone: '+61 400 
 const SHIPPING = { address: '12 Collins St', city: 'Melbourne', state: 'VIC', zip: '3000', country: 'AU' };
 const HOOK = 'https://127.0.0.1:9/hook';
 
-/** Calls a tool and answers its structured content, or its error body. */
-async function call(name: string, args: Record<string, unknown> = {}, on: Client = client) {
-  return toolAnswer(await on.callTool({ name, arguments: args }));
+/** Calls a tool and answers its structured content (its REST operation's response), or its error body. */
+async function call<N extends ToolName>(name: N, args: Record<string, unknown> = {}, on: Client = client) {
+  return toolAnswer<ToolResponses[N]>(await on.callTool({ name, arguments: args }));
 }
 
-/** The REST answer to the same question, with the store's read_write key. */
-async function rest(path: string): Promise<Json> {
-  const res = await app.get(path, store.readWrite);
+/** Calls a tool the test expects to fail: the answer is the contract's error body. */
+async function refusal(name: ToolName, args: Record<string, unknown> = {}, on: Client = client) {
+  return toolAnswer<ErrorBody>(await on.callTool({ name, arguments: args }));
+}
+
+/** The REST answer to the same question, with the store's read_write key; `T` is the body expected. */
+async function rest<T = unknown>(path: string): Promise<T> {
+  const res = await app.get<T>(path, store.readWrite);
   expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
   return res.body;
 }
@@ -69,7 +90,7 @@ beforeAll(async () => {
     items: [{ product_id: listed, variant_id: await firstVariant(listed), quantity: 1 }],
   });
   orderId = order.id;
-  await setFeature(app.em(), 'inventory_read', true);
+  await setFeature(testContext(app), { feature: 'inventory_read', enabled: true });
   token = (await mintMcpToken(app, store.id, TOOL_SCOPES)).access_token;
   client = await connectWithToken(app.url, token);
 });
@@ -121,17 +142,18 @@ describe('tools/list', () => {
     expect(hints('create_webhook')).toMatchObject({ openWorldHint: true });
 
     // Not restated: a tool's arguments are its REST operation's parameters, as the contract documents them.
-    const doc = buildOpenApiDocument('http://stockless.test') as Json;
+    const doc = buildOpenApiDocument('http://stockless.test');
+    // The document writes its parameters inline (no $ref).
+    const parameters = (path: string) =>
+      doc.paths?.[path]?.get?.parameters as { name: string; schema?: Record<string, unknown> }[];
     const params = (path: string): Record<string, Record<string, unknown>> =>
-      Object.fromEntries(
-        (doc.paths[path].get.parameters as Json[]).map((p) => [p.name, p.schema as Record<string, unknown>]),
-      );
+      Object.fromEntries(parameters(path).map((p) => [p.name, p.schema as Record<string, unknown>]));
     for (const [tool, path] of [
       ['search_catalogue', '/api/v1/products'],
       ['catalogue_facets', '/api/v1/products/facets'],
       ['list_orders', '/api/v1/orders'],
     ] as const) {
-      const properties = byName.get(tool)?.inputSchema.properties as Record<string, Json>;
+      const properties = byName.get(tool)?.inputSchema.properties as Record<string, unknown>;
       const documented = params(path);
       expect(Object.keys(properties).sort(), tool).toEqual(Object.keys(documented).sort());
       for (const [name, schema] of Object.entries(documented)) {
@@ -146,9 +168,9 @@ describe('tools/list', () => {
     }
     const price = byName.get('set_listing_price')?.inputSchema;
     expect(price?.required).toEqual(expect.arrayContaining(['productId', 'custom_retail_price_cents']));
-    const create = byName.get('create_webhook')?.inputSchema as Json;
-    expect(create.required).toEqual(['url', 'events']);
-    expect(create.additionalProperties).toBe(false);
+    const create = byName.get('create_webhook')?.inputSchema;
+    expect(create?.required).toEqual(['url', 'events']);
+    expect(create?.additionalProperties).toBe(false);
   });
 });
 
@@ -182,13 +204,17 @@ describe('reads answer what the REST API answers', () => {
 
   it('list_orders and get_order leave buyer details out without read_customers, as for apps', async () => {
     const list = await call('list_orders', { limit: 5 });
-    expect(list.body.orders.map((o: Json) => o.id)).toEqual([orderId]);
+    expect(list.body.orders.map((o) => o.id)).toEqual([orderId]);
     expect(list.body.orders[0]).not.toHaveProperty('customer');
     const one = await call('get_order', { id: orderId });
     expect(one.body.order.id).toBe(orderId);
     expect(one.body.order).not.toHaveProperty('customer');
     expect(one.body.order).not.toHaveProperty('shipping');
-    const { customer: _c, shipping: _s, ...restOrder } = (await rest(`/api/v1/orders/${orderId}`)).order;
+    const {
+      customer: _c,
+      shipping: _s,
+      ...restOrder
+    } = (await rest<GetOrderResponse>(`/api/v1/orders/${orderId}`)).order;
     expect(one.body.order).toEqual(restOrder);
 
     const withCustomers = await connectWithToken(
@@ -206,14 +232,14 @@ describe('reads answer what the REST API answers', () => {
   it('read_inventory pages the stock feed, and is switched off with the platform feature', async () => {
     const page = await call('read_inventory', { limit: 10 });
     expect(page.isError, JSON.stringify(page.body)).toBe(false);
-    expect(page.body.items.map((i: Json) => i.product_id)).toContain(listed);
+    expect(page.body.items.map((i) => i.product_id)).toContain(listed);
     expect(page.body).toMatchObject({ next_cursor: expect.any(String), has_more: false });
-    await setFeature(app.em(), 'inventory_read', false);
+    await setFeature(testContext(app), { feature: 'inventory_read', enabled: false });
     try {
       const off = await call('read_inventory', {});
       expect(off).toMatchObject({ isError: true, body: { error: 'not_found', code: 'FEATURE_DISABLED' } });
     } finally {
-      await setFeature(app.em(), 'inventory_read', true);
+      await setFeature(testContext(app), { feature: 'inventory_read', enabled: true });
     }
   });
 });
@@ -232,14 +258,17 @@ describe('writes', () => {
       custom_retail_price_cents: 69900,
     });
     expect(repriced.body.vendor_product).toMatchObject({ custom_retail_price_cents: 69900 });
-    expect((await rest(`/api/v1/my-products/${unlisted}`)).product).toMatchObject({
+    expect((await rest<GetMyProductResponse>(`/api/v1/my-products/${unlisted}`)).product).toMatchObject({
       custom_retail_price_cents: 69900,
       effective_retail_price_cents: 69900,
     });
 
     const cleared = await call('set_listing_price', { productId: unlisted, custom_retail_price_cents: null });
     expect(cleared.body.vendor_product).toMatchObject({ custom_retail_price_cents: null });
-    expect((await rest(`/api/v1/my-products/${unlisted}`)).product.effective_retail_price_cents).toBe(59900);
+    expect(
+      (await rest<GetMyProductResponse>(`/api/v1/my-products/${unlisted}`)).product
+        .effective_retail_price_cents,
+    ).toBe(59900);
 
     const removed = await call('remove_listing', { productId: unlisted });
     expect(removed.isError).toBe(false);
@@ -261,13 +290,13 @@ describe('writes', () => {
     const updated = await call('update_webhook', { id, events: ['*'], active: false });
     expect(updated.body.webhook).toMatchObject({ id, events: ['*'], active: false });
     expect(updated.body.webhook).not.toHaveProperty('secret');
-    expect((await rest(`/api/v1/vendor/webhooks/${id}`)).webhook).toMatchObject({
+    expect((await rest<GetWebhookResponse>(`/api/v1/vendor/webhooks/${id}`)).webhook).toMatchObject({
       events: ['*'],
       active: false,
     });
 
     const listedHooks = await call('list_webhooks');
-    expect(listedHooks.body.webhooks.map((w: Json) => w.id)).toContain(id);
+    expect(listedHooks.body.webhooks.map((w) => w.id)).toContain(id);
     expect(listedHooks.body.valid_events).toContain('order.created');
 
     const deleted = await call('delete_webhook', { id });
@@ -278,15 +307,15 @@ describe('writes', () => {
 
 describe('failures are tool errors carrying the contract’s error body', () => {
   it('a validation failure names each field, as the REST 400 does', async () => {
-    const answer = await call('search_catalogue', { limit: 0, sort_by: 'nonsense' });
+    const answer = await refusal('search_catalogue', { limit: 0, sort_by: 'nonsense' });
     expect(answer.isError).toBe(true);
     expect(answer.body).toMatchObject({
       error: 'bad_request',
       code: 'VALIDATION_FAILED',
       request_id: expect.any(String),
     });
-    expect(answer.body.details.map((d: Json) => d.path).sort()).toEqual(['limit', 'sort_by']);
-    const restAnswer = await app.get('/api/v1/products?limit=0&sort_by=nonsense', store.readWrite);
+    expect(answer.body.details?.map((d) => d.path).sort()).toEqual(['limit', 'sort_by']);
+    const restAnswer = await app.get<ErrorBody>('/api/v1/products?limit=0&sort_by=nonsense', store.readWrite);
     expect(restAnswer.status).toBe(400);
     expect(answer.body.details).toEqual(restAnswer.body.details);
 
@@ -344,7 +373,7 @@ describe('limits', () => {
       await c.close();
       // The same store's other MCP client has an allowance of its own.
       const other = await mintMcpToken(limited, s.id, TOOL_SCOPES);
-      const raw = await postMcp(
+      const raw = await postMcp<RpcResult<CallToolResult>>(
         limited.url,
         { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_store', arguments: {} } },
         { authorization: `Bearer ${other.access_token}` },

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CreateWholesaleOrderResponse } from '../client/src/index.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { fixtures } from './helpers/fixtures.ts';
+import { isStatus, type Sent } from './helpers/http.ts';
 import { mintAppToken } from './helpers/oauth.ts';
 import {
   type ApiProcess,
@@ -45,18 +47,12 @@ afterAll(async () => {
   await db?.close();
 });
 
-interface Sent {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON whose shape each test asserts
-  body: any;
-  headers: Headers;
-}
-
-async function send(
+/** A request to one process; `T` is the body the test expects (its JSON is parsed, not checked). */
+async function send<T = unknown>(
   proc: ApiProcess,
   path: string,
   o: { key?: string; method?: string; body?: unknown } = {},
-): Promise<Sent> {
+): Promise<Sent<T>> {
   const headers: Record<string, string> = {};
   if (o.key) headers.authorization = `Bearer ${o.key}`;
   if (o.body !== undefined) headers['content-type'] = 'application/json';
@@ -66,7 +62,8 @@ async function send(
     body: o.body === undefined ? undefined : JSON.stringify(o.body),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+  const body: T = text ? JSON.parse(text) : undefined;
+  return { status: res.status, body, headers: res.headers };
 }
 
 const FEED = '/api/v1/inventory';
@@ -260,7 +257,7 @@ describe('wholesale orders across both processes', () => {
       });
     const results = await Promise.all(buyers.map((store, i) => order(store, i)));
 
-    const sold = results.filter((r) => r.status === 201);
+    const sold = results.filter((r) => isStatus<CreateWholesaleOrderResponse>(r, 201));
     const refused = results.filter((r) => r.status !== 201);
     expect(sold).toHaveLength(5);
     expect(refused).toHaveLength(15);

@@ -1,4 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  AuthorizationServerMetadata,
+  OAuthClient,
+  OAuthError,
+  ProtectedResourceMetadata,
+} from '../client/src/index.ts';
 import { loadConfig } from '../server/config.ts';
 import { APP_SCOPES, OAUTH_SCOPES } from '../src/auth/actor.ts';
 import { rows, sql } from '../src/db/sql.ts';
@@ -44,10 +50,12 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 function expectOAuthError(res: Answer, status: number, error: string) {
-  expect({ status: res.status, error: res.body?.error }, res.text).toEqual({ status, error });
-  expect(Object.keys(res.body).sort()).toEqual(['error', 'error_description']);
-  expect(typeof res.body.error_description).toBe('string');
-  expect(res.body.error_description.length).toBeGreaterThan(0);
+  // Undefined when the answer is no JSON (the first assertion then fails).
+  const body = res.body as OAuthError;
+  expect({ status: res.status, error: body?.error }, res.text).toEqual({ status, error });
+  expect(Object.keys(body).sort()).toEqual(['error', 'error_description']);
+  expect(typeof body.error_description).toBe('string');
+  expect(body.error_description.length).toBeGreaterThan(0);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   expect(res.headers.get('cache-control')).toBe('no-store');
 }
@@ -108,7 +116,7 @@ describe('registration (RFC 7591)', () => {
 
   it('answers 201 with the registered metadata of a public client', async () => {
     const before = Math.floor(Date.now() / 1000);
-    const res = await registerRaw(app, {
+    const res = await registerRaw<OAuthClient>(app, {
       client_name: 'Shape App',
       redirect_uris: ['https://app.example/cb', 'http://127.0.0.1:49152/cb'],
       token_endpoint_auth_method: 'none',
@@ -825,7 +833,7 @@ describe('limits on the shared limiter', () => {
 
 describe('discovery documents', () => {
   it('serves the authorization server metadata (RFC 8414)', async () => {
-    const res = await app.get('/.well-known/oauth-authorization-server');
+    const res = await app.get<AuthorizationServerMetadata>('/.well-known/oauth-authorization-server');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(res.body).toMatchObject({
@@ -851,14 +859,14 @@ describe('discovery documents', () => {
     // The vendor MCP endpoint also grants the MCP-only scopes (manage_webhooks).
     ['/.well-known/oauth-protected-resource/mcp', `${ISSUER}/mcp`, OAUTH_SCOPES],
   ])('serves %s for the resource %s (RFC 9728)', async (path, resource, scopes) => {
-    const res = await app.get(path);
+    const res = await app.get<ProtectedResourceMetadata>(path);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ resource, authorization_servers: [ISSUER] });
     expect([...res.body.scopes_supported].sort()).toEqual([...scopes].sort());
   });
 
   it('answers an unknown well-known document with a 404 in the OAuth form', async () => {
-    const res = await app.get('/.well-known/oauth-protected-resource/other');
+    const res = await app.get<OAuthError>('/.well-known/oauth-protected-resource/other');
     expect(res.status).toBe(404);
     expect(Object.keys(res.body).sort()).toEqual(['error', 'error_description']);
   });

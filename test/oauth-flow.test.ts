@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorBody, GetStoreResponse } from '../client/src/index.ts';
 import { createCaller } from '../src/router.ts';
 import { startTestApp, type TestApp, testContext } from './helpers/app.ts';
 
@@ -149,14 +150,16 @@ describe('OAuth 2.1 with oauth4webapi', () => {
 
     // The token works where its scopes reach, and nowhere else.
     expect((await app.get('/api/v1/products?limit=1', tokens.access_token)).status).toBe(200);
-    expect((await app.get('/api/v1/vendor/me', tokens.access_token)).body.store).toMatchObject({
+    expect(
+      (await app.get<GetStoreResponse>('/api/v1/vendor/me', tokens.access_token)).body.store,
+    ).toMatchObject({
       id: store.id,
     });
     expect((await app.get('/api/v1/inventory', tokens.access_token)).body).toMatchObject({
       code: 'INSUFFICIENT_SCOPE',
       required_scope: 'read_inventory',
     });
-    const hooks = await app.get('/api/v1/vendor/webhooks', tokens.access_token);
+    const hooks = await app.get<ErrorBody>('/api/v1/vendor/webhooks', tokens.access_token);
     expect(hooks.status).toBe(403);
     expect(hooks.body.code).toBe('APP_TOKEN_NOT_ALLOWED');
 

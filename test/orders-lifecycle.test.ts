@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTaskList } from '../jobs/tasks.ts';
 import { createLogger } from '../server/logger.ts';
 import { rows, sql } from '../src/db/sql.ts';
-import { advanceOrder } from '../src/orders/transitions.ts';
+import { advanceOrder } from '../src/orders/advance-order.ts';
 import { createCaller } from '../src/router.ts';
 import { shapeError } from '../src/trpc/errors.ts';
 import { startTestApp, TEST_MAIL, TEST_WEBHOOKS, type TestApp, testContext } from './helpers/app.ts';
@@ -525,7 +525,9 @@ describe('tracking', () => {
     expect(err.appCode).toBe('TRACKING_REQUIRED');
     expect(shapeError(err).status).toBe(400);
     // Whitespace is no tracking number either (straight to the service: the procedure trims and refuses it).
-    const blank = await failure(advanceOrder(app.em(), orderId, 'shipped', { tracking: '   ' }));
+    const blank = await failure(
+      advanceOrder({ em: app.em() }, { orderId, status: 'shipped', tracking: '   ' }),
+    );
     expect(blank.appCode).toBe('TRACKING_REQUIRED');
     expect(await snapshot(app, orderId, main.variantIds)).toEqual(before);
     // It then ships with one.
@@ -719,7 +721,10 @@ describe('invoice numbering', () => {
     let taken: string | null = null;
     await expect(
       numApp.em().transactional(async (tx) => {
-        const r = await advanceOrder(tx, rolledBack, 'shipped', { tracking: 'TRK-ROLLBACK' });
+        const r = await advanceOrder(
+          { em: tx },
+          { orderId: rolledBack, status: 'shipped', tracking: 'TRK-ROLLBACK' },
+        );
         taken = r.invoice_number;
         throw new Error('rollback');
       }),

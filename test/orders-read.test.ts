@@ -1,4 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  ErrorBody,
+  GetOrderResponse,
+  GetStoreResponse,
+  ListOrdersResponse,
+} from '../client/src/index.ts';
 import { createLogger } from '../server/logger.ts';
 import type { Actor, AppScope } from '../src/auth/actor.ts';
 import { rows, sql } from '../src/db/sql.ts';
@@ -246,11 +252,11 @@ async function variantIds(productId: number): Promise<number[]> {
 /** Month of "now" (UTC) as YYYYMM, for invoice numbers. */
 const month = (ms: number) => new Date(ms).toISOString().slice(0, 7).replace('-', '');
 
-const letters = (body: { orders: { id: number }[] }): string[] =>
+const letters = (body: ListOrdersResponse): string[] =>
   body.orders.map((o) => KEYS.find((k) => O[k].id === o.id) ?? `?${o.id}`);
 
 async function listed(query: string, key = store.read): Promise<string[]> {
-  const res = await app.get(`${LIST}${query}`, key);
+  const res = await app.get<ListOrdersResponse>(`${LIST}${query}`, key);
   expect(res.status, query).toBe(200);
   return letters(res.body);
 }
@@ -303,11 +309,11 @@ afterAll(() => app?.close());
 
 describe('GET /api/v1/orders', () => {
   it('answers the store’s orders, newest first, with every list field', async () => {
-    const res = await app.get(LIST, store.read);
+    const res = await app.get<ListOrdersResponse>(LIST, store.read);
     expect(res.status).toBe(200);
     expect(letters(res.body)).toEqual(NEWEST_FIRST);
     expect(res.body.pagination).toEqual({ page: 1, limit: 20, total_count: 8, total_pages: 1 });
-    const a = res.body.orders.find((o: { id: number }) => o.id === O.A.id);
+    const a = res.body.orders.find((o) => o.id === O.A.id);
     expect(a).toEqual({
       id: O.A.id,
       order_number: O.A.order_number,
@@ -327,10 +333,10 @@ describe('GET /api/v1/orders', () => {
   });
 
   it('answers every order as its setup made it: totals at the effective listing price, status, channel, counts', async () => {
-    const res = await app.get(LIST, store.read);
+    const res = await app.get<ListOrdersResponse>(LIST, store.read);
     for (const k of KEYS) {
       const s = SETUP[k];
-      const item = res.body.orders.find((o: { id: number }) => o.id === O[k].id);
+      const item = res.body.orders.find((o) => o.id === O[k].id);
       expect(item, k).toMatchObject({
         order_number: O[k].order_number,
         status: s.status,
@@ -346,19 +352,19 @@ describe('GET /api/v1/orders', () => {
         updated_at: s.updatedAt,
       });
       const invoiced = s.status === 'shipped' || s.status === 'delivered';
-      if (invoiced) expect(item.invoice_number, k).toMatch(/^INV-\d{6}-\d{6}$/);
-      else expect(item.invoice_number, k).toBeNull();
+      if (invoiced) expect(item?.invoice_number, k).toMatch(/^INV-\d{6}-\d{6}$/);
+      else expect(item?.invoice_number, k).toBeNull();
     }
-    const numbers = res.body.orders.map((o: { order_number: string }) => o.order_number);
+    const numbers = res.body.orders.map((o) => o.order_number);
     expect(new Set(numbers).size).toBe(8);
   });
 
   it('never shows another store’s orders', async () => {
-    const mine = await app.get(LIST, store.read);
-    expect(mine.body.orders.map((o: { id: number }) => o.id)).not.toContain(otherOrder.id);
-    const theirs = await app.get(LIST, other.read);
+    const mine = await app.get<ListOrdersResponse>(LIST, store.read);
+    expect(mine.body.orders.map((o) => o.id)).not.toContain(otherOrder.id);
+    const theirs = await app.get<ListOrdersResponse>(LIST, other.read);
     expect(theirs.status).toBe(200);
-    expect(theirs.body.orders.map((o: { id: number }) => o.id)).toEqual([otherOrder.id]);
+    expect(theirs.body.orders.map((o) => o.id)).toEqual([otherOrder.id]);
     expect(theirs.body.orders[0]).toMatchObject({ total_cents: 9999, needs_attention: true });
     expect(theirs.body.pagination).toEqual({ page: 1, limit: 20, total_count: 1, total_pages: 1 });
     // Filters that would match their order still answer only this store's.
@@ -377,7 +383,7 @@ describe('GET /api/v1/orders', () => {
       cancelled: ['F'],
     };
     for (const [status, keys] of Object.entries(expected)) {
-      const res = await app.get(`${LIST}?status=${status}`, store.read);
+      const res = await app.get<ListOrdersResponse>(`${LIST}?status=${status}`, store.read);
       expect(res.status, status).toBe(200);
       expect(letters(res.body), status).toEqual(keys);
       expect(res.body.pagination.total_count, status).toBe(keys.length);
@@ -406,9 +412,9 @@ describe('GET /api/v1/orders', () => {
   });
 
   it('filters orders needing attention with attention=1 and refuses other values', async () => {
-    const res = await app.get(`${LIST}?attention=1`, store.read);
+    const res = await app.get<ListOrdersResponse>(`${LIST}?attention=1`, store.read);
     expect(letters(res.body)).toEqual(['G']);
-    expect(res.body.orders[0].needs_attention).toBe(true);
+    expect(res.body.orders[0]?.needs_attention).toBe(true);
     expect(res.body.pagination.total_count).toBe(1);
     expect(await listed('?attention=1&status=shipped')).toEqual([]);
     expect(await listed('?attention=1&status=pending')).toEqual(['G']);
@@ -460,7 +466,10 @@ describe('GET /api/v1/orders', () => {
     });
 
     it('combines dates with other filters and paging', async () => {
-      const res = await app.get(`${LIST}?start_date=2026-11-01&status=pending&limit=1&page=2`, store.read);
+      const res = await app.get<ListOrdersResponse>(
+        `${LIST}?start_date=2026-11-01&status=pending&limit=1&page=2`,
+        store.read,
+      );
       expect(res.status).toBe(200);
       expect(letters(res.body)).toEqual(['G']);
       expect(res.body.pagination).toEqual({ page: 2, limit: 1, total_count: 3, total_pages: 3 });
@@ -558,14 +567,16 @@ describe('GET /api/v1/orders', () => {
     it('pages with page and limit', async () => {
       const pages: string[][] = [];
       for (const page of [1, 2, 3, 4]) {
-        const res = await app.get(`${LIST}?limit=3&page=${page}`, store.read);
+        const res = await app.get<ListOrdersResponse>(`${LIST}?limit=3&page=${page}`, store.read);
         expect(res.status).toBe(200);
         expect(res.body.pagination).toEqual({ page, limit: 3, total_count: 8, total_pages: 3 });
         pages.push(letters(res.body));
       }
       expect(pages).toEqual([['H', 'G', 'E'], ['D', 'C', 'B'], ['A', 'F'], []]);
-      expect(letters((await app.get(`${LIST}?limit=500`, store.read)).body)).toEqual(NEWEST_FIRST);
-      const far = await app.get(`${LIST}?limit=500&page=9007199254740991`, store.read);
+      expect(letters((await app.get<ListOrdersResponse>(`${LIST}?limit=500`, store.read)).body)).toEqual(
+        NEWEST_FIRST,
+      );
+      const far = await app.get<ListOrdersResponse>(`${LIST}?limit=500&page=9007199254740991`, store.read);
       expect(far.status).toBe(200);
       expect(far.body.orders).toEqual([]);
       expect(far.body.pagination.total_count).toBe(8);
@@ -680,18 +691,19 @@ describe('GET /api/v1/orders/{id}', () => {
   });
 
   it('carries the same list fields as the list item of the same order', async () => {
-    const list = await app.get(`${LIST}?limit=500`, store.read);
+    const list = await app.get<ListOrdersResponse>(`${LIST}?limit=500`, store.read);
     for (const k of KEYS) {
-      const res = await app.get(one(O[k].id), store.read);
+      const res = await app.get<GetOrderResponse>(one(O[k].id), store.read);
       expect(res.status, k).toBe(200);
-      const item = list.body.orders.find((o: { id: number }) => o.id === O[k].id);
-      expect(res.body.order, k).toMatchObject(item);
+      const item = list.body.orders.find((o) => o.id === O[k].id);
+      // Not found, toMatchObject throws on undefined: the cast keeps that.
+      expect(res.body.order, k).toMatchObject(item as object);
       expect(res.body.order.items, k).toHaveLength(SETUP[k].lines);
     }
   });
 
   it('prices lines at the listing’s effective price (custom when set) and GST as one eleventh, rounded', async () => {
-    const a = (await app.get(one(O.A.id), store.read)).body.order;
+    const a = (await app.get<GetOrderResponse>(one(O.A.id), store.read)).body.order;
     expect(a.items).toEqual([
       {
         product_id: P.mug,
@@ -707,7 +719,7 @@ describe('GET /api/v1/orders/{id}', () => {
     // 5000 / 11 = 454.55: rounded, not truncated.
     expect(a.gst_cents).toBe(455);
     for (const k of KEYS) {
-      const order = (await app.get(one(O[k].id), store.read)).body.order;
+      const order = (await app.get<GetOrderResponse>(one(O[k].id), store.read)).body.order;
       expect(order.gst_cents, k).toBe(Math.round(SETUP[k].total / 11));
       const sum = order.items.reduce(
         (n: number, l: { price_cents: number; quantity: number }) => n + l.price_cents * l.quantity,
@@ -715,26 +727,26 @@ describe('GET /api/v1/orders/{id}', () => {
       );
       expect(sum, k).toBe(SETUP[k].total);
     }
-    const theirs = (await app.get(one(otherOrder.id), other.read)).body.order;
-    expect(theirs.items[0].price_cents).toBe(9999);
+    const theirs = (await app.get<GetOrderResponse>(one(otherOrder.id), other.read)).body.order;
+    expect(theirs.items[0]?.price_cents).toBe(9999);
     expect(theirs.total_cents).toBe(9999);
   });
 
   it('shows shipped orders with tracking, invoice and every line shipped', async () => {
     for (const k of ['D', 'E'] as const) {
-      const order = (await app.get(one(O[k].id), store.read)).body.order;
+      const order = (await app.get<GetOrderResponse>(one(O[k].id), store.read)).body.order;
       expect(order.tracking_number, k).toBe(SETUP[k].tracking);
       expect(order.invoice_number, k).toMatch(/^INV-\d{6}-\d{6}$/);
       expect(order.invoice_issued_at, k).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       for (const line of order.items) expect(line.shipped_quantity, k).toBe(line.quantity);
     }
-    const d = (await app.get(one(O.D.id), store.read)).body.order;
-    const e = (await app.get(one(O.E.id), store.read)).body.order;
+    const d = (await app.get<GetOrderResponse>(one(O.D.id), store.read)).body.order;
+    const e = (await app.get<GetOrderResponse>(one(O.E.id), store.read)).body.order;
     expect(d.invoice_number).not.toBe(e.invoice_number);
   });
 
   it('records the cancel reason of a cancelled order', async () => {
-    const f = (await app.get(one(O.F.id), store.read)).body.order;
+    const f = (await app.get<GetOrderResponse>(one(O.F.id), store.read)).body.order;
     expect(f).toMatchObject({
       status: 'cancelled',
       cancel_reason: 'merchant',
@@ -742,7 +754,7 @@ describe('GET /api/v1/orders/{id}', () => {
       invoice_issued_at: null,
       tracking_number: null,
     });
-    expect(f.items[0].shipped_quantity).toBe(0);
+    expect(f.items[0]?.shipped_quantity).toBe(0);
   });
 
   it('answers 404 ORDER_NOT_FOUND for another store’s order or an unknown id', async () => {
@@ -751,7 +763,7 @@ describe('GET /api/v1/orders/{id}', () => {
       [O.A.id, other.read],
       [2147483647, store.read],
     ] as const) {
-      const res = await app.get(one(id), key);
+      const res = await app.get<ErrorBody>(one(id), key);
       expect(res.status, String(id)).toBe(404);
       expect(res.body, String(id)).toMatchObject({ error: 'not_found', code: 'ORDER_NOT_FOUND' });
       expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
@@ -767,11 +779,11 @@ describe('GET /api/v1/orders/{id}', () => {
 });
 
 describe('buyer redaction for app tokens', () => {
-  const strip = <T extends Record<string, unknown>>(o: T, ...fields: string[]) =>
+  const strip = <T extends object>(o: T, ...fields: string[]) =>
     Object.fromEntries(Object.entries(o).filter(([k]) => !fields.includes(k)));
 
   it('leaves customer out of the list without read_customers', async () => {
-    const http = await app.get(LIST, store.read);
+    const http = await app.get<ListOrdersResponse>(LIST, store.read);
     for (const scopes of [['read_orders'], ['write_orders']] as AppScope[][]) {
       const res = await asApp(scopes).list({});
       expect(res.orders.map((o) => o.id)).toEqual(NEWEST_FIRST.map((k) => O[k].id));
@@ -785,7 +797,7 @@ describe('buyer redaction for app tokens', () => {
   });
 
   it('leaves customer and shipping out of the detail without read_customers', async () => {
-    const http = (await app.get(one(O.B.id), store.read)).body.order;
+    const http = (await app.get<GetOrderResponse>(one(O.B.id), store.read)).body.order;
     for (const scopes of [['read_orders'], ['write_orders']] as AppScope[][]) {
       const res = await asApp(scopes).get({ id: O.B.id });
       expect('customer' in res.order).toBe(false);
@@ -796,8 +808,8 @@ describe('buyer redaction for app tokens', () => {
   });
 
   it('includes customer and shipping with read_customers', async () => {
-    const httpList = await app.get(LIST, store.read);
-    const httpOne = (await app.get(one(O.A.id), store.read)).body.order;
+    const httpList = await app.get<ListOrdersResponse>(LIST, store.read);
+    const httpOne = (await app.get<GetOrderResponse>(one(O.A.id), store.read)).body.order;
     for (const scopes of [
       ['read_orders', 'read_customers'],
       ['write_orders', 'read_customers'],
@@ -870,7 +882,7 @@ describe('order lifecycle as read back', () => {
       ],
     });
     expect(created).toMatchObject({ status: 'pending', order_type: 'storefront', total_cents: 13434 });
-    const fresh = (await app.get(one(created.id), life.read)).body.order;
+    const fresh = (await app.get<GetOrderResponse>(one(created.id), life.read)).body.order;
     expect(fresh).toMatchObject({
       status: 'pending',
       total_cents: 13434,
@@ -881,8 +893,8 @@ describe('order lifecycle as read back', () => {
       invoice_issued_at: null,
       created_at: created.created_at,
     });
-    expect(fresh.items.map((l: { shipped_quantity: number }) => l.shipped_quantity)).toEqual([0, 0]);
-    expect(fresh.items.map((l: { price_cents: number }) => l.price_cents)).toEqual([6100, 1234]);
+    expect(fresh.items.map((l) => l.shipped_quantity)).toEqual([0, 0]);
+    expect(fresh.items.map((l) => l.price_cents)).toEqual([6100, 1234]);
 
     await advance(created.id, ['processing', 'fulfilled']);
     const monthBefore = month(Date.now());
@@ -891,20 +903,18 @@ describe('order lifecycle as read back', () => {
     const after = Date.now();
     const monthAfter = month(Date.now());
 
-    const shipped = (await app.get(one(created.id), life.read)).body.order;
+    const shipped = (await app.get<GetOrderResponse>(one(created.id), life.read)).body.order;
     expect(shipped.status).toBe('shipped');
     expect(shipped.tracking_number).toBe('TRACK-LIFE-1');
-    const [, period] = /^INV-(\d{6})-\d{6}$/.exec(shipped.invoice_number) ?? [];
+    const [, period] = /^INV-(\d{6})-\d{6}$/.exec(shipped.invoice_number ?? '') ?? [];
     expect([monthBefore, monthAfter]).toContain(period);
-    const issued = Date.parse(shipped.invoice_issued_at);
+    const issued = Date.parse(shipped.invoice_issued_at ?? '');
     expect(issued).toBeGreaterThanOrEqual(before - 1000);
     expect(issued).toBeLessThanOrEqual(after + 1000);
     expect(Date.parse(shipped.updated_at)).toBeGreaterThanOrEqual(before - 1000);
-    expect(
-      shipped.items.map((l: { quantity: number; shipped_quantity: number }) => l.shipped_quantity),
-    ).toEqual([2, 1]);
+    expect(shipped.items.map((l) => l.shipped_quantity)).toEqual([2, 1]);
 
-    const [item] = (await app.get(`${LIST}?status=shipped`, life.read)).body.orders;
+    const [item] = (await app.get<ListOrdersResponse>(`${LIST}?status=shipped`, life.read)).body.orders;
     expect(item).toMatchObject({
       id: created.id,
       tracking_number: 'TRACK-LIFE-1',
@@ -913,7 +923,7 @@ describe('order lifecycle as read back', () => {
     });
 
     await advance(created.id, ['delivered']);
-    const delivered = (await app.get(one(created.id), life.read)).body.order;
+    const delivered = (await app.get<GetOrderResponse>(one(created.id), life.read)).body.order;
     expect(delivered).toMatchObject({
       status: 'delivered',
       tracking_number: 'TRACK-LIFE-1',
@@ -937,7 +947,7 @@ describe('order lifecycle as read back', () => {
       app.em(),
       sql`UPDATE orders SET created_at = '2026-11-10T08:00:00.000700Z'::timestamptz WHERE id = ${created.id}`,
     );
-    const shown = (await app.get(one(created.id), life.read)).body.order.created_at;
+    const shown = (await app.get<GetOrderResponse>(one(created.id), life.read)).body.order.created_at;
     expect(shown).toMatch(/^2026-11-10T08:00:00\.00\dZ$/);
     expect(await listedIn(life, `?start_date=${shown}`)).toContain(created.id);
     expect(await listedIn(life, `?end_date=${shown}`)).toContain(created.id);
@@ -945,15 +955,15 @@ describe('order lifecycle as read back', () => {
   });
 
   async function listedIn(s: Store, query: string): Promise<number[]> {
-    const res = await app.get(`${LIST}${query}`, s.read);
+    const res = await app.get<ListOrdersResponse>(`${LIST}${query}`, s.read);
     expect(res.status, query).toBe(200);
-    return res.body.orders.map((o: { id: number }) => o.id);
+    return res.body.orders.map((o) => o.id);
   }
 });
 
 describe('GET /api/v1/vendor/me order statistics', () => {
   it('counts the store’s orders by status, revenue of orders not cancelled and the newest created_at', async () => {
-    const res = await app.get(ME, store.read);
+    const res = await app.get<GetStoreResponse>(ME, store.read);
     expect(res.status).toBe(200);
     const revenue = KEYS.filter((k) => SETUP[k].status !== 'cancelled').reduce(
       (n, k) => n + SETUP[k].total,
@@ -966,7 +976,7 @@ describe('GET /api/v1/vendor/me order statistics', () => {
       revenue_cents: 28670,
       last_order_at: '2026-11-05T10:00:00.000Z',
     });
-    const theirs = await app.get(ME, other.read);
+    const theirs = await app.get<GetStoreResponse>(ME, other.read);
     expect(theirs.body.store.stats).toEqual({
       orders_total: 1,
       orders_by_status: { pending: 1, processing: 0, fulfilled: 0, shipped: 0, delivered: 0, cancelled: 0 },
@@ -978,7 +988,7 @@ describe('GET /api/v1/vendor/me order statistics', () => {
   it('follows new orders and cancellations', async () => {
     const s = await app.createStore('Stats Store');
     await fixtures(app.em()).listing(s.id, P.lamp, { customRetail: 1500 });
-    const stats = async () => (await app.get(ME, s.read)).body.store.stats;
+    const stats = async () => (await app.get<GetStoreResponse>(ME, s.read)).body.store.stats;
     expect(await stats()).toEqual({
       orders_total: 0,
       orders_by_status: { pending: 0, processing: 0, fulfilled: 0, shipped: 0, delivered: 0, cancelled: 0 },

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WebhookEvent } from '../client/src/index.ts';
 import { fixtures } from './helpers/fixtures.ts';
 import {
   type ApiProcess,
@@ -82,7 +83,7 @@ describe('two API and two worker processes on one database', () => {
     await new Promise((r) => setTimeout(r, 1500));
     const got = receiver.received.slice(before);
     expect(got).toHaveLength(30);
-    const keys = got.map((r) => JSON.parse(r.body).event_key as string);
+    const keys = got.map((r) => (JSON.parse(r.body) as WebhookEvent).event_key);
     expect(new Set(keys)).toEqual(new Set(orders.map((o) => `order.created:${o.body.order.id}`)));
     expect(new Set(got.map((r) => String(r.headers['x-stockless-delivery-id']))).size).toBe(30);
     expect(got.every((r) => r.headers.host === `${HOST}:${port}`)).toBe(true);

@@ -7,7 +7,7 @@ import type { Actor, AppScope } from '../src/auth/actor.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { AppError } from '../src/errors.ts';
 import { createCaller } from '../src/router.ts';
-import { revokeApiKey } from '../src/store/api-keys.ts';
+import { revokeApiKey } from '../src/store/revoke-api-key.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { jsonRpcCodeOf, shapeError } from '../src/trpc/errors.ts';
 import { createCallerFactory, router } from '../src/trpc/init.ts';
@@ -180,7 +180,7 @@ describe('partnerProcedure with API keys', () => {
       sql`SELECT id FROM api_keys WHERE store_id = ${fresh.id} AND scope = 'read_write'`,
     );
     if (!row) throw new Error('no key row');
-    await revokeApiKey(em, row.id);
+    await revokeApiKey(testContext(app), { id: row.id });
     const err = await failure(asKey(fresh.readWrite).readProducts());
     expect(err.category).toBe('unauthorized');
   });
@@ -484,11 +484,11 @@ describe('internal router over HTTP', () => {
 describe('a reused in-process context', () => {
   it('checks the credential on every call: a key revoked between two calls is refused the second time', async () => {
     const em = app.em();
-    const { createApiKey } = await import('../src/store/api-keys.ts');
-    const key = await createApiKey(em, { storeId: store.id, scope: 'read_write', mode: 'test' });
+    const { createApiKey } = await import('../src/store/create-api-key.ts');
+    const key = await createApiKey({ em }, { storeId: store.id, scope: 'read_write', mode: 'test' });
     const caller = createTestCaller(context({ authorization: `Bearer ${key.key}` }));
     await caller.writeProducts();
-    await revokeApiKey(em, key.id);
+    await revokeApiKey(testContext(app), { id: key.id });
     const err = await failure(caller.writeProducts());
     expect(err.category).toBe('unauthorized');
   });

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorBody, GetMyProductResponse, GetProductResponse } from '../client/src/index.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { sendQueuedMail } from '../src/mail/send.ts';
-import { invoiceAttachments } from '../src/orders/invoice.ts';
-import { checkoutStorefront } from '../src/orders/storefront.ts';
-import { advanceOrder } from '../src/orders/transitions.ts';
+import { advanceOrder } from '../src/orders/advance-order.ts';
+import { checkoutStorefront } from '../src/orders/checkout-storefront.ts';
+import { invoiceAttachments } from '../src/orders/tax-invoice.ts';
 import { startTestApp, TEST_MAIL, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
@@ -28,7 +29,7 @@ describe('regressions', () => {
   it('computes the minimum price of an expensive product without integer overflow', async () => {
     const id = await fx.product({ supplierId: supplier, wholesale: 250_000, retail: 400_000 });
     await rows(app.em(), sql`UPDATE stores SET min_margin_bps = 2500 WHERE id = ${store.id}`);
-    const res = await app.get(`/api/v1/products/${id}`, store.read);
+    const res = await app.get<GetProductResponse>(`/api/v1/products/${id}`, store.read);
     expect(res.status).toBe(200);
     expect(res.body.product.minimum_price_cents).toBe(312_500);
     await rows(app.em(), sql`UPDATE stores SET min_margin_bps = 0 WHERE id = ${store.id}`);
@@ -69,7 +70,7 @@ describe('regressions', () => {
       app.em(),
       sql`UPDATE product_variants SET option_values = '{"Size": 42}' WHERE product_id = ${id}`,
     );
-    const res = await app.get(`/api/v1/products/${id}`, store.read);
+    const res = await app.get<ErrorBody>(`/api/v1/products/${id}`, store.read);
     expect(res.status).toBe(500);
     expect(res.body).toEqual({
       error: 'server_error',
@@ -86,17 +87,20 @@ describe('regressions', () => {
       sql`UPDATE listings SET purchase_mode = 'buy_now' WHERE store_id = ${store.id} AND product_id = ${id}`,
     );
     await rows(app.em(), sql`UPDATE products SET purchase_mode = 'enquiry' WHERE id = ${id}`);
-    const listing = await app.get(`/api/v1/my-products/${id}`, store.read);
+    const listing = await app.get<GetMyProductResponse>(`/api/v1/my-products/${id}`, store.read);
     expect(listing.body.product.purchase_mode).toBe('enquiry');
-    expect(listing.body.product.variants[0].available_for_sale).toBe(false);
+    expect(listing.body.product.variants[0]?.available_for_sale).toBe(false);
     await expect(
-      checkoutStorefront(app.em(), {
-        storeId: store.id,
-        channel: 'direct',
-        customer: CUSTOMER,
-        shipping: { ...SHIPPING, address2: '' },
-        items: [{ product_id: id, quantity: 1 }],
-      }),
+      checkoutStorefront(
+        { em: app.em() },
+        {
+          storeId: store.id,
+          channel: 'direct',
+          customer: CUSTOMER,
+          shipping: { ...SHIPPING, address2: '' },
+          items: [{ product_id: id, quantity: 1 }],
+        },
+      ),
     ).rejects.toMatchObject({ appCode: 'PRODUCT_NOT_FOR_SALE' });
   });
 
@@ -113,9 +117,9 @@ describe('regressions', () => {
     });
     expect(res.status).toBe(201);
     const { order } = (await res.json()) as { order: { id: number } };
-    await advanceOrder(app.em(), order.id, 'processing');
-    await advanceOrder(app.em(), order.id, 'fulfilled');
-    await advanceOrder(app.em(), order.id, 'shipped', { tracking: 'TRK1' });
+    await advanceOrder({ em: app.em() }, { orderId: order.id, status: 'processing' });
+    await advanceOrder({ em: app.em() }, { orderId: order.id, status: 'fulfilled' });
+    await advanceOrder({ em: app.em() }, { orderId: order.id, status: 'shipped', tracking: 'TRK1' });
     const mail = await rows<{ to_address: string }>(
       app.em(),
       sql`SELECT to_address FROM mail_outbox WHERE order_id = ${order.id}`,

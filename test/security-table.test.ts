@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { oas31 } from 'zod-openapi';
 import { APP_SCOPES, type AppScope } from '../src/auth/actor.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
@@ -129,15 +130,18 @@ function specRule(row: SpecRow, key: string): Rule | undefined {
   return (APP_SCOPES as readonly string[]).includes(row.appScope) ? [row.appScope as AppScope] : undefined;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is read as plain JSON.
-type Doc = any;
+type Doc = oas31.OpenAPIObject;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+/** A path item's fields by name: its operations by method, and other fields (with no `security`). */
+const fieldsOf = (item: oas31.PathItemObject) =>
+  Object.entries(item as Record<string, { security?: unknown }>);
+
 function operationsOf(doc: Doc): { method: string; path: string; security: unknown }[] {
   const out: { method: string; path: string; security: unknown }[] = [];
-  for (const [path, item] of Object.entries<Record<string, { security?: unknown }>>(doc.paths ?? {})) {
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
     // The OAuth and discovery endpoints are documented too; the table is about the partner API.
     if (!path.startsWith('/api/v1/')) continue;
-    for (const [m, op] of Object.entries(item)) {
+    for (const [m, op] of fieldsOf(item)) {
       // Operations that take no credential (`security: []`) are checked on their own below.
       if (Array.isArray(op.security) && op.security.length === 0) continue;
       if (METHODS.includes(m)) out.push({ method: m.toUpperCase(), path, security: op.security });
@@ -155,10 +159,10 @@ if (!OPERATIONS.some((o) => o.method === 'GET' && o.path === '/api/v1/orders/{id
 
 /** Every operation the contract documents as taking no credential, wherever it is served. */
 function publicOperations(doc: Doc): string[] {
-  return Object.entries<Record<string, { security?: unknown }>>(doc.paths ?? {})
+  return Object.entries(doc.paths ?? {})
     .filter(([path]) => !path.startsWith('/oauth/') && !path.startsWith('/.well-known/'))
     .flatMap(([path, item]) =>
-      Object.entries(item)
+      fieldsOf(item)
         .filter(([m, op]) => METHODS.includes(m) && Array.isArray(op.security) && op.security.length === 0)
         .map(([m]) => `${m.toUpperCase()} ${path}`),
     )
@@ -364,7 +368,7 @@ describe.each(OPERATIONS.map((o) => [`${o.method} ${o.path}`, o.method, o.path] 
 );
 
 it('serves the operations of openapi.json, no more and no fewer', async () => {
-  const served = await app.get('/api/v1/openapi.json');
+  const served = await app.get<Doc>('/api/v1/openapi.json');
   expect(served.status).toBe(200);
   const keys = (doc: Doc) =>
     operationsOf(doc)

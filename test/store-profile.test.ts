@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorBody, GetStoreResponse } from '../client/src/index.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
@@ -41,7 +42,7 @@ const ME = '/api/v1/vendor/me';
 
 describe('GET /api/v1/vendor/me', () => {
   it('answers the store the key belongs to, with zeroed order statistics', async () => {
-    const res = await app.get(ME, first.read);
+    const res = await app.get<GetStoreResponse>(ME, first.read);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       store: {
@@ -65,7 +66,7 @@ describe('GET /api/v1/vendor/me', () => {
   });
 
   it('answers created_at as an ISO 8601 UTC timestamp of the creation', async () => {
-    const res = await app.get(ME, first.read);
+    const res = await app.get<GetStoreResponse>(ME, first.read);
     const createdAt: string = res.body.store.created_at;
     expect(createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(new Date(createdAt).toISOString()).toBe(createdAt);
@@ -80,8 +81,8 @@ describe('GET /api/v1/vendor/me', () => {
   });
 
   it('shows each key its own store', async () => {
-    const a = await app.get(ME, first.readWrite);
-    const b = await app.get(ME, second.read);
+    const a = await app.get<GetStoreResponse>(ME, first.readWrite);
+    const b = await app.get<GetStoreResponse>(ME, second.read);
     const b2 = await app.get(ME, second.readWrite);
     expect(a.status).toBe(200);
     expect(b.status).toBe(200);
@@ -105,18 +106,18 @@ describe('GET /api/v1/vendor/me', () => {
     const platform = await fx.supplier({ name: 'Platform Supplier' });
     await fx.maker(first.id, platform);
     await fx.supplier({ name: 'Second Own', ownerStoreId: second.id });
-    expect((await app.get(ME, first.read)).body.store.has_own_suppliers).toBe(false);
-    expect((await app.get(ME, second.read)).body.store.has_own_suppliers).toBe(true);
+    expect((await app.get<GetStoreResponse>(ME, first.read)).body.store.has_own_suppliers).toBe(false);
+    expect((await app.get<GetStoreResponse>(ME, second.read)).body.store.has_own_suppliers).toBe(true);
 
     await fx.supplier({ name: 'First Own', ownerStoreId: first.id });
-    const res = await app.get(ME, first.read);
+    const res = await app.get<GetStoreResponse>(ME, first.read);
     expect(res.status).toBe(200);
     expect(res.body.store.has_own_suppliers).toBe(true);
     expect(res.body.store.stats).toEqual(ZERO_STATS);
   });
 
   it('answers 401 without a key, with an unknown, malformed or revoked key', async () => {
-    const none = await app.get(ME);
+    const none = await app.get<ErrorBody>(ME);
     expect(none.status).toBe(401);
     expect(none.body).toMatchObject({ error: 'unauthorized', code: 'INVALID_CREDENTIAL' });
     expect(none.body.request_id).toBe(none.headers.get('x-request-id'));
@@ -126,7 +127,7 @@ describe('GET /api/v1/vendor/me', () => {
     expect(JSON.stringify(none.body)).not.toContain('First Store');
 
     for (const key of [`sl_live_${'a'.repeat(40)}`, 'nope', `${first.read}x`]) {
-      const res = await app.get(ME, key);
+      const res = await app.get<ErrorBody>(ME, key);
       expect(res.status, key).toBe(401);
       expect(res.body.error).toBe('unauthorized');
     }

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows, sql } from '../src/db/sql.ts';
+import type { PartnerContext } from '../src/trpc/context.ts';
 import { type Claimed, deliveryRound } from '../src/webhooks/delivery-queries.ts';
 import { recordAttempts } from '../src/webhooks/record-attempts.ts';
-import { resendDelivery } from '../src/webhooks/service.ts';
-import { startTestApp, TEST_WEBHOOKS, type TestApp } from './helpers/app.ts';
+import { resendDelivery } from '../src/webhooks/resend-delivery.ts';
+import { startTestApp, TEST_WEBHOOKS, type TestApp, testContext } from './helpers/app.ts';
 
 /**
  * Holds and their bookkeeping (`next_due_at`) under the races a review found: a delivery committed
@@ -44,6 +45,19 @@ const take = (token: string, have: number[] = []) =>
     perTaken: 50,
     askWaiting: false,
   });
+
+/** The store's owner resending by hand, as the resend procedure would for their API key. */
+const owner = (): PartnerContext => ({
+  ...testContext(app),
+  actor: {
+    storeId,
+    kind: 'api_key',
+    scope: 'read_write',
+    appScopes: new Set(),
+    credentialId: 0,
+    canReadCustomers: true,
+  },
+});
 
 async function subscription(): Promise<number> {
   const [row] = await rows<{ id: number }>(
@@ -182,7 +196,7 @@ describe('holds and next_due_at', () => {
     await rows(app.em(), sql`UPDATE webhook_subscriptions SET active = false WHERE id = ${sub}`);
     await rows(app.em(), sql`UPDATE webhook_deliveries SET status = 'discarded' WHERE id = ${d?.id}::bigint`);
     await rows(app.em(), sql`UPDATE webhook_subscriptions SET active = true WHERE id = ${sub}`);
-    await resendDelivery(app.em(), storeId, sub, Number(d?.id));
+    await resendDelivery(owner(), { id: sub, deliveryId: Number(d?.id) });
     // The old attempt ends in a failure on its last try: logged, but the resend's round stands.
     await recordAttempts(
       app.em(),
@@ -211,7 +225,7 @@ describe('holds and next_due_at', () => {
     await rows(app.em(), sql`UPDATE webhook_subscriptions SET active = false WHERE id = ${sub}`);
     await rows(app.em(), sql`UPDATE webhook_deliveries SET status = 'discarded' WHERE id = ${d?.id}::bigint`);
     await rows(app.em(), sql`UPDATE webhook_subscriptions SET active = true WHERE id = ${sub}`);
-    await resendDelivery(app.em(), storeId, sub, Number(d?.id));
+    await resendDelivery(owner(), { id: sub, deliveryId: Number(d?.id) });
     // Its hold ends (the worker is gone); then another run takes the subscription.
     await rows(
       app.em(),

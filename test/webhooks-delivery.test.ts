@@ -2,6 +2,11 @@ import { createHmac } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  GetWebhookResponse,
+  ListWebhookDeliveriesResponse,
+  OrderCreatedEvent,
+} from '../client/src/index.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
@@ -62,7 +67,7 @@ describe('delivery', () => {
     const created = ((await res.json()) as { order: { id: number } }).order;
     const [got] = (await receiver.waitFor(before + 1)).slice(before);
     if (!got) throw new Error('nothing received');
-    const body = JSON.parse(got.body);
+    const body: OrderCreatedEvent = JSON.parse(got.body);
     expect(body).toMatchObject({ event: 'order.created', event_key: `order.created:${created.id}` });
     expect(body.data.order).toMatchObject({ id: created.id, status: 'pending' });
     expect(got.headers['x-stockless-event']).toBe('order.created');
@@ -117,12 +122,13 @@ describe('delivery', () => {
       '5',
       '6',
     ]);
-    const log = await app.get(`/api/v1/vendor/webhooks/${hook.id}/deliveries`, store.read);
+    const log = await app.get<ListWebhookDeliveriesResponse>(
+      `/api/v1/vendor/webhooks/${hook.id}/deliveries`,
+      store.read,
+    );
     expect(log.status).toBe(200);
     expect(log.body.deliveries).toHaveLength(6);
-    expect(log.body.deliveries.every((d: { response_status: number }) => d.response_status === 500)).toBe(
-      true,
-    );
+    expect(log.body.deliveries.every((d) => d.response_status === 500)).toBe(true);
     const [d] = await rows<{ status: string }>(
       app.em(),
       sql`SELECT status FROM webhook_deliveries WHERE subscription_id = ${hook.id}`,
@@ -133,7 +139,7 @@ describe('delivery', () => {
       sql`SELECT kind, to_address FROM mail_outbox WHERE store_id = ${store.id}`,
     );
     expect(mail).toContainEqual({ kind: 'webhook_dead_letter', to_address: 'owner@failing.test' });
-    const sub = await app.get(`/api/v1/vendor/webhooks/${hook.id}`, store.read);
+    const sub = await app.get<GetWebhookResponse>(`/api/v1/vendor/webhooks/${hook.id}`, store.read);
     expect(sub.body.webhook).toMatchObject({ active: true, failure_streak: 1 });
   });
 });

@@ -1,6 +1,18 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  CreateWebhookResponse,
+  CreateWholesaleOrderResponse,
+  GetWebhookResponse,
+  ListWebhookDeliveriesResponse,
+  ResendWebhookDeliveryResponse,
+  RotateWebhookSecretResponse,
+  TestWebhookResponse,
+  UpdateWebhookResponse,
+  WebhookAttempt,
+  WebhookPayloads,
+} from '../client/src/index.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { createCaller } from '../src/router.ts';
 import { createWebhookEvents } from '../src/webhooks/fanout.ts';
@@ -46,32 +58,15 @@ type Route = (attempt: number, r: Received) => Behaviour;
 /** What the receiver answers, per subscription id (200 for any other). */
 const routes = new Map<number, Route>();
 
-interface Envelope {
-  event: string;
-  event_key: string;
-  created_at: string;
-  // biome-ignore lint/suspicious/noExplicitAny: the payload's shape is what the tests assert
-  data: any;
-}
-interface Got {
+type EventName = keyof WebhookPayloads;
+/** A delivery's body: one of the contract's webhook payloads (`B` narrows it to an event's). */
+type Envelope = WebhookPayloads[EventName];
+interface Got<B extends Envelope = Envelope> {
   sub: number;
   key: string;
   attempt: number;
-  body: Envelope;
+  body: B;
   raw: Received;
-}
-interface LogEntry {
-  id: number;
-  delivery_id: number;
-  event: string;
-  event_key: string;
-  attempt: number;
-  outcome: string;
-  response_status: number | null;
-  error: string | null;
-  duration_ms: number;
-  next_attempt_at: string | null;
-  created_at: string;
 }
 interface DeliveryRow {
   id: number;
@@ -120,8 +115,8 @@ function mine(sub: number): Got[] {
     .map((r) => ({ ...parseId(r), body: JSON.parse(r.body) as Envelope, raw: r }));
 }
 
-function mineOf(sub: number, event: string): Got[] {
-  return mine(sub).filter((g) => g.body.event === event);
+function mineOf<E extends EventName>(sub: number, event: E): Got<WebhookPayloads[E]>[] {
+  return mine(sub).filter((g): g is Got<WebhookPayloads[E]> => g.body.event === event);
 }
 
 async function waitUntil<T>(
@@ -139,7 +134,12 @@ async function waitUntil<T>(
 }
 
 /** Waits until `n` requests of `event` reached the subscription; returns them. */
-function received(sub: number, event: string, n = 1, timeoutMs = 30_000): Promise<Got[]> {
+function received<E extends EventName>(
+  sub: number,
+  event: E,
+  n = 1,
+  timeoutMs = 30_000,
+): Promise<Got<WebhookPayloads[E]>[]> {
   return waitUntil(
     `${n} × ${event} at subscription ${sub}`,
     () => {
@@ -150,37 +150,36 @@ function received(sub: number, event: string, n = 1, timeoutMs = 30_000): Promis
   );
 }
 
-function call(method: string, path: string, key: string, body?: unknown) {
-  return send(app, method, path, { key, body });
+function call<T = unknown>(method: string, path: string, key: string, body?: unknown) {
+  return send<T>(app, method, path, { key, body });
 }
 
 async function subscribe(store: Store, events: string[], path = '/engine') {
-  const res = await call('POST', HOOKS, store.readWrite, { url: `${receiver.url}${path}`, events });
+  const res = await call<CreateWebhookResponse>('POST', HOOKS, store.readWrite, {
+    url: `${receiver.url}${path}`,
+    events,
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.webhook as { id: number; secret: string };
+  return res.body.webhook;
 }
 
 async function ping(store: Store, sub: number) {
-  const res = await call('POST', `${HOOKS}/${sub}/test`, store.readWrite);
+  const res = await call<TestWebhookResponse>('POST', `${HOOKS}/${sub}/test`, store.readWrite);
   expect(res.status, JSON.stringify(res.body)).toBe(202);
-  return res.body.delivery as { id: number; event_key: string };
+  return res.body.delivery;
 }
 
 async function getHook(store: Store, sub: number) {
-  const res = await app.get(`${HOOKS}/${sub}`, store.read);
+  const res = await app.get<GetWebhookResponse>(`${HOOKS}/${sub}`, store.read);
   expect(res.status).toBe(200);
-  return res.body.webhook as {
-    active: boolean;
-    disabled_reason: string | null;
-    failure_streak: number;
-  };
+  return res.body.webhook;
 }
 
 /** The delivery log through the API, oldest first. */
-async function log(store: Store, sub: number): Promise<LogEntry[]> {
-  const res = await app.get(`${HOOKS}/${sub}/deliveries`, store.read);
+async function log(store: Store, sub: number): Promise<WebhookAttempt[]> {
+  const res = await app.get<ListWebhookDeliveriesResponse>(`${HOOKS}/${sub}/deliveries`, store.read);
   expect(res.status).toBe(200);
-  return [...(res.body.deliveries as LogEntry[])].reverse();
+  return [...res.body.deliveries].reverse();
 }
 
 async function deliveries(sub: number): Promise<DeliveryRow[]> {
@@ -206,13 +205,13 @@ function deliveryIs(sub: number, status: string, id?: number, timeoutMs = 30_000
 }
 
 async function placeOrder(store: Store, productId: number): Promise<number> {
-  const res = await call('POST', '/api/v1/orders', store.readWrite, {
+  const res = await call<CreateWholesaleOrderResponse>('POST', '/api/v1/orders', store.readWrite, {
     customer: { email: 'eve@example.com', name: 'Eve Engine', phone: '+61 400 000 002' },
     items: [{ product_id: productId, quantity: 1 }],
     shipping: { address: '3 Kent St', city: 'Sydney', state: 'NSW', zip: '2000', country: 'au' },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.order.id as number;
+  return res.body.order.id;
 }
 
 const internal = () =>
@@ -478,7 +477,9 @@ describe('webhook delivery engine', () => {
     expect(mail).toEqual([{ kind: 'webhook_disabled', to_address: 'owner@streak.test' }]);
 
     answer = 200;
-    const on = await call('PUT', `${HOOKS}/${hook.id}`, store.readWrite, { active: true });
+    const on = await call<UpdateWebhookResponse>('PUT', `${HOOKS}/${hook.id}`, store.readWrite, {
+      active: true,
+    });
     expect(on.status, JSON.stringify(on.body)).toBe(200);
     expect(on.body.webhook).toMatchObject({ active: true, disabled_reason: null, failure_streak: 0 });
     expect(await getHook(store, hook.id)).toMatchObject({ active: true, failure_streak: 0 });
@@ -534,7 +535,11 @@ describe('webhook delivery engine', () => {
     expect(deliveryId).toBe(sent.id);
 
     answer = 200;
-    const res = await call('POST', `${HOOKS}/${hook.id}/deliveries/${deliveryId}/resend`, store.readWrite);
+    const res = await call<ResendWebhookDeliveryResponse>(
+      'POST',
+      `${HOOKS}/${hook.id}/deliveries/${deliveryId}/resend`,
+      store.readWrite,
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     expect(res.body.delivery).toMatchObject({ id: deliveryId, status: 'pending', event_key: sent.event_key });
 
@@ -554,9 +559,13 @@ describe('webhook delivery engine', () => {
     await mainWorker();
     const store = await app.createStore('Rotate');
     const hook = await subscribe(store, ['order.created'], '/rotate');
-    const rotated = await call('POST', `${HOOKS}/${hook.id}/rotate-secret`, store.readWrite);
+    const rotated = await call<RotateWebhookSecretResponse>(
+      'POST',
+      `${HOOKS}/${hook.id}/rotate-secret`,
+      store.readWrite,
+    );
     expect(rotated.status).toBe(200);
-    const secret = rotated.body.secret as string;
+    const secret = rotated.body.secret;
     expect(secret).toMatch(/^whsec_/);
     expect(secret).not.toBe(hook.secret);
 
@@ -661,14 +670,19 @@ describe('webhook delivery engine', () => {
     const product = await fixtures(app.em()).product({ supplierId, stock: [10] });
     const id = await placeOrder(store, product);
 
-    const expectOrderEvent = async (event: string, status: string) => {
+    const expectOrderEvent = async <
+      E extends 'order.created' | 'order.updated' | 'order.fulfilled' | 'order.shipped' | 'invoice.issued',
+    >(
+      event: E,
+      status: string,
+    ) => {
       const [got] = await received(hook.id, event);
       expect(got?.body).toMatchObject({ event, event_key: `${event}:${id}` });
       expect(got?.raw.headers['x-stockless-event']).toBe(event);
       expect(got?.raw.headers['x-stockless-delivery-id']).toBe(`${hook.id}:${event}:${id}:1`);
       expect(got?.body.data.order).toMatchObject({ id, status });
       expect(Number.isNaN(Date.parse(String(got?.body.created_at)))).toBe(false);
-      return got as Got;
+      return got as Got<WebhookPayloads[E]>;
     };
     await expectOrderEvent('order.created', 'pending');
     await internal().orders.advance({ orderId: id, status: 'processing' });
@@ -677,9 +691,9 @@ describe('webhook delivery engine', () => {
     await expectOrderEvent('order.fulfilled', 'fulfilled');
     await internal().orders.advance({ orderId: id, status: 'shipped', tracking: 'TRK-ENGINE-1' });
     const shipped = await expectOrderEvent('order.shipped', 'shipped');
-    expect(shipped.body.data.order.tracking_number).toBe('TRK-ENGINE-1');
+    expect(shipped.body.data.order?.tracking_number).toBe('TRK-ENGINE-1');
     const invoice = await expectOrderEvent('invoice.issued', 'shipped');
-    expect(invoice.body.data.order.invoice_number).toEqual(expect.any(String));
+    expect(invoice.body.data.order?.invoice_number).toEqual(expect.any(String));
 
     const published = await internal().store.setPublished({ storeId: store.id, published: true });
     expect(published).toMatchObject({ published: true, changed: true });

@@ -1,5 +1,16 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type {
+  CreateWebhookResponse,
+  DeleteWebhookResponse,
+  ErrorBody,
+  GetWebhookResponse,
+  ListWebhooksResponse,
+  ResendWebhookDeliveryResponse,
+  RotateWebhookSecretResponse,
+  TestWebhookResponse,
+  UpdateWebhookResponse,
+} from '../client/src/index.ts';
 import type { Actor } from '../src/auth/actor.ts';
 import { APP_SCOPES } from '../src/auth/actor.ts';
 import { rows, sql } from '../src/db/sql.ts';
@@ -9,7 +20,7 @@ import { decryptSecret, secretsKey } from '../src/webhooks/secrets.ts';
 import { isAllowedAddress, parseWebhookUrl } from '../src/webhooks/url-guard.ts';
 import { startTestApp, TEST_SECRET_KEY, type TestApp, testContext } from './helpers/app.ts';
 import { failure } from './helpers/errors.ts';
-import { send as request, type Sent } from './helpers/http.ts';
+import { isStatus, send as request, type Sent } from './helpers/http.ts';
 
 type Store = Awaited<ReturnType<TestApp['createStore']>>;
 
@@ -61,26 +72,28 @@ const EVENTS = [
   'webhook.ping',
 ];
 
-/** Status, parsed JSON body, headers and raw text. */
-function send(
+/** Status, parsed JSON body (`T`: the body the test expects), headers and raw text. */
+function send<T = unknown>(
   method: string,
   path: string,
   o: { body?: unknown; key?: string | null; target?: TestApp; as?: Store; bare?: boolean } = {},
-): Promise<Required<Sent>> {
+): Promise<Required<Sent<T>>> {
   const key = o.key === null ? undefined : (o.key ?? (o.as ?? store).readWrite);
   // Body-less POST actions are sent with `{}` here; the `bare` test sends them with no body at all.
   const body = o.body === undefined && method === 'POST' && !o.bare ? {} : o.body;
-  return request(o.target ?? app, method, path, { key, body });
+  return request<T>(o.target ?? app, method, path, { key, body });
 }
 
-const create = (body: unknown, o: { key?: string | null; target?: TestApp; as?: Store } = {}) =>
-  send('POST', BASE, { ...o, body });
+/** Creates a subscription: the created webhook unless the test says `ErrorBody`. */
+const create = <T = CreateWebhookResponse>(
+  body: unknown,
+  o: { key?: string | null; target?: TestApp; as?: Store } = {},
+) => send<T>('POST', BASE, { ...o, body });
 
 /** Creates a subscription that must succeed; answers the created webhook (with its secret). */
 async function created(
   o: { url?: string; events?: string[]; as?: Store; target?: TestApp } = {},
-  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON
-): Promise<any> {
+): Promise<CreateWebhookResponse['webhook']> {
   const res = await create({ url: o.url ?? VALID, events: o.events ?? ['order.created'] }, o);
   expect(res.status, res.text).toBe(201);
   return res.body.webhook;
@@ -129,8 +142,9 @@ function expectError(
     request_id: expect.any(String),
     ...extra,
   });
-  expect(res.body.message.length).toBeGreaterThan(0);
-  expect(res.headers.get('x-request-id')).toBe(res.body.request_id);
+  const body = res.body as ErrorBody;
+  expect(body.message.length).toBeGreaterThan(0);
+  expect(res.headers.get('x-request-id')).toBe(body.request_id);
 }
 
 function expectValidation(res: Sent, label: string) {
@@ -142,15 +156,15 @@ function expectValidation(res: Sent, label: string) {
     details: expect.any(Array),
     request_id: expect.any(String),
   });
-  expect(res.body.details.length, label).toBeGreaterThan(0);
-  for (const d of res.body.details) {
+  const { details = [] } = res.body as ErrorBody;
+  expect(details.length, label).toBeGreaterThan(0);
+  for (const d of details) {
     expect(d, label).toEqual({ path: expect.any(String), message: expect.any(String) });
   }
 }
 
 function expectWebhook(
-  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON
-  w: any,
+  w: unknown,
   fields: { id?: number; url: string; events: string[]; active?: boolean; disabled_reason?: string | null },
 ) {
   expect(w).toEqual({
@@ -183,10 +197,10 @@ describe('webhook subscriptions: create and read', () => {
         updated_at: expect.stringMatching(ISO),
       },
     });
-    const { id, secret } = res.body.webhook as { id: number; secret: string };
+    const { id, secret } = res.body.webhook;
     const secretBody = secret.slice('whsec_'.length);
 
-    const got = await send('GET', one(id), { as: s });
+    const got = await send<GetWebhookResponse>('GET', one(id), { as: s });
     expect(got.status).toBe(200);
     expectWebhook(got.body.webhook, { id, url: VALID, events: ['order.created', 'order.shipped'] });
     const listed = await send('GET', BASE, { as: s });
@@ -216,7 +230,7 @@ describe('webhook subscriptions: create and read', () => {
     const a = await created({ as: s, events: ['*'] });
     const b = await created({ as: s, url: 'https://127.0.0.2/b', events: ['invoice.issued'] });
     await created({ as: other });
-    const listed = await send('GET', BASE, { as: s, key: s.read });
+    const listed = await send<ListWebhooksResponse>('GET', BASE, { as: s, key: s.read });
     expect(listed.status).toBe(200);
     expect(listed.body.valid_events).toEqual(EVENTS);
     expect(listed.body.webhooks).toHaveLength(2);
@@ -277,7 +291,9 @@ describe('webhook subscriptions: create and read', () => {
 describe('webhook subscriptions: update, delete, rotate', () => {
   it('PUT changes url, events and active', async () => {
     const w = await created({ events: ['order.created'] });
-    const url = await send('PUT', one(w.id), { body: { url: 'https://127.0.0.3:8443/new?x=1' } });
+    const url = await send<UpdateWebhookResponse>('PUT', one(w.id), {
+      body: { url: 'https://127.0.0.3:8443/new?x=1' },
+    });
     expect(url.status, url.text).toBe(200);
     expectWebhook(url.body.webhook, {
       id: w.id,
@@ -286,7 +302,7 @@ describe('webhook subscriptions: update, delete, rotate', () => {
     });
     expect(Object.keys(url.body)).toEqual(['webhook']);
 
-    const events = await send('PUT', one(w.id), {
+    const events = await send<UpdateWebhookResponse>('PUT', one(w.id), {
       body: { events: ['order.held', 'order.held', 'site.published'] },
     });
     expect(events.status).toBe(200);
@@ -296,7 +312,7 @@ describe('webhook subscriptions: update, delete, rotate', () => {
       events: ['order.held', 'site.published'],
     });
 
-    const off = await send('PUT', one(w.id), { body: { active: false } });
+    const off = await send<UpdateWebhookResponse>('PUT', one(w.id), { body: { active: false } });
     expect(off.status).toBe(200);
     expectWebhook(off.body.webhook, {
       id: w.id,
@@ -306,20 +322,22 @@ describe('webhook subscriptions: update, delete, rotate', () => {
       disabled_reason: 'manual',
     });
 
-    const all = await send('PUT', one(w.id), { body: { url: VALID, events: ['*'], active: true } });
+    const all = await send<UpdateWebhookResponse>('PUT', one(w.id), {
+      body: { url: VALID, events: ['*'], active: true },
+    });
     expect(all.status).toBe(200);
     expectWebhook(all.body.webhook, { id: w.id, url: VALID, events: ['*'] });
     const stored = await subRow(w.id);
     expect(stored).toMatchObject({ url: VALID, events: ['*'], active: true, disabled_reason: null });
-    expect((await send('GET', one(w.id))).body.webhook).toEqual(all.body.webhook);
+    expect((await send<GetWebhookResponse>('GET', one(w.id))).body.webhook).toEqual(all.body.webhook);
   });
 
   it('active:false then active:true clears failure_streak and disabled_reason; dropping pending deliveries', async () => {
     const w = await created();
-    const ping = await send('POST', `${one(w.id)}/test`);
+    const ping = await send<TestWebhookResponse>('POST', `${one(w.id)}/test`);
     expect(ping.status, ping.text).toBe(202);
 
-    const off = await send('PUT', one(w.id), { body: { active: false } });
+    const off = await send<UpdateWebhookResponse>('PUT', one(w.id), { body: { active: false } });
     expect(off.status).toBe(200);
     expect(off.body.webhook).toMatchObject({ active: false, disabled_reason: 'manual', failure_streak: 0 });
     const [dropped] = await rows<{ status: string }>(
@@ -329,14 +347,16 @@ describe('webhook subscriptions: update, delete, rotate', () => {
     expect(dropped?.status).toBe('discarded');
 
     await rows(app.em(), sql`UPDATE webhook_subscriptions SET dead_letter_streak = 7 WHERE id = ${w.id}`);
-    const seen = await send('GET', one(w.id));
+    const seen = await send<GetWebhookResponse>('GET', one(w.id));
     expect(seen.body.webhook).toMatchObject({ active: false, disabled_reason: 'manual', failure_streak: 7 });
 
     // Changing something else keeps it off and keeps the streak.
-    const still = await send('PUT', one(w.id), { body: { events: ['order.updated'] } });
+    const still = await send<UpdateWebhookResponse>('PUT', one(w.id), {
+      body: { events: ['order.updated'] },
+    });
     expect(still.body.webhook).toMatchObject({ active: false, disabled_reason: 'manual', failure_streak: 7 });
 
-    const on = await send('PUT', one(w.id), { body: { active: true } });
+    const on = await send<UpdateWebhookResponse>('PUT', one(w.id), { body: { active: true } });
     expect(on.status).toBe(200);
     expectWebhook(on.body.webhook, { id: w.id, url: VALID, events: ['order.updated'] });
     expect(await subRow(w.id)).toMatchObject({ active: true, disabled_reason: null, dead_letter_streak: 0 });
@@ -348,7 +368,7 @@ describe('webhook subscriptions: update, delete, rotate', () => {
     await rows(app.em(), sql`UPDATE webhook_subscriptions SET dead_letter_streak = 7 WHERE id = ${w.id}`);
     const before = await subRow(w.id);
     // As everywhere else in the API (boolParam), the strings "true"/"false" mean what they say.
-    const off = await send('PUT', one(w.id), { body: { active: 'false' } });
+    const off = await send<UpdateWebhookResponse>('PUT', one(w.id), { body: { active: 'false' } });
     expect(off.status, off.text).toBe(200);
     expect(off.body.webhook).toMatchObject({ active: false, disabled_reason: 'manual', failure_streak: 7 });
     expect(await subRow(w.id)).toEqual(before);
@@ -390,7 +410,7 @@ describe('webhook subscriptions: update, delete, rotate', () => {
     const w = await created();
     const ping = await send('POST', `${one(w.id)}/test`);
     expect(ping.status).toBe(202);
-    const res = await send('DELETE', one(w.id));
+    const res = await send<DeleteWebhookResponse>('DELETE', one(w.id));
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({ message: expect.any(String) });
     expect(res.body.message).toContain(String(w.id));
@@ -407,7 +427,7 @@ describe('webhook subscriptions: update, delete, rotate', () => {
   it('rotate-secret answers 200 { webhook, secret }: a new secret, and the stored ciphertext changes', async () => {
     const w = await created({ events: ['order.completed'] });
     const before = await subRow(w.id);
-    const res = await send('POST', `${one(w.id)}/rotate-secret`);
+    const res = await send<RotateWebhookSecretResponse>('POST', `${one(w.id)}/rotate-secret`);
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({
       webhook: {
@@ -458,7 +478,7 @@ describe('webhook deliveries, test and resend', () => {
   it('POST /{id}/test answers 202 with a pending webhook.ping delivery, stored for this subscription alone', async () => {
     const w = await created({ events: ['order.created'] });
     const bystander = await created({ events: ['*'] });
-    const res = await send('POST', `${one(w.id)}/test`);
+    const res = await send<TestWebhookResponse>('POST', `${one(w.id)}/test`);
     expect(res.status, res.text).toBe(202);
     expect(res.body).toEqual({
       delivery: {
@@ -481,7 +501,10 @@ describe('webhook deliveries, test and resend', () => {
     ]);
 
     // Resending a delivery still pending leaves it as it is (202, same delivery).
-    const again = await send('POST', `${one(w.id)}/deliveries/${res.body.delivery.id}/resend`);
+    const again = await send<ResendWebhookDeliveryResponse>(
+      'POST',
+      `${one(w.id)}/deliveries/${res.body.delivery.id}/resend`,
+    );
     expect(again.status, again.text).toBe(202);
     expect(again.body.delivery).toMatchObject({
       id: res.body.delivery.id,
@@ -500,7 +523,7 @@ describe('webhook deliveries, test and resend', () => {
 
   it('test and resend on a disabled subscription answer 409 WEBHOOK_DISABLED', async () => {
     const w = await created();
-    const ping = await send('POST', `${one(w.id)}/test`);
+    const ping = await send<TestWebhookResponse>('POST', `${one(w.id)}/test`);
     expect(ping.status).toBe(202);
     expect((await send('PUT', one(w.id), { body: { active: false } })).status).toBe(200);
     const count = async () =>
@@ -528,28 +551,30 @@ describe('webhook deliveries, test and resend', () => {
 
   it('the body-less POST actions (test, resend, rotate-secret) work without a body or content type', async () => {
     const w = await created();
-    const ping = await send('POST', `${one(w.id)}/test`, { bare: true });
+    const ping = await send<TestWebhookResponse>('POST', `${one(w.id)}/test`, { bare: true });
     expect(ping.status, ping.text).toBe(202);
     expect(ping.body.delivery).toMatchObject({ event: 'webhook.ping', status: 'pending' });
     const resend = await send('POST', `${one(w.id)}/deliveries/${ping.body.delivery.id}/resend`, {
       bare: true,
     });
     expect(resend.status, resend.text).toBe(202);
-    const rotated = await send('POST', `${one(w.id)}/rotate-secret`, { bare: true });
+    const rotated = await send<RotateWebhookSecretResponse>('POST', `${one(w.id)}/rotate-secret`, {
+      bare: true,
+    });
     expect(rotated.status, rotated.text).toBe(200);
     expect(rotated.body.secret).toMatch(SECRET);
   });
 
   it('resend of a finished delivery queues it again: pending, due now', async () => {
     const w = await created();
-    const ping = await send('POST', `${one(w.id)}/test`);
+    const ping = await send<TestWebhookResponse>('POST', `${one(w.id)}/test`);
     const id = ping.body.delivery.id as number;
     await rows(
       app.em(),
       sql`UPDATE webhook_deliveries SET status = 'dead', attempts = 5, round_attempts = 5,
         next_attempt_at = now() + interval '1 day' WHERE id = ${id}`,
     );
-    const res = await send('POST', `${one(w.id)}/deliveries/${id}/resend`);
+    const res = await send<ResendWebhookDeliveryResponse>('POST', `${one(w.id)}/deliveries/${id}/resend`);
     expect(res.status, res.text).toBe(202);
     expect(res.body.delivery).toEqual({
       id,
@@ -560,7 +585,7 @@ describe('webhook deliveries, test and resend', () => {
       next_attempt_at: expect.stringMatching(ISO),
       created_at: ping.body.delivery.created_at,
     });
-    expect(Date.parse(res.body.delivery.next_attempt_at)).toBeLessThanOrEqual(Date.now() + 5000);
+    expect(Date.parse(res.body.delivery.next_attempt_at ?? '')).toBeLessThanOrEqual(Date.now() + 5000);
     const [d] = await rows<{ status: string; round_attempts: number }>(
       app.em(),
       sql`SELECT status, round_attempts FROM webhook_deliveries WHERE id = ${id}`,
@@ -622,9 +647,12 @@ describe('webhook create: bad input', () => {
 
   it('an unknown event names the valid ones in details; the URL length limit is 2048 exactly', async () => {
     const s = await app.createStore('Details Store');
-    const res = await create({ url: VALID, events: ['order.created', 'order.exploded'] }, { as: s });
+    const res = await create<ErrorBody>(
+      { url: VALID, events: ['order.created', 'order.exploded'] },
+      { as: s },
+    );
     expectValidation(res, 'unknown event');
-    const detail = res.body.details.find((d: { path: string }) => d.path.includes('events'));
+    const detail = res.body.details?.find((d) => d.path.includes('events'));
     expect(detail?.path).toMatch(/events.*1/);
     expect(detail?.message).toContain('order.exploded');
     for (const name of EVENTS) expect(detail?.message).toContain(name);
@@ -712,7 +740,7 @@ describe('webhook URLs must be public (no exemptions)', () => {
     const w = await created({ url: 'https://93.184.215.14/hook', as: s, target: strict });
     const before = await subRow(w.id, strict);
     for (const url of NOT_PUBLIC) {
-      const res = await send('PUT', one(w.id), { target: strict, as: s, body: { url } });
+      const res = await send<ErrorBody>('PUT', one(w.id), { target: strict, as: s, body: { url } });
       expect(res.status, `${url}: ${res.text}`).toBe(400);
       expect(res.body.code, url).toBe('WEBHOOK_URL_NOT_PUBLIC');
     }
@@ -723,7 +751,7 @@ describe('webhook URLs must be public (no exemptions)', () => {
     });
     expectError(unresolvable, 400, 'bad_request', 'WEBHOOK_HOST_UNRESOLVABLE');
     expect(await subRow(w.id, strict)).toEqual(before);
-    const moved = await send('PUT', one(w.id), {
+    const moved = await send<UpdateWebhookResponse>('PUT', one(w.id), {
       target: strict,
       as: s,
       body: { url: 'https://93.184.215.15/' },
@@ -754,13 +782,13 @@ describe('webhook subscription limit', () => {
     const s = await app.createStore('Race Store');
     const answers = await Promise.all(
       Array.from({ length: 11 }, (_, i) =>
-        create({ url: `https://127.0.0.1:9/r${i}`, events: ['*'] }, { as: s }),
+        create<unknown>({ url: `https://127.0.0.1:9/r${i}`, events: ['*'] }, { as: s }),
       ),
     );
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses).toEqual([...Array(10).fill(201), 409]);
-    const refused = answers.find((a) => a.status === 409) as Sent;
-    expect(refused.body.code).toBe('WEBHOOK_LIMIT_REACHED');
+    const refused = answers.find((a) => isStatus<ErrorBody>(a, 409));
+    expect(refused?.body.code).toBe('WEBHOOK_LIMIT_REACHED');
     expect(await subCount(s.id)).toBe(10);
   });
 });
@@ -775,7 +803,7 @@ describe('webhook management security', () => {
     sec = await app.createStore('Security Store');
     const w = await created({ as: sec, events: ['order.created'] });
     hookId = w.id;
-    const ping = await send('POST', `${one(hookId)}/test`, { as: sec });
+    const ping = await send<TestWebhookResponse>('POST', `${one(hookId)}/test`, { as: sec });
     deliveryId = ping.body.delivery.id;
   });
 

@@ -1,10 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/kysely.ts';
 import { first, run } from '../db/sql.ts';
+import type { UseCaseContext } from '../trpc/context.ts';
 import { queueProductChange } from './change-fanout.ts';
-import type { AddVariantInput } from './maintenance-schemas.ts';
-import { scoreRange } from './readiness.ts';
-import { lockProduct, touchProduct } from './update-product.ts';
+import { lockProduct, touchProduct } from './product-writes.ts';
+import { scoreRange } from './readiness-scores.ts';
+import type { AddVariantInput } from './schemas.ts';
 import { ensureFreeSku, fitOptions } from './variant-options.ts';
 
 /** The new variant, priced like the product where the input names no price, after its last variant. */
@@ -60,8 +61,8 @@ async function insertVariant(tx: EntityManager, input: AddVariantInput): Promise
  * stock is set by a second statement so the stock change reaches the stores as any supplier update
  * does (`inventory.updated`); the new variant itself is a `product.updated` naming it.
  */
-export async function addVariant(em: EntityManager, input: AddVariantInput) {
-  return em.transactional(async (tx) => {
+export async function addVariant(ctx: UseCaseContext, input: AddVariantInput) {
+  return ctx.em.transactional(async (tx) => {
     await lockProduct(tx, input.productId);
     await ensureFreeSku(tx, input.sku);
     await fitOptions(tx, input.productId, input.option_values);

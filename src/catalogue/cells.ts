@@ -283,7 +283,7 @@ export function cellQuery(
 
 /**
  * The statement counting from cells every facet (and the total) some grain can answer, and the
- * facets left over, which the caller counts by scanning (facets.ts). Undefined when none fits.
+ * facets left over, which the caller counts by scanning (facet-counts.ts). Undefined when none fits.
  */
 export function partialCellQuery(
   ctx: StoreCatalogueContext,

@@ -1,18 +1,19 @@
 import { router } from '../trpc/init.ts';
 import { internalProcedure } from '../trpc/procedures.ts';
 import { addVariant } from './add-variant.ts';
+import { reinstateProduct } from './reinstate-product.ts';
+import { retireVariant } from './retire-variant.ts';
+import { runReadinessPass } from './run-readiness-pass.ts';
 import {
   addVariantInput,
   productRef,
   updateProductInput,
   updateVariantInput,
   variantRef,
-} from './maintenance-schemas.ts';
-import { runReadinessPass } from './readiness.ts';
-import { retireVariant } from './retire-variant.ts';
+} from './schemas.ts';
 import { updateProduct } from './update-product.ts';
 import { updateVariant } from './update-variant.ts';
-import { reinstateProduct, withdrawProduct } from './withdraw-product.ts';
+import { withdrawProduct } from './withdraw-product.ts';
 
 /**
  * Catalogue maintenance for the platform's dashboards (operator credential). Each procedure is one
@@ -21,21 +22,17 @@ import { reinstateProduct, withdrawProduct } from './withdraw-product.ts';
 export const catalogueInternalRouter = router({
   updateProduct: internalProcedure
     .input(updateProductInput)
-    .mutation(({ ctx, input }) => updateProduct(ctx.em, input)),
+    .mutation(({ ctx, input }) => updateProduct(ctx, input)),
   withdrawProduct: internalProcedure
     .input(productRef)
-    .mutation(({ ctx, input }) => withdrawProduct(ctx.em, input.productId)),
+    .mutation(({ ctx, input }) => withdrawProduct(ctx, input)),
   reinstateProduct: internalProcedure
     .input(productRef)
-    .mutation(({ ctx, input }) => reinstateProduct(ctx.em, input.productId)),
-  addVariant: internalProcedure
-    .input(addVariantInput)
-    .mutation(({ ctx, input }) => addVariant(ctx.em, input)),
+    .mutation(({ ctx, input }) => reinstateProduct(ctx, input)),
+  addVariant: internalProcedure.input(addVariantInput).mutation(({ ctx, input }) => addVariant(ctx, input)),
   updateVariant: internalProcedure
     .input(updateVariantInput)
-    .mutation(({ ctx, input }) => updateVariant(ctx.em, input)),
-  retireVariant: internalProcedure
-    .input(variantRef)
-    .mutation(({ ctx, input }) => retireVariant(ctx.em, input.productId, input.variantId)),
-  runReadinessPass: internalProcedure.mutation(({ ctx }) => runReadinessPass(ctx.em)),
+    .mutation(({ ctx, input }) => updateVariant(ctx, input)),
+  retireVariant: internalProcedure.input(variantRef).mutation(({ ctx, input }) => retireVariant(ctx, input)),
+  runReadinessPass: internalProcedure.mutation(({ ctx }) => runReadinessPass(ctx)),
 });

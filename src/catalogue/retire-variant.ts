@@ -1,19 +1,19 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/kysely.ts';
 import { first, run, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
+import type { UseCaseContext } from '../trpc/context.ts';
 import { queueProductChange } from './change-fanout.ts';
-import { scoreRange } from './readiness.ts';
-import { lockProduct, touchProduct } from './update-product.ts';
-import { liveVariant } from './update-variant.ts';
+import { liveVariant, lockProduct, touchProduct } from './product-writes.ts';
+import { scoreRange } from './readiness-scores.ts';
+import type { VariantRef } from './schemas.ts';
 
 /**
  * Retires a variant: it can no longer be ordered and leaves every read, but its row stays for the
  * order lines that name it. Its stock goes to zero in the same statement, so the product's stock
  * and every listing store's feed follow as for any stock change (`inventory.updated` naming it).
  */
-export async function retireVariant(em: EntityManager, productId: number, variantId: number) {
-  return em.transactional(async (tx) => {
+export async function retireVariant(ctx: UseCaseContext, { productId, variantId }: VariantRef) {
+  return ctx.em.transactional(async (tx) => {
     await lockProduct(tx, productId);
     await liveVariant(tx, productId, variantId);
     const left = await first(

@@ -1,9 +1,8 @@
-import { loadCatalogueContext } from '../store/catalogue-context.ts';
 import { router } from '../trpc/init.ts';
 import { partnerProcedure } from '../trpc/procedures.ts';
-import { getCatalogueProduct } from './detail.ts';
-import { catalogueFacets } from './facets.ts';
-import { listCatalogue } from './list.ts';
+import { getFacets } from './get-facets.ts';
+import { getProduct } from './get-product.ts';
+import { listProducts } from './list-products.ts';
 import {
   facetsInput,
   facetsOutput,
@@ -34,9 +33,7 @@ export const catalogueRouter = router({
     })
     .input(listInput)
     .output(listOutput)
-    .query(async ({ ctx, input }) =>
-      listCatalogue(ctx.em, await loadCatalogueContext(ctx.em, ctx.actor.storeId), input),
-    ),
+    .query(({ ctx, input }) => listProducts(ctx, input)),
 
   facets: partnerProcedure
     .meta({
@@ -55,9 +52,7 @@ export const catalogueRouter = router({
     })
     .input(facetsInput)
     .output(facetsOutput)
-    .query(async ({ ctx, input }) =>
-      catalogueFacets(ctx.em, await loadCatalogueContext(ctx.em, ctx.actor.storeId), input),
-    ),
+    .query(({ ctx, input }) => getFacets(ctx, input)),
 
   get: partnerProcedure
     .meta({
@@ -76,7 +71,5 @@ export const catalogueRouter = router({
     })
     .input(productIdInput)
     .output(productDetailOutput)
-    .query(async ({ ctx, input }) =>
-      getCatalogueProduct(ctx.em, await loadCatalogueContext(ctx.em, ctx.actor.storeId), input.id),
-    ),
+    .query(({ ctx, input }) => getProduct(ctx, input)),
 });

@@ -1,29 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/kysely.ts';
 import { first, run, sql } from '../db/sql.ts';
-import { AppError, notFound } from '../errors.ts';
+import { AppError } from '../errors.ts';
+import type { UseCaseContext } from '../trpc/context.ts';
 import { queueProductChange } from './change-fanout.ts';
 import { minimumPriceAt } from './filters.ts';
-import type { UpdateProductInput } from './maintenance-schemas.ts';
-import { scoreRange } from './readiness.ts';
-
-/** The product row a maintenance use case starts from, locked for the change. */
-export async function lockProduct(tx: EntityManager, productId: number) {
-  const product = await first(
-    db(tx)
-      .selectFrom('products')
-      .select((eb) => ['id', eb('withdrawn_at', 'is not', null).as('withdrawn')])
-      .where('id', '=', productId)
-      .forUpdate(),
-  );
-  if (!product) throw notFound(`No catalogue product with id ${productId}`, 'PRODUCT_NOT_FOUND');
-  return product;
-}
-
-/** Marks the product changed, for a change made to one of its variants. */
-export async function touchProduct(tx: EntityManager, productId: number): Promise<void> {
-  await run(db(tx).updateTable('products').set({ updated_at: sql`now()` }).where('id', '=', productId));
-}
+import { lockProduct } from './product-writes.ts';
+import { scoreRange } from './readiness-scores.ts';
+import type { UpdateProductInput } from './schemas.ts';
 
 /**
  * A store's custom price must never sit below its minimum: when a price change raises the minimum
@@ -31,7 +15,7 @@ export async function touchProduct(tx: EntityManager, productId: number): Promis
  * restored listing does) rather than kept at a loss. The stores hear of it through the
  * `product.updated` every listing store gets. Returns how many listings were cleared.
  */
-export async function clearPricesBelowMinimum(tx: EntityManager, productId: number): Promise<number> {
+async function clearPricesBelowMinimum(tx: EntityManager, productId: number): Promise<number> {
   const cleared = await run(
     db(tx)
       .updateTable('listings as l')
@@ -106,8 +90,8 @@ async function replaceImages(tx: EntityManager, productId: number, images: { url
  * prices the change put below a store's minimum are cleared, and every listing store gets
  * `product.updated` (with the product at the head of its inventory feed when the feed shows the change).
  */
-export async function updateProduct(em: EntityManager, input: UpdateProductInput) {
-  return em.transactional(async (tx) => {
+export async function updateProduct(ctx: UseCaseContext, input: UpdateProductInput) {
+  return ctx.em.transactional(async (tx) => {
     await lockProduct(tx, input.productId);
     const changes = await productChanges(tx, input);
     await run(

@@ -1,30 +1,14 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/kysely.ts';
-import { first, run } from '../db/sql.ts';
-import { AppError, notFound } from '../errors.ts';
+import { run } from '../db/sql.ts';
+import type { UseCaseContext } from '../trpc/context.ts';
 import { queueProductChange } from './change-fanout.ts';
-import type { UpdateVariantInput } from './maintenance-schemas.ts';
-import { lockProduct, touchProduct } from './update-product.ts';
+import { liveVariant, lockProduct, touchProduct } from './product-writes.ts';
+import type { UpdateVariantInput } from './schemas.ts';
 import { ensureFreeSku, fitOptions } from './variant-options.ts';
 
-/** A live variant of the (locked) product, or the reason it cannot be changed. */
-export async function liveVariant(tx: EntityManager, productId: number, variantId: number) {
-  const variant = await first(
-    db(tx)
-      .selectFrom('product_variants')
-      .select((eb) => ['id', eb('retired_at', 'is not', null).as('retired')])
-      .where('id', '=', variantId)
-      .where('product_id', '=', productId)
-      .forUpdate(),
-  );
-  if (!variant) throw notFound(`Product ${productId} has no variant ${variantId}`, 'VARIANT_NOT_FOUND');
-  if (variant.retired) throw new AppError('conflict', 'VARIANT_RETIRED', `Variant ${variantId} is retired`);
-  return variant;
-}
-
 /** Changes one variant: its stores get `product.updated` naming it. */
-export async function updateVariant(em: EntityManager, input: UpdateVariantInput) {
-  return em.transactional(async (tx) => {
+export async function updateVariant(ctx: UseCaseContext, input: UpdateVariantInput) {
+  return ctx.em.transactional(async (tx) => {
     await lockProduct(tx, input.productId);
     await liveVariant(tx, input.productId, input.variantId);
     if (input.sku !== undefined) await ensureFreeSku(tx, input.sku, input.variantId);

@@ -1,10 +1,11 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/kysely.ts';
-import { first, isoTime, run, sql } from '../db/sql.ts';
+import { first, isoTime, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
+import type { UseCaseContext } from '../trpc/context.ts';
 import { queueProductChange } from './change-fanout.ts';
-import { scoreRange } from './readiness.ts';
-import { lockProduct } from './update-product.ts';
+import { lockProduct } from './product-writes.ts';
+import { scoreRange } from './readiness-scores.ts';
+import type { ProductRef } from './schemas.ts';
 
 /**
  * Withdraws a product from the catalogue: it leaves the catalogue's reads at once, cannot be listed
@@ -12,8 +13,8 @@ import { lockProduct } from './update-product.ts';
  * (docs/decisions.md, "Catalogue maintenance"): they stay readable, marked `withdrawn_at`, with
  * nothing available to sell, and come back as they were if the product is reinstated.
  */
-export async function withdrawProduct(em: EntityManager, productId: number) {
-  return em.transactional(async (tx) => {
+export async function withdrawProduct(ctx: UseCaseContext, { productId }: ProductRef) {
+  return ctx.em.transactional(async (tx) => {
     const product = await lockProduct(tx, productId);
     if (product.withdrawn) {
       throw new AppError('conflict', 'ALREADY_WITHDRAWN', `Product ${productId} is already withdrawn`);
@@ -28,24 +29,5 @@ export async function withdrawProduct(em: EntityManager, productId: number) {
     await scoreRange(tx, productId, productId);
     await queueProductChange(tx, { productId, event: 'product.deleted', feed: true });
     return { product_id: productId, withdrawn_at: row?.withdrawn_at ?? null };
-  });
-}
-
-/** Brings a withdrawn product back: its listings sell again and their stores get `product.updated`. */
-export async function reinstateProduct(em: EntityManager, productId: number) {
-  return em.transactional(async (tx) => {
-    const product = await lockProduct(tx, productId);
-    if (!product.withdrawn) {
-      throw new AppError('conflict', 'NOT_WITHDRAWN', `Product ${productId} is not withdrawn`);
-    }
-    await run(
-      db(tx)
-        .updateTable('products')
-        .set({ active: true, withdrawn_at: null, updated_at: sql`now()` })
-        .where('id', '=', productId),
-    );
-    await scoreRange(tx, productId, productId);
-    await queueProductChange(tx, { productId, event: 'product.updated', feed: true });
-    return { product_id: productId, withdrawn_at: null };
   });
 }

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { runReadinessPass } from '../catalogue/readiness.ts';
+import { runReadinessPass } from '../catalogue/run-readiness-pass.ts';
 import { db } from '../db/kysely.ts';
 import { first, run } from '../db/sql.ts';
-import { checkoutStorefront } from '../orders/storefront.ts';
-import { advanceOrder } from '../orders/transitions.ts';
-import { createApiKey } from '../store/api-keys.ts';
-import { createStore } from '../store/service.ts';
+import { advanceOrder } from '../orders/advance-order.ts';
+import { checkoutStorefront } from '../orders/checkout-storefront.ts';
+import { createApiKey } from '../store/create-api-key.ts';
+import { createStore } from '../store/create-store.ts';
 import { seedProducts } from './seed-catalogue.ts';
 
 /** A few storefront orders from different channels, one shipped (so it has a tax invoice). */
@@ -31,26 +31,30 @@ async function demoOrders(em: EntityManager, storeId: number) {
   const ids: number[] = [];
   for (const [i, item] of listed.entries()) {
     const name = buyers[i] ?? 'Demo Buyer';
-    const order = await checkoutStorefront(em, {
-      storeId,
-      channel: channels[i] ?? 'direct',
-      customer: { name, email: `${name.split(' ')[0]?.toLowerCase()}@example.com`, phone: '0400 000 000' },
-      shipping: {
-        address: `${10 + i} Harbour Street`,
-        address2: '',
-        city: 'Fremantle',
-        state: 'WA',
-        zip: '6160',
-        country: 'AU',
+    const order = await checkoutStorefront(
+      { em },
+      {
+        storeId,
+        channel: channels[i] ?? 'direct',
+        customer: { name, email: `${name.split(' ')[0]?.toLowerCase()}@example.com`, phone: '0400 000 000' },
+        shipping: {
+          address: `${10 + i} Harbour Street`,
+          address2: '',
+          city: 'Fremantle',
+          state: 'WA',
+          zip: '6160',
+          country: 'AU',
+        },
+        items: [{ product_id: item.product_id, variant_id: item.variant_id, quantity: 1 + (i % 2) }],
       },
-      items: [{ product_id: item.product_id, variant_id: item.variant_id, quantity: 1 + (i % 2) }],
-    });
+    );
     ids.push(order.id);
   }
   const first = ids[0];
   if (first !== undefined) {
-    for (const status of ['processing', 'fulfilled'] as const) await advanceOrder(em, first, status);
-    await advanceOrder(em, first, 'shipped', { tracking: 'AP123456789AU' });
+    for (const status of ['processing', 'fulfilled'] as const)
+      await advanceOrder({ em }, { orderId: first, status });
+    await advanceOrder({ em }, { orderId: first, status: 'shipped', tracking: 'AP123456789AU' });
   }
 }
 
@@ -169,23 +173,27 @@ export async function seedDemo(
   onProgress?: (done: number, total: number) => void,
 ): Promise<DemoCredentials> {
   await seedProducts(em, products, onProgress);
-  const store = await createStore(em, {
-    name: 'Harbour & Home',
-    slug: 'harbour-and-home',
-    ownerEmail: 'owner@harbour.example',
-  });
+  const store = await createStore(
+    { em },
+    {
+      name: 'Harbour & Home',
+      slug: 'harbour-and-home',
+      ownerEmail: 'owner@harbour.example',
+    },
+  );
   await em.transactional(async (tx) => {
     await workshop(tx, store.id);
     await demoListings(tx, store.id);
   });
-  await runReadinessPass(em);
+  await runReadinessPass({ em });
   await demoOrders(em, store.id);
-  const rw = await createApiKey(em, {
-    storeId: store.id,
-    scope: 'read_write',
-    mode: 'test',
-    name: 'Demo read_write',
-  });
-  const ro = await createApiKey(em, { storeId: store.id, scope: 'read', mode: 'test', name: 'Demo read' });
+  const rw = await createApiKey(
+    { em },
+    { storeId: store.id, scope: 'read_write', mode: 'test', name: 'Demo read_write' },
+  );
+  const ro = await createApiKey(
+    { em },
+    { storeId: store.id, scope: 'read', mode: 'test', name: 'Demo read' },
+  );
   return { store_id: store.id, read_write_key: rw.key, read_key: ro.key };
 }

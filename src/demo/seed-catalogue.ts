@@ -1,10 +1,10 @@
 import { availableParallelism } from 'node:os';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { foldFacetCells } from '../catalogue/cells.ts';
-import { channelSummary, readinessColumns, recordCompleteness } from '../catalogue/readiness.ts';
+import { channelSummary, readinessColumns, recordCompleteness } from '../catalogue/readiness-scores.ts';
 import { db } from '../db/kysely.ts';
 import { first, type RawBuilder, rows, run, sql } from '../db/sql.ts';
-import { slugify } from '../store/service.ts';
+import { slugify } from '../store/slug.ts';
 import {
   ADJECTIVES,
   BRAND_SUFFIXES,
@@ -183,7 +183,7 @@ const variantCount = (id: RawBuilder<unknown>) => sql`(1 + ${h(id, 20)} % 4)`;
 
 /**
  * One batch, in one transaction: products inserted whole, their stock summed from the variants
- * inserted next and their readiness scored as they go in (readiness.ts), so each product is written
+ * inserted next and their readiness scored as they go in (readiness-scores.ts), so each product is written
  * once. Under `stockless.bulk_load` the variants' insert leaves the products alone (migration
  * Migration20261125060000_bulk_load_stock) and the facet deltas wait for one fold at the end
  * (Migration20261125090000_bulk_load_folds). A seeded product stays exactly as the readiness pass

@@ -1,13 +1,20 @@
 import { notFound } from '../errors.ts';
 import { isFeatureEnabled } from '../platform/features.ts';
+import type { Context } from '../trpc/context.ts';
 import { router } from '../trpc/init.ts';
 import { partnerProcedure } from '../trpc/procedures.ts';
-import { cancelExternalOrder } from './cancel.ts';
-import { postExternalOrder } from './post.ts';
+import { cancelExternalOrder } from './cancel-external-order.ts';
+import { postExternalOrder } from './post-external-order.ts';
 import { cancelInput, cancelOutput, externalOrderInput, externalOrderOutput } from './schemas.ts';
 
 const TAGS = ['Orders'];
 const STATUS = { created: 201, existing: 200, held: 202 } as const;
+
+/** The three answers share one shape; the REST status is what tells them apart. */
+function withStatus<T extends { result: keyof typeof STATUS }>(ctx: Pick<Context, 'response'>, answer: T): T {
+  if (ctx.response) ctx.response.status = STATUS[answer.result];
+  return answer;
+}
 
 /** Switched off, the operations do not exist: 404 before the body is even read. */
 const enabledProcedure = partnerProcedure.use(async ({ ctx, next }) => {
@@ -45,11 +52,7 @@ export const externalOrdersRouter = router({
     })
     .input(externalOrderInput)
     .output(externalOrderOutput)
-    .mutation(async ({ ctx, input }) => {
-      const answer = await postExternalOrder(ctx.em, ctx.actor, input);
-      if (ctx.response) ctx.response.status = STATUS[answer.result];
-      return answer;
-    }),
+    .mutation(async ({ ctx, input }) => withStatus(ctx, await postExternalOrder(ctx, input))),
 
   cancel: enabledProcedure
     .meta({
@@ -75,7 +78,5 @@ export const externalOrdersRouter = router({
     })
     .input(cancelInput)
     .output(cancelOutput)
-    .mutation(async ({ ctx, input }) => {
-      return cancelExternalOrder(ctx.em, ctx.actor, input.id, input.note);
-    }),
+    .mutation(({ ctx, input }) => cancelExternalOrder(ctx, input)),
 });

@@ -78,6 +78,7 @@ export const cancelInput = z.strictObject({
     .meta({ description: 'Recorded with the cancellation.', example: 'Buyer cancelled on the marketplace' })
     .optional(),
 });
+export type CancelInput = z.output<typeof cancelInput>;
 export const cancelOutput = z.object({ order: orderDetail });
 
 export const mapSkuInput = z.object({
@@ -86,5 +87,7 @@ export const mapSkuInput = z.object({
   productId: idParam,
   variantId: idParam.optional(),
 });
+export type MapSkuInput = z.output<typeof mapSkuInput>;
 
 export const storeRef = z.object({ storeId: idParam });
+export type StoreRef = z.output<typeof storeRef>;

@@ -1,7 +1,8 @@
-import { receiveStockInput, setStockInput } from '../catalogue/maintenance-schemas.ts';
 import { router } from '../trpc/init.ts';
 import { internalProcedure } from '../trpc/procedures.ts';
-import { receiveStock, setStock } from './stock.ts';
+import { receiveStock } from './receive-stock.ts';
+import { receiveStockInput, setStockInput } from './schemas.ts';
+import { setStock } from './set-stock.ts';
 
 /**
  * Stock maintenance for the platform's dashboards (operator credential): goods received add to a
@@ -10,8 +11,6 @@ import { receiveStock, setStock } from './stock.ts';
 export const inventoryInternalRouter = router({
   receiveStock: internalProcedure
     .input(receiveStockInput)
-    .mutation(({ ctx, input }) => receiveStock(ctx.em, input.productId, input.quantity, input.variantId)),
-  setStock: internalProcedure
-    .input(setStockInput)
-    .mutation(({ ctx, input }) => setStock(ctx.em, input.productId, input.quantity, input.variantId)),
+    .mutation(({ ctx, input }) => receiveStock(ctx, input)),
+  setStock: internalProcedure.input(setStockInput).mutation(({ ctx, input }) => setStock(ctx, input)),
 });

@@ -1,39 +1,26 @@
-import { z } from 'zod';
-import { channelSet } from '../catalogue/maintenance-schemas.ts';
 import { router } from '../trpc/init.ts';
-import { idParam, NUL_MESSAGE, noNul } from '../trpc/params.ts';
 import { internalProcedure } from '../trpc/procedures.ts';
-import { changeListingPresentation } from './change-presentation.ts';
-import { createOwnGoods, listOwnGoods } from './own-goods.ts';
-import { createOwnGoodsInput } from './schemas.ts';
+import { createOwnGoods } from './create-own-goods.ts';
+import { listOwnGoods } from './list-own-goods.ts';
+import { retitleListing } from './retitle-listing.ts';
+import {
+  createOwnGoodsInput,
+  ownGoodsInput,
+  retitleListingInput,
+  setListingChannelsInput,
+} from './schemas.ts';
+import { setListingChannels } from './set-listing-channels.ts';
 
 /** Listing changes the dashboard makes that the partner API does not offer (the spec's dashboard-only list). */
 export const listingsInternalRouter = router({
   retitle: internalProcedure
-    .input(
-      z
-        .object({
-          storeId: idParam,
-          productId: idParam,
-          /** null restores the catalogue's name. */
-          title: z.string().trim().min(1).max(200).refine(noNul, NUL_MESSAGE).nullable(),
-        })
-        .strict(),
-    )
-    .mutation(({ ctx, input }) =>
-      changeListingPresentation(ctx.em, input.storeId, input.productId, { customTitle: input.title }),
-    ),
+    .input(retitleListingInput)
+    .mutation(({ ctx, input }) => retitleListing(ctx, input)),
   setChannels: internalProcedure
-    .input(z.object({ storeId: idParam, productId: idParam, hidden_channels: channelSet }).strict())
-    .mutation(({ ctx, input }) =>
-      changeListingPresentation(ctx.em, input.storeId, input.productId, {
-        hiddenChannels: input.hidden_channels,
-      }),
-    ),
+    .input(setListingChannelsInput)
+    .mutation(({ ctx, input }) => setListingChannels(ctx, input)),
   createOwnGoods: internalProcedure
     .input(createOwnGoodsInput)
-    .mutation(({ ctx, input }) => createOwnGoods(ctx.em, input)),
-  listOwnGoods: internalProcedure
-    .input(z.object({ storeId: idParam }))
-    .query(({ ctx, input }) => listOwnGoods(ctx.em, input.storeId)),
+    .mutation(({ ctx, input }) => createOwnGoods(ctx, input)),
+  listOwnGoods: internalProcedure.input(ownGoodsInput).query(({ ctx, input }) => listOwnGoods(ctx, input)),
 });

@@ -1,6 +1,11 @@
 import { router } from '../trpc/init.ts';
 import { partnerProcedure } from '../trpc/procedures.ts';
-import { getListing, listListings } from './read.ts';
+import { addListing } from './add-listing.ts';
+import { bulkAddListings } from './bulk-add-listings.ts';
+import { bulkRemoveListings } from './bulk-remove-listings.ts';
+import { getListing } from './get-listing.ts';
+import { listListings } from './list-listings.ts';
+import { removeListing } from './remove-listing.ts';
 import {
   addListingInput,
   bulkAddOutput,
@@ -16,7 +21,9 @@ import {
   vendorFulfilledInput,
   vendorProductOutput,
 } from './schemas.ts';
-import { addListing, bulkAdd, bulkRemove, removeListing, updateListing } from './service.ts';
+import { setPricing } from './set-pricing.ts';
+import { setPurchaseMode } from './set-purchase-mode.ts';
+import { setVendorFulfilled } from './set-vendor-fulfilled.ts';
 
 const TAGS = ['Listings'];
 const AUTH = { 401: 'Missing or invalid credential', 403: 'Scope refused' };
@@ -38,7 +45,7 @@ export const listingsRouter = router({
     })
     .input(listListingsInput)
     .output(listListingsOutput)
-    .query(({ ctx, input }) => listListings(ctx.em, ctx.actor.storeId, input)),
+    .query(({ ctx, input }) => listListings(ctx, input)),
 
   add: partnerProcedure
     .meta({
@@ -59,9 +66,7 @@ export const listingsRouter = router({
     })
     .input(addListingInput)
     .output(vendorProductOutput)
-    .mutation(({ ctx, input }) =>
-      addListing(ctx.em, ctx.actor.storeId, input.product_id, input.custom_retail_price_cents),
-    ),
+    .mutation(({ ctx, input }) => addListing(ctx, input)),
 
   bulkAdd: partnerProcedure
     .meta({
@@ -80,7 +85,7 @@ export const listingsRouter = router({
     })
     .input(bulkInput)
     .output(bulkAddOutput)
-    .mutation(({ ctx, input }) => bulkAdd(ctx.em, ctx.actor.storeId, input)),
+    .mutation(({ ctx, input }) => bulkAddListings(ctx, input)),
 
   bulkRemove: partnerProcedure
     .meta({
@@ -99,7 +104,7 @@ export const listingsRouter = router({
     })
     .input(bulkInput)
     .output(bulkRemoveOutput)
-    .mutation(({ ctx, input }) => bulkRemove(ctx.em, ctx.actor.storeId, input)),
+    .mutation(({ ctx, input }) => bulkRemoveListings(ctx, input)),
 
   get: partnerProcedure
     .meta({
@@ -117,7 +122,7 @@ export const listingsRouter = router({
     })
     .input(productPathInput)
     .output(listingDetailOutput)
-    .query(({ ctx, input }) => getListing(ctx.em, ctx.actor.storeId, input.productId)),
+    .query(({ ctx, input }) => getListing(ctx, input)),
 
   remove: partnerProcedure
     .meta({
@@ -134,7 +139,7 @@ export const listingsRouter = router({
     })
     .input(productPathInput)
     .output(messageOutput)
-    .mutation(({ ctx, input }) => removeListing(ctx.em, ctx.actor.storeId, input.productId)),
+    .mutation(({ ctx, input }) => removeListing(ctx, input)),
 
   setPricing: partnerProcedure
     .meta({
@@ -153,12 +158,7 @@ export const listingsRouter = router({
     })
     .input(pricingInput)
     .output(vendorProductOutput)
-    .mutation(({ ctx, input }) =>
-      updateListing(ctx.em, ctx.actor.storeId, input.productId, {
-        kind: 'pricing',
-        customPrice: input.custom_retail_price_cents,
-      }),
-    ),
+    .mutation(({ ctx, input }) => setPricing(ctx, input)),
 
   setPurchaseMode: partnerProcedure
     .meta({
@@ -177,12 +177,7 @@ export const listingsRouter = router({
     })
     .input(purchaseModeInput)
     .output(vendorProductOutput)
-    .mutation(({ ctx, input }) =>
-      updateListing(ctx.em, ctx.actor.storeId, input.productId, {
-        kind: 'purchase_mode',
-        mode: input.purchase_mode,
-      }),
-    ),
+    .mutation(({ ctx, input }) => setPurchaseMode(ctx, input)),
 
   setVendorFulfilled: partnerProcedure
     .meta({
@@ -200,10 +195,5 @@ export const listingsRouter = router({
     })
     .input(vendorFulfilledInput)
     .output(vendorProductOutput)
-    .mutation(({ ctx, input }) =>
-      updateListing(ctx.em, ctx.actor.storeId, input.productId, {
-        kind: 'vendor_fulfilled',
-        value: input.vendor_fulfilled,
-      }),
-    ),
+    .mutation(({ ctx, input }) => setVendorFulfilled(ctx, input)),
 });

@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { CHANNELS } from '../catalogue/channels.ts';
-import { catalogueFilters, paginationSchema } from '../catalogue/schemas.ts';
-import { boolParam, described, idParam, intParam, PG_INT_MAX, textParam } from '../trpc/params.ts';
+import { catalogueFilters, channelSet, paginationSchema } from '../catalogue/schemas.ts';
+import {
+  boolParam,
+  described,
+  idParam,
+  intParam,
+  NUL_MESSAGE,
+  noNul,
+  PG_INT_MAX,
+  textParam,
+} from '../trpc/params.ts';
 
 const productId = (description: string) => intParam(1, PG_INT_MAX, { description, example: 1042 });
 
@@ -122,11 +131,13 @@ export const listingDetail = listingBase.extend({
     }),
   ),
 });
+export type ListingDetail = z.output<typeof listingDetail>;
 export const listingDetailOutput = z.object({ product: listingDetail });
 
 export const productPathInput = z.object({
   productId: productId('The catalogue product id of the listing.'),
 });
+export type ProductPathInput = z.output<typeof productPathInput>;
 
 const vendorProduct = z.object({
   id: z.int().meta({ description: 'The listing id.', example: 311 }),
@@ -147,6 +158,7 @@ export const addListingInput = z.object({
   product_id: productId('The catalogue product to list.'),
   custom_retail_price_cents: priceCents.optional(),
 });
+export type AddListingInput = z.output<typeof addListingInput>;
 
 export const pricingInput = z.object({
   productId: productId('The catalogue product id of the listing.'),
@@ -154,6 +166,7 @@ export const pricingInput = z.object({
     .nullable()
     .meta({ description: 'Cents; `null` restores the suggested price.', example: 64900 }),
 });
+export type PricingInput = z.output<typeof pricingInput>;
 
 export const purchaseModeInput = z.object({
   productId: productId('The catalogue product id of the listing.'),
@@ -163,6 +176,7 @@ export const purchaseModeInput = z.object({
     example: 'enquiry',
   }),
 });
+export type PurchaseModeInput = z.output<typeof purchaseModeInput>;
 
 export const vendorFulfilledInput = z.object({
   productId: productId('The catalogue product id of the listing.'),
@@ -177,6 +191,7 @@ export const vendorFulfilledInput = z.object({
     },
   }),
 });
+export type VendorFulfilledInput = z.output<typeof vendorFulfilledInput>;
 
 export const messageOutput = z.object({
   message: z.string().meta({ example: 'Product removed from your store' }),
@@ -237,3 +252,22 @@ export const createOwnGoodsInput = z.object({
   costCents: z.int().min(0).max(PG_INT_MAX).optional(),
   stock: z.int().min(0).max(PG_INT_MAX),
 });
+export type CreateOwnGoodsInput = z.output<typeof createOwnGoodsInput>;
+
+export const ownGoodsInput = z.object({ storeId: idParam });
+export type OwnGoodsInput = z.output<typeof ownGoodsInput>;
+
+export const retitleListingInput = z
+  .object({
+    storeId: idParam,
+    productId: idParam,
+    /** null restores the catalogue's name. */
+    title: z.string().trim().min(1).max(200).refine(noNul, NUL_MESSAGE).nullable(),
+  })
+  .strict();
+export type RetitleListingInput = z.output<typeof retitleListingInput>;
+
+export const setListingChannelsInput = z
+  .object({ storeId: idParam, productId: idParam, hidden_channels: channelSet })
+  .strict();
+export type SetListingChannelsInput = z.output<typeof setListingChannelsInput>;

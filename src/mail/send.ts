@@ -22,7 +22,7 @@ export interface MailAttachment {
 /**
  * What a queued message carries besides its text, by its kind, read in the sending transaction.
  * Given by the caller (the worker passes the invoice PDF, `invoiceAttachments` in
- * src/orders/invoice.ts), so mail knows nothing of the domains that queue it.
+ * src/orders/tax-invoice.ts), so mail knows nothing of the domains that queue it.
  */
 export type MailAttachments = (
   tx: EntityManager,

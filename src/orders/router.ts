@@ -1,8 +1,10 @@
 import { authorize } from '../auth/authorize.ts';
 import { router } from '../trpc/init.ts';
 import { partnerProcedure } from '../trpc/procedures.ts';
-import { invoicePdf } from './invoice.ts';
-import { getOrder, listOrders } from './read.ts';
+import { getInvoice } from './get-invoice.ts';
+import { getOrder } from './get-order.ts';
+import { listOrders } from './list-orders.ts';
+import { placeWholesaleOrder } from './place-wholesale-order.ts';
 import {
   createdOrderOutput,
   invoiceOutput,
@@ -12,7 +14,6 @@ import {
   orderOutput,
   wholesaleOrderInput,
 } from './schemas.ts';
-import { placeWholesaleOrder } from './wholesale.ts';
 
 const TAGS = ['Orders'];
 const AUTH = { 401: 'Missing or invalid credential', 403: 'Scope refused' };
@@ -42,7 +43,7 @@ export const ordersRouter = router({
     })
     .input(listOrdersInput)
     .output(listOrdersOutput)
-    .query(({ ctx, input }) => listOrders(ctx.em, ctx.actor, input)),
+    .query(({ ctx, input }) => listOrders(ctx, input)),
 
   create: partnerProcedure
     .meta({
@@ -69,7 +70,7 @@ export const ordersRouter = router({
     })
     .input(wholesaleOrderInput)
     .output(createdOrderOutput)
-    .mutation(({ ctx, input }) => placeWholesaleOrder(ctx.em, ctx.actor.storeId, input)),
+    .mutation(({ ctx, input }) => placeWholesaleOrder(ctx, input)),
 
   get: partnerProcedure
     .meta({
@@ -88,7 +89,7 @@ export const ordersRouter = router({
     })
     .input(orderIdInput)
     .output(orderOutput)
-    .query(({ ctx, input }) => getOrder(ctx.em, ctx.actor, input.id)),
+    .query(({ ctx, input }) => getOrder(ctx, input)),
 
   /**
    * The tax invoice PDF. Not a REST operation of its own: trpc-to-openapi answers JSON only, so
@@ -98,13 +99,5 @@ export const ordersRouter = router({
     .meta({ appScope: ORDER_READ_SCOPE })
     .input(orderIdInput)
     .output(invoiceOutput)
-    .query(async ({ ctx, input }) => {
-      const { invoiceNumber, pdf } = await invoicePdf(
-        ctx.em,
-        ctx.settings.merchant,
-        input.id,
-        ctx.actor.storeId,
-      );
-      return { invoice_number: invoiceNumber, pdf_base64: Buffer.from(pdf).toString('base64') };
-    }),
+    .query(({ ctx, input }) => getInvoice(ctx, input)),
 });

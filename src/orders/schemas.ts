@@ -136,6 +136,7 @@ export const orderOutput = z.object({ order: orderDetail });
 export const orderIdInput = z.object({
   id: intParam(1, PG_INT_MAX, { description: 'The order id.', example: 9001 }),
 });
+export type OrderIdInput = z.output<typeof orderIdInput>;
 
 const text = (max: number) => z.string().trim().min(1).max(max).refine(noNul, NUL_MESSAGE);
 const optionalText = (max: number) => z.string().trim().max(max).refine(noNul, NUL_MESSAGE).default('');
@@ -222,6 +223,7 @@ export const checkoutStorefrontInput = z.object({
     .min(1)
     .max(100),
 });
+export type CheckoutStorefrontInput = z.output<typeof checkoutStorefrontInput>;
 
 export const advanceOrderInput = z.object({
   orderId: idParam,
@@ -229,3 +231,4 @@ export const advanceOrderInput = z.object({
   tracking: z.string().trim().min(1).max(100).optional(),
   note: z.string().max(500).optional(),
 });
+export type AdvanceOrderInput = z.output<typeof advanceOrderInput>;

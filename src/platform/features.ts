@@ -4,11 +4,6 @@ import { PlatformFeature } from '../db/entities/platform.ts';
 export const FEATURES = ['inventory_read', 'external_orders'] as const;
 export type Feature = (typeof FEATURES)[number];
 
-export async function setFeature(em: EntityManager, name: Feature, enabled: boolean) {
-  await em.upsert(PlatformFeature, { name, enabled, updatedAt: new Date() });
-  return { feature: name, enabled };
-}
-
 export async function isFeatureEnabled(em: EntityManager, name: Feature): Promise<boolean> {
   const row = await em.findOne(PlatformFeature, { name });
   return row?.enabled ?? false;

@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import { router } from '../trpc/init.ts';
 import { partnerProcedure } from '../trpc/procedures.ts';
-import { getStoreProfile } from './profile.ts';
-import { storeProfileOutput } from './schemas.ts';
+import { getStoreProfile } from './get-store-profile.ts';
+import { storeProfileInput, storeProfileOutput } from './schemas.ts';
 
 export const storeRouter = router({
   me: partnerProcedure
@@ -18,7 +17,7 @@ export const storeRouter = router({
         errorResponses: { 401: 'Missing or invalid credential', 404: 'Store not found' },
       },
     })
-    .input(z.object({}))
+    .input(storeProfileInput)
     .output(storeProfileOutput)
-    .query(({ ctx }) => getStoreProfile(ctx.em, ctx.actor.storeId)),
+    .query(({ ctx }) => getStoreProfile(ctx)),
 });

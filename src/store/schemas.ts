@@ -5,6 +5,9 @@ import { idParam } from '../trpc/params.ts';
 
 export { ORDER_STATUSES };
 
+/** `me` takes nothing: the credential names the store. */
+export const storeProfileInput = z.object({});
+
 export const storeProfileOutput = z.object({
   store: z.object({
     id: z.int().meta({ description: 'The store id.', example: 12 }),
@@ -58,6 +61,7 @@ export const createStoreInput = z.object({
   ownerEmail: z.email().optional(),
   catalogueScope: z.enum(['all', 'store']).optional(),
 });
+export type CreateStoreInput = z.output<typeof createStoreInput>;
 
 export const createApiKeyInput = z.object({
   storeId: idParam,
@@ -65,5 +69,10 @@ export const createApiKeyInput = z.object({
   mode: z.enum(['live', 'test']).default('live'),
   name: z.string().max(100).optional(),
 });
+export type CreateApiKeyInput = z.output<typeof createApiKeyInput>;
+
+export const revokeApiKeyInput = z.object({ id: idParam });
+export type RevokeApiKeyInput = z.output<typeof revokeApiKeyInput>;
 
 export const setPublishedInput = z.object({ storeId: idParam, published: z.boolean() });
+export type SetPublishedInput = z.output<typeof setPublishedInput>;

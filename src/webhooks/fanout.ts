@@ -6,7 +6,7 @@ import { rows, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import type { EventFanOut } from '../events/dispatch.ts';
 import { idsOnlyData, onlyVariant } from '../events/ids-only.ts';
-import { getOrder } from '../orders/read.ts';
+import { getOrder } from '../orders/get-order.ts';
 import { COALESCED_EVENTS, ORDER_PAYLOAD_EVENTS } from './events.ts';
 import { wakeDeliveries } from './wake.ts';
 
@@ -46,7 +46,7 @@ function storeActor(storeId: number): Actor {
 /** `{ order }` as the store reads it; an order that cannot be read never blocks the dispatcher. */
 async function orderPayload(tx: EntityManager, e: SourceEvent): Promise<Record<string, unknown>> {
   try {
-    return await getOrder(tx, storeActor(e.store_id), Number(e.entity_id));
+    return await getOrder({ em: tx, actor: storeActor(e.store_id) }, { id: Number(e.entity_id) });
   } catch (err) {
     if (err instanceof AppError && err.category === 'not_found')
       return { order: null, order_id: Number(e.entity_id) };

@@ -1,10 +1,19 @@
 import { router } from '../trpc/init.ts';
 import { partnerProcedure } from '../trpc/procedures.ts';
+import { createWebhook } from './create-webhook.ts';
+import { deleteWebhook } from './delete-webhook.ts';
+import { getWebhook } from './get-webhook.ts';
+import { listAttempts } from './list-attempts.ts';
+import { listWebhooks } from './list-webhooks.ts';
+import { pingWebhook } from './ping-webhook.ts';
+import { resendDelivery } from './resend-delivery.ts';
+import { rotateSecret } from './rotate-secret.ts';
 import {
   attemptsOutput,
   createdWebhookOutput,
   createWebhookInput,
   deliveryOutput,
+  listWebhooksInput,
   listWebhooksOutput,
   messageOutput,
   resendInput,
@@ -13,17 +22,7 @@ import {
   webhookOutput,
   webhookPathInput,
 } from './schemas.ts';
-import {
-  createWebhook,
-  deleteWebhook,
-  getWebhook,
-  listAttempts,
-  listWebhooks,
-  pingWebhook,
-  resendDelivery,
-  rotateSecret,
-  updateWebhook,
-} from './service.ts';
+import { updateWebhook } from './update-webhook.ts';
 
 const TAGS = ['Webhooks'];
 const BASE = '/api/v1/vendor/webhooks';
@@ -52,9 +51,9 @@ export const webhooksRouter = router({
         errorResponses: AUTH,
       },
     })
-    .input(webhookPathInput.omit({ id: true }))
+    .input(listWebhooksInput)
     .output(listWebhooksOutput)
-    .query(({ ctx }) => listWebhooks(ctx.em, ctx.actor.storeId)),
+    .query(({ ctx }) => listWebhooks(ctx)),
 
   create: partnerProcedure
     .meta({
@@ -75,7 +74,7 @@ export const webhooksRouter = router({
     })
     .input(createWebhookInput)
     .output(createdWebhookOutput)
-    .mutation(({ ctx, input }) => createWebhook(ctx.em, ctx.actor.storeId, input, ctx.settings.webhooks)),
+    .mutation(({ ctx, input }) => createWebhook(ctx, input)),
 
   get: partnerProcedure
     .meta({
@@ -92,7 +91,7 @@ export const webhooksRouter = router({
     })
     .input(webhookPathInput)
     .output(webhookOutput)
-    .query(({ ctx, input }) => getWebhook(ctx.em, ctx.actor.storeId, input.id)),
+    .query(({ ctx, input }) => getWebhook(ctx, input)),
 
   update: partnerProcedure
     .meta({
@@ -112,7 +111,7 @@ export const webhooksRouter = router({
     })
     .input(updateWebhookInput)
     .output(webhookOutput)
-    .mutation(({ ctx, input }) => updateWebhook(ctx.em, ctx.actor.storeId, input, ctx.settings.webhooks)),
+    .mutation(({ ctx, input }) => updateWebhook(ctx, input)),
 
   delete: partnerProcedure
     .meta({
@@ -130,7 +129,7 @@ export const webhooksRouter = router({
     })
     .input(webhookPathInput)
     .output(messageOutput)
-    .mutation(({ ctx, input }) => deleteWebhook(ctx.em, ctx.actor.storeId, input.id)),
+    .mutation(({ ctx, input }) => deleteWebhook(ctx, input)),
 
   rotateSecret: partnerProcedure
     .meta({
@@ -148,7 +147,7 @@ export const webhooksRouter = router({
     })
     .input(webhookPathInput)
     .output(rotatedWebhookOutput)
-    .mutation(({ ctx, input }) => rotateSecret(ctx.em, ctx.actor.storeId, input.id, ctx.settings.webhooks)),
+    .mutation(({ ctx, input }) => rotateSecret(ctx, input)),
 
   deliveries: partnerProcedure
     .meta({
@@ -166,7 +165,7 @@ export const webhooksRouter = router({
     })
     .input(webhookPathInput)
     .output(attemptsOutput)
-    .query(({ ctx, input }) => listAttempts(ctx.em, ctx.actor.storeId, input.id)),
+    .query(({ ctx, input }) => listAttempts(ctx, input)),
 
   resend: partnerProcedure
     .meta({
@@ -192,7 +191,7 @@ export const webhooksRouter = router({
     })
     .input(resendInput)
     .output(deliveryOutput)
-    .mutation(({ ctx, input }) => resendDelivery(ctx.em, ctx.actor.storeId, input.id, input.deliveryId)),
+    .mutation(({ ctx, input }) => resendDelivery(ctx, input)),
 
   test: partnerProcedure
     .meta({
@@ -211,5 +210,5 @@ export const webhooksRouter = router({
     })
     .input(webhookPathInput)
     .output(deliveryOutput)
-    .mutation(({ ctx, input }) => pingWebhook(ctx.em, ctx.actor.storeId, input.id)),
+    .mutation(({ ctx, input }) => pingWebhook(ctx, input)),
 });

@@ -38,6 +38,10 @@ export type CreateWebhookInput = z.output<typeof createWebhookInput>;
 const subscriptionId = intParam(1, PG_INT_MAX, { description: 'The subscription id.', example: 7 });
 
 export const webhookPathInput = z.object({ id: subscriptionId });
+export type WebhookPathInput = z.output<typeof webhookPathInput>;
+
+/** The list takes nothing: the credential names the store. */
+export const listWebhooksInput = webhookPathInput.omit({ id: true });
 
 export const updateWebhookInput = z
   .strictObject({
@@ -58,6 +62,7 @@ export const resendInput = z.object({
     example: 418,
   }),
 });
+export type ResendInput = z.output<typeof resendInput>;
 
 const webhook = z
   .object({

@@ -8,8 +8,8 @@ import { ensureDatabase } from '../../server/database.ts';
 import { createLogger } from '../../server/logger.ts';
 import { type Orm, openOrm } from '../../server/orm.ts';
 import type { Actor } from '../../src/auth/actor.ts';
-import { createApiKey } from '../../src/store/api-keys.ts';
-import { createStore } from '../../src/store/service.ts';
+import { createApiKey } from '../../src/store/create-api-key.ts';
+import { createStore } from '../../src/store/create-store.ts';
 import type { Context, DomainSettings } from '../../src/trpc/context.ts';
 import { setWebhookResolver } from '../../src/webhooks/url-guard.ts';
 import { withDatabase } from './global-setup.ts';
@@ -78,9 +78,8 @@ export interface TestApp {
     path: string,
     init?: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> },
   ): Promise<Response>;
-  /** GET and parse JSON, asserting nothing. */
-  // biome-ignore lint/suspicious/noExplicitAny: tests assert on the parsed JSON; its shape is what they check.
-  get<T = any>(path: string, key?: string): Promise<{ status: number; body: T; headers: Headers }>;
+  /** GET and parse JSON, asserting nothing; `T` is the body the test expects. */
+  get<T = unknown>(path: string, key?: string): Promise<{ status: number; body: T; headers: Headers }>;
   createStore(name?: string): Promise<{ id: number; readWrite: string; read: string }>;
   close(): Promise<void>;
 }
@@ -121,9 +120,9 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     get: getVia(request),
     async createStore(storeName = 'Test Store') {
       const em = orm.em.fork();
-      const store = await createStore(em, { name: storeName, slug: `s-${randomUUID().slice(0, 8)}` });
-      const rw = await createApiKey(em, { storeId: store.id, scope: 'read_write', mode: 'test' });
-      const ro = await createApiKey(em, { storeId: store.id, scope: 'read', mode: 'test' });
+      const store = await createStore({ em }, { name: storeName, slug: `s-${randomUUID().slice(0, 8)}` });
+      const rw = await createApiKey({ em }, { storeId: store.id, scope: 'read_write', mode: 'test' });
+      const ro = await createApiKey({ em }, { storeId: store.id, scope: 'read', mode: 'test' });
       return { id: store.id, readWrite: rw.key, read: ro.key };
     },
     async close() {

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import type { oas31 } from 'zod-openapi';
 
 /**
  * Hostile requests generated from the OpenAPI document: every operation it lists is fuzzed without
@@ -7,8 +8,13 @@ import fc from 'fast-check';
  * numbers, text PostgreSQL cannot store, prototype names, nesting, size).
  */
 
-// biome-ignore lint/suspicious/noExplicitAny: OpenAPI schemas are walked generically here.
-export type Schema = any;
+/** An OpenAPI 3.1 schema with every `$ref` replaced by what it names (`deref`), as the fuzzer reads it. */
+export interface Schema extends Omit<oas31.SchemaObject, 'anyOf' | 'oneOf' | 'items' | 'properties'> {
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  items?: Schema;
+  properties?: Record<string, Schema>;
+}
 
 export interface Operation {
   id: string;
@@ -18,18 +24,26 @@ export interface Operation {
   body?: { type: string; schema: Schema; example?: unknown };
 }
 
-export function operationsOf(doc: Schema): Operation[] {
+const isRef = (x: unknown): x is oas31.ReferenceObject => Boolean((x as { $ref?: unknown } | null)?.$ref);
+
+/** The component schema a `$ref` names. */
+const named = (doc: oas31.OpenAPIObject, ref: string) =>
+  doc.components?.schemas?.[ref.split('/').pop() ?? ''];
+
+export function operationsOf(doc: oas31.OpenAPIObject): Operation[] {
   const out: Operation[] = [];
-  const resolve = (s: Schema): Schema =>
-    s?.$ref ? resolve(doc.components.schemas[s.$ref.split('/').pop()]) : s;
-  for (const [path, item] of Object.entries<Schema>(doc.paths)) {
-    for (const [method, op] of Object.entries<Schema>(item)) {
+  const resolve = <T>(s: T | oas31.ReferenceObject): T => (isRef(s) ? resolve(named(doc, s.$ref) as T) : s);
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const [method, value] of Object.entries(item as Record<string, unknown>)) {
+      // A method's operation; any other field of the path item has no operationId and is skipped.
+      const op = value as oas31.OperationObject | undefined;
       if (!op?.operationId) continue;
       const params = (op.parameters ?? [])
-        .map(resolve)
-        .filter((p: Schema) => p.in === 'query' || p.in === 'path')
-        .map((p: Schema) => ({ name: p.name, in: p.in, schema: deref(doc, p.schema) }));
-      const content = Object.entries<Schema>(op.requestBody?.content ?? {})[0];
+        .map((p) => resolve(p))
+        .filter((p) => p.in === 'query' || p.in === 'path')
+        .map((p) => ({ name: p.name, in: p.in as 'query' | 'path', schema: deref(doc, p.schema) }));
+      const requestBody = isRef(op.requestBody) ? undefined : op.requestBody;
+      const content = Object.entries(requestBody?.content ?? {})[0];
       out.push({
         id: op.operationId,
         method: method.toUpperCase(),
@@ -47,11 +61,15 @@ export function operationsOf(doc: Schema): Operation[] {
 }
 
 /** The schema with every `$ref` replaced by what it names (the document has no cycles). */
-function deref(doc: Schema, s: Schema): Schema {
-  if (Array.isArray(s)) return s.map((x) => deref(doc, x));
+function deref(doc: oas31.OpenAPIObject, s: oas31.SchemaObject | oas31.ReferenceObject | undefined): Schema {
+  return derefJson(doc, s) as Schema;
+}
+
+function derefJson(doc: oas31.OpenAPIObject, s: unknown): unknown {
+  if (Array.isArray(s)) return s.map((x: unknown) => derefJson(doc, x));
   if (!s || typeof s !== 'object') return s;
-  if (s.$ref) return deref(doc, doc.components.schemas[s.$ref.split('/').pop()]);
-  return Object.fromEntries(Object.entries(s).map(([k, v]) => [k, deref(doc, v)]));
+  if (isRef(s)) return derefJson(doc, named(doc, s.$ref));
+  return Object.fromEntries(Object.entries(s).map(([k, v]) => [k, derefJson(doc, v)]));
 }
 
 /** Names an object or a query parser may trip on. */
@@ -127,7 +145,8 @@ function nearValue(s: Schema, depth: number): fc.Arbitrary<unknown> {
   if (s.example !== undefined) options.push(fc.constant(s.example));
   if (s.default !== undefined) options.push(fc.constant(s.default));
   if (s.enum) options.push(fc.constantFrom(...s.enum));
-  if (s.anyOf ?? s.oneOf) options.push(...(s.anyOf ?? s.oneOf).map((x: Schema) => valueFor(x, depth)));
+  const choices = s.anyOf ?? s.oneOf;
+  if (choices) options.push(...choices.map((x) => valueFor(x, depth)));
   const types: string[] = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
   for (const type of types) {
     if (type === 'integer' || type === 'number') {
@@ -160,7 +179,7 @@ export function valueFor(s: Schema, depth = 0): fc.Arbitrary<unknown> {
 /** An object of the schema's properties (each may be left out), sometimes with extra keys. */
 export function objectFor(s: Schema, depth = 0): fc.Arbitrary<Record<string, unknown>> {
   const props = Object.fromEntries(
-    Object.entries<Schema>(s.properties ?? {}).map(([k, v]) => [k, valueFor(v, depth)]),
+    Object.entries(s.properties ?? {}).map(([k, v]) => [k, valueFor(v, depth)]),
   );
   const extras = fc.dictionary(fc.oneof(fc.constantFrom(...PROTOTYPE_NAMES), fc.string()), anyJson, {
     maxKeys: 3,
@@ -246,7 +265,7 @@ const deepJson = fc
 
 export function bodyFor(op: Operation): fc.Arbitrary<RawBody> {
   const declared = op.body?.type ?? 'application/json';
-  const schema = op.body?.schema ?? { type: 'object', properties: {} };
+  const schema: Schema = op.body?.schema ?? { type: 'object', properties: {} };
   const object = fc.oneof(
     { arbitrary: objectFor(schema), weight: 6 },
     ...(op.body?.example

@@ -1,14 +1,25 @@
 import { createServer as createNetServer } from 'node:net';
 import type { TestApp } from './app.ts';
 
-/** A response as the tests read it: its status, headers, raw text and parsed JSON (or the text). */
-// biome-ignore lint/suspicious/noExplicitAny: tests assert on the parsed JSON; its shape is what they check.
-export interface Sent<T = any> {
+/**
+ * A response as the tests read it: its status, headers, raw text and parsed JSON (or the text).
+ * `T` is the body the test expects (a response type of the SDK, `ErrorBody`, …): the JSON is not
+ * checked against it, the test's assertions are.
+ */
+export interface Sent<T = unknown> {
   status: number;
   body: T;
   headers: Headers;
   /** The raw body (always there for `send`; `app.get` does not keep it). */
   text?: string;
+}
+
+/**
+ * Whether the response has this status, reading its body as `T` if so: for a race or a table whose
+ * answers differ (`isStatus<ErrorBody>(res, 400)`, `isStatus<CreateWholesaleOrderResponse>(res, 201)`).
+ */
+export function isStatus<T>(res: Sent, status: number): res is Sent<T> {
+  return res.status === status;
 }
 
 export interface SendOptions {
@@ -19,12 +30,12 @@ export interface SendOptions {
 }
 
 /** One request through the app's real HTTP surface; a body that is not JSON is kept as text. */
-export async function send(
+export async function send<T = unknown>(
   target: TestApp,
   method: string,
   path: string,
   o: SendOptions = {},
-): Promise<Required<Sent>> {
+): Promise<Required<Sent<T>>> {
   const res = await target.request(path, { method, key: o.key, body: o.body, headers: o.headers });
   const text = await res.text();
   let body: unknown;
@@ -33,7 +44,7 @@ export async function send(
   } catch {
     body = text;
   }
-  return { status: res.status, body, headers: res.headers, text };
+  return { status: res.status, body: body as T, headers: res.headers, text };
 }
 
 /** A TestApp's `request` against a server at `baseUrl`: `key` becomes the bearer credential, a body JSON. */
@@ -52,10 +63,11 @@ export function requestTo(baseUrl: string): TestApp['request'] {
 
 /** A TestApp's `get` over its `request`: GET and parse JSON, asserting nothing. */
 export function getVia(request: TestApp['request']): TestApp['get'] {
-  return async (path, key) => {
+  return async <T>(path: string, key?: string) => {
     const res = await request(path, { key });
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+    const body: T = text ? JSON.parse(text) : undefined;
+    return { status: res.status, body, headers: res.headers };
   };
 }
 

@@ -6,15 +6,32 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCResultResponse } from '@modelcontextprotocol/sdk/types.js';
 import type { Page } from 'playwright-core';
+import type {
+  AddMyProductResponse,
+  CreateWebhookResponse,
+  DeleteWebhookResponse,
+  GetMyProductResponse,
+  GetOrderResponse,
+  GetProductFacetsResponse,
+  GetProductResponse,
+  GetStoreResponse,
+  ListInventoryResponse,
+  ListMyProductsResponse,
+  ListOrdersResponse,
+  ListProductsResponse,
+  ListWebhooksResponse,
+  RemoveMyProductResponse,
+  SetMyProductPricingResponse,
+  UpdateWebhookResponse,
+} from '../../client/src/index.ts';
 import type { TestApp } from './app.ts';
 import {
   type AppToken,
   authorizeAndConsent,
   exchange,
   ISSUER,
-  type Json,
   pkce,
   registerClient,
   storeUser,
@@ -84,12 +101,37 @@ export async function connectWithToken(url: string, token: string): Promise<Clie
   return client;
 }
 
-/** A tool's answer: its structured content on success, or the contract error body of a tool error. */
-export function toolAnswer(result: unknown): { isError: boolean; body: Json } {
+/** Each tool's structured content on success: its REST operation's response (src/mcp/tools.ts). */
+export interface ToolResponses {
+  get_store: GetStoreResponse;
+  search_catalogue: ListProductsResponse;
+  catalogue_facets: GetProductFacetsResponse;
+  get_catalogue_product: GetProductResponse;
+  list_listings: ListMyProductsResponse;
+  get_listing: GetMyProductResponse;
+  add_listing: AddMyProductResponse;
+  remove_listing: RemoveMyProductResponse;
+  set_listing_price: SetMyProductPricingResponse;
+  list_orders: ListOrdersResponse;
+  get_order: GetOrderResponse;
+  read_inventory: ListInventoryResponse;
+  list_webhooks: ListWebhooksResponse;
+  create_webhook: CreateWebhookResponse;
+  update_webhook: UpdateWebhookResponse;
+  delete_webhook: DeleteWebhookResponse;
+}
+export type ToolName = keyof ToolResponses;
+
+/**
+ * A tool's answer: its structured content on success, or the contract error body of a tool error.
+ * `T` is the body the test expects (the REST operation's response, or `ErrorBody`); it is not checked.
+ */
+export function toolAnswer<T = unknown>(result: unknown): { isError: boolean; body: T } {
   const r = result as CallToolResult;
   if (r.isError) {
     const [first] = r.content;
-    return { isError: true, body: JSON.parse(first?.type === 'text' ? first.text : 'null') };
+    const body: T = JSON.parse(first?.type === 'text' ? first.text : 'null');
+    return { isError: true, body };
   }
   const [first] = r.content;
   // The text block carries the same answer, for clients that read only text.
@@ -99,15 +141,21 @@ export function toolAnswer(result: unknown): { isError: boolean; body: Json } {
   ) {
     throw new Error(`the text content differs from the structured content: ${JSON.stringify(r)}`);
   }
-  return { isError: false, body: r.structuredContent };
+  return { isError: false, body: r.structuredContent as T };
 }
 
-/** A raw JSON-RPC POST to /mcp, as a client of either protocol version sends one. */
-export async function postMcp(
+/** A JSON-RPC success answer whose result is `R` (`ListToolsResult`, `CallToolResult`, …). */
+export type RpcResult<R> = Omit<JSONRPCResultResponse, 'result'> & { result: R };
+
+/**
+ * A raw JSON-RPC POST to /mcp, as a client of either protocol version sends one. `T` is the body the
+ * test expects (`RpcResult<…>`, `JSONRPCErrorResponse`, or the HTTP refusal's `ErrorBody`).
+ */
+export async function postMcp<T = unknown>(
   url: string,
   body: unknown,
   headers: Record<string, string> = {},
-): Promise<{ status: number; body: Json; headers: Headers }> {
+): Promise<{ status: number; body: T; headers: Headers }> {
   const res = await fetch(`${url}/mcp`, {
     method: 'POST',
     headers: {
@@ -118,13 +166,13 @@ export async function postMcp(
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
-  let parsed: Json;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
     parsed = text;
   }
-  return { status: res.status, body: parsed, headers: res.headers };
+  return { status: res.status, body: parsed as T, headers: res.headers };
 }
 
 /**

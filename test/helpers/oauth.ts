@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { OAuthClient, OAuthToken } from '../../client/src/index.ts';
 import { rows, sql } from '../../src/db/sql.ts';
 import { createCaller } from '../../src/router.ts';
 import { type TestApp, testContext } from './app.ts';
@@ -23,24 +24,26 @@ export function internal(app: TestApp) {
     .internal;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: tests assert on the parsed JSON; its shape is what they check.
-export type Json = any;
-export interface Answer {
+/**
+ * An endpoint's answer: status, parsed JSON (undefined when not JSON), raw text and headers. `T` is
+ * the body the test expects (`OAuthToken`, `OAuthError`, …): the JSON is not checked against it.
+ */
+export interface Answer<T = unknown> {
   status: number;
-  body: Json;
+  body: T;
   text: string;
   headers: Headers;
 }
 
-async function answer(res: Response): Promise<Answer> {
+async function answer<T>(res: Response): Promise<Answer<T>> {
   const text = await res.text();
-  let body: Json;
+  let body: T | undefined;
   try {
     body = text ? JSON.parse(text) : undefined;
   } catch {
     body = undefined;
   }
-  return { status: res.status, body, text, headers: res.headers };
+  return { status: res.status, body: body as T, text, headers: res.headers };
 }
 
 /** A PKCE S256 pair, computed here independently of the server's code (RFC 7636 §4.2). */
@@ -53,12 +56,12 @@ export function pkce(): { verifier: string; challenge: string } {
 export const sha256Hex = (value: string) => createHash('sha256').update(value).digest('hex');
 
 /** POST /oauth/register with any body (an object is sent as JSON, a string as is). */
-export async function registerRaw(
+export async function registerRaw<T = unknown>(
   app: TestApp,
   body: unknown,
   headers: Record<string, string> = { 'content-type': 'application/json' },
-): Promise<Answer> {
-  return answer(
+): Promise<Answer<T>> {
+  return answer<T>(
     await fetch(`${app.url}/oauth/register`, {
       method: 'POST',
       headers,
@@ -67,20 +70,12 @@ export async function registerRaw(
   );
 }
 
-export interface RegisteredClient {
-  client_id: string;
-  client_name: string;
-  redirect_uris: string[];
-  scope: string;
-  [k: string]: unknown;
-}
-
 /** Registers a public client (RFC 7591) and insists on 201. */
 export async function registerClient(
   app: TestApp,
   overrides: Record<string, unknown> = {},
-): Promise<RegisteredClient> {
-  const res = await registerRaw(app, {
+): Promise<OAuthClient> {
+  const res = await registerRaw<OAuthClient>(app, {
     client_name: 'Test App',
     redirect_uris: [REDIRECT],
     token_endpoint_auth_method: 'none',
@@ -91,8 +86,12 @@ export async function registerClient(
 }
 
 /** POST to a form endpoint (token, revoke) with the given parameters. */
-export async function postForm(app: TestApp, path: string, params: Record<string, string>): Promise<Answer> {
-  return answer(
+export async function postForm<T = unknown>(
+  app: TestApp,
+  path: string,
+  params: Record<string, string>,
+): Promise<Answer<T>> {
+  return answer<T>(
     await fetch(`${app.url}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -101,8 +100,9 @@ export async function postForm(app: TestApp, path: string, params: Record<string
   );
 }
 
-export const tokenRequest = (app: TestApp, params: Record<string, string>) =>
-  postForm(app, '/oauth/token', params);
+/** POST /oauth/token; `T` is the answer the test expects: tokens unless it says `OAuthError`. */
+export const tokenRequest = <T = OAuthToken>(app: TestApp, params: Record<string, string>) =>
+  postForm<T>(app, '/oauth/token', params);
 
 /** A browser: keeps cookies, never follows redirects, sends the page's own Origin on POSTs. */
 export class Browser {
@@ -256,11 +256,11 @@ export interface AppToken {
 }
 
 /** Exchanges an approved authorization's code for tokens. */
-export async function exchange(
+export async function exchange<T = OAuthToken>(
   app: TestApp,
   o: { clientId: string; code: string; verifier: string; redirectUri?: string; resource?: string },
-): Promise<Answer> {
-  return tokenRequest(app, {
+): Promise<Answer<T>> {
+  return tokenRequest<T>(app, {
     grant_type: 'authorization_code',
     client_id: o.clientId,
     code: o.code,

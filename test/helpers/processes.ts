@@ -4,8 +4,8 @@ import { request as httpRequest } from 'node:http';
 import { inject } from 'vitest';
 import { ensureDatabase } from '../../server/database.ts';
 import { type Orm, openOrm } from '../../server/orm.ts';
-import { createApiKey } from '../../src/store/api-keys.ts';
-import { createStore } from '../../src/store/service.ts';
+import { createApiKey } from '../../src/store/create-api-key.ts';
+import { createStore } from '../../src/store/create-store.ts';
 import { TEST_SECRET_KEY, type TestApp } from './app.ts';
 import { withDatabase } from './global-setup.ts';
 import { freePort, getVia, requestTo } from './http.ts';
@@ -46,9 +46,9 @@ export async function createTestDatabase(): Promise<TestDatabase & { first: Test
   const orm = await openOrm(databaseUrl, 4);
   const make = async (storeName = 'Test Store'): Promise<TestStore> => {
     const em = orm.em.fork();
-    const store = await createStore(em, { name: storeName, slug: `s-${randomUUID().slice(0, 8)}` });
-    const rw = await createApiKey(em, { storeId: store.id, scope: 'read_write', mode: 'test' });
-    const ro = await createApiKey(em, { storeId: store.id, scope: 'read', mode: 'test' });
+    const store = await createStore({ em }, { name: storeName, slug: `s-${randomUUID().slice(0, 8)}` });
+    const rw = await createApiKey({ em }, { storeId: store.id, scope: 'read_write', mode: 'test' });
+    const ro = await createApiKey({ em }, { storeId: store.id, scope: 'read', mode: 'test' });
     return { id: store.id, readWrite: rw.key, read: ro.key };
   };
   const first = await make('First Store');

@@ -1,0 +1,229 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { pageOffset, pagination, type RawBuilder, rows, sql } from '../db/sql.ts';
+import { loadCatalogueContext, type StoreCatalogueContext } from '../store/catalogue-context.ts';
+import type { PartnerContext } from '../trpc/context.ts';
+import { cellTotal } from './cells.ts';
+import {
+  buildCatalogueQuery,
+  CATALOGUE_EARN_PER_SALE,
+  type CatalogueQuery,
+  catalogueFrom,
+  EARN_PER_SALE,
+  needsTaxonomy,
+  queryFrom,
+  resolveTaxonomy,
+  SEARCH_RANKED,
+  SEARCH_STATIC_ORDER,
+  type Taxonomy,
+  whereAll,
+} from './filters.ts';
+import { type ProductRow, productColumns, toCatalogueProduct } from './product-item.ts';
+import type { ListInput, SortKey } from './schemas.ts';
+
+const SORT_COLUMNS: Record<SortKey, RawBuilder<unknown>> = {
+  name: sql`p.name`,
+  created_at: sql`p.created_at`,
+  updated_at: sql`p.updated_at`,
+  stock_quantity: sql`p.stock_quantity`,
+  retail_price_cents: sql`p.retail_price_cents`,
+  wholesale_price_cents: sql`p.wholesale_price_cents`,
+  sku: sql`p.sku`,
+  margin: EARN_PER_SALE,
+  readiness: sql`p.readiness_score`,
+  recommended: sql`p.recommended_score`,
+};
+/** Text keys read naturally A→Z; every numeric or time key reads best largest/newest first. */
+const ASCENDING_BY_DEFAULT = new Set<SortKey>(['name', 'sku']);
+
+function orderBy(input: ListInput): RawBuilder<unknown> {
+  const key = input.sort_by ?? 'created_at';
+  return sortBy(SORT_COLUMNS[key], direction(input));
+}
+
+function direction(input: ListInput): 'asc' | 'desc' {
+  const key = input.sort_by ?? 'created_at';
+  return input.order ?? (ASCENDING_BY_DEFAULT.has(key) ? 'asc' : 'desc');
+}
+
+/** The id tie-breaker keeps pages stable when many products share a sort value. */
+function sortBy(column: RawBuilder<unknown>, dir: 'asc' | 'desc'): RawBuilder<unknown> {
+  return dir === 'asc' ? sql`${column} ASC, p.id ASC` : sql`${column} DESC, p.id DESC`;
+}
+
+/**
+ * A search page in relevance order, read in one statement with the search's matches (counted up to
+ * one past SEARCH_RANKED). The best SEARCH_RANKED matches by static quality are ranked by relevance
+ * (ties by id, as before the bound); matches past them follow in the static order, so every match
+ * still has one place in the list. Each way the term can match is tried in turn until one matches.
+ */
+async function rankedPage(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  q: CatalogueQuery,
+  input: ListInput,
+  offset: string,
+): Promise<{ matches: number; rows: ProductRow[] }> {
+  const source = queryFrom(ctx, q);
+  const reach = BigInt(offset) + BigInt(input.limit);
+  const rank = input.order === 'asc' ? sql`rank ASC` : sql`rank DESC`;
+  const modes = q.searchModes ?? [];
+  for (const [i, mode] of modes.entries()) {
+    const where = sql`${mode.where} AND ${whereAll(q)}`;
+    const ranked = sql`SELECT * FROM (SELECT product_id, 0 AS part, rank, static FROM m
+      ORDER BY static DESC, product_id DESC LIMIT ${SEARCH_RANKED}) r`;
+    const rest = sql`SELECT * FROM (SELECT p.id AS product_id, 1 AS part, 0::real AS rank,
+        p.recommended_score AS static FROM ${source} WHERE ${where}
+        ORDER BY ${SEARCH_STATIC_ORDER} LIMIT ${String(reach - BigInt(SEARCH_RANKED))} OFFSET ${SEARCH_RANKED}) t`;
+    const found = await rows<ProductRow & { matches: number }>(
+      em,
+      sql`WITH m AS MATERIALIZED (
+          SELECT p.id AS product_id, ${mode.relevance} AS rank, p.recommended_score AS static
+          FROM ${source} WHERE ${where} ORDER BY ${SEARCH_STATIC_ORDER} LIMIT ${SEARCH_RANKED + 1}
+        ), page AS (
+          SELECT product_id, ord FROM (
+            SELECT product_id, row_number() OVER (ORDER BY part, ${rank},
+              CASE WHEN part = 0 THEN product_id END ASC, static DESC, product_id DESC) AS ord
+            FROM (${reach > BigInt(SEARCH_RANKED) ? sql`${ranked} UNION ALL ${rest}` : ranked}) s
+          ) o ORDER BY ord LIMIT ${input.limit} OFFSET ${offset}
+        )
+        SELECT n.matches, ${productColumns(ctx)}
+        FROM (SELECT count(*)::integer AS matches FROM m) n
+        LEFT JOIN (page
+          JOIN products p ON p.id = page.product_id
+          LEFT JOIN listings l ON l.product_id = page.product_id AND l.store_id = ${ctx.storeId}
+            AND l.deleted_at IS NULL
+          LEFT JOIN categories c ON c.id = p.category_id
+          LEFT JOIN brands b ON b.id = p.brand_id) ON true
+        ORDER BY page.ord`,
+    );
+    const matches = found[0]?.matches ?? 0;
+    if (matches > 0 || i === modes.length - 1) return { matches, rows: found.filter((r) => r.id !== null) };
+  }
+  return { matches: 0, rows: [] };
+}
+
+/**
+ * The ids of a page. Sorting by margin would compute every match's earn per sale at the store's
+ * own prices and sort them all; instead two ordered streams are merged: products the store has not
+ * re-priced, in the order of the indexed catalogue margin (equal to theirs), read only as far as
+ * the page needs; and the store's re-priced listings, few, sorted by their own margin.
+ */
+function pageIds(
+  ctx: StoreCatalogueContext,
+  q: CatalogueQuery,
+  input: ListInput,
+  from: RawBuilder<unknown>,
+  where: RawBuilder<unknown>,
+  offset: string,
+): RawBuilder<unknown> {
+  if (input.sort_by !== 'margin') {
+    // Filters that never read the store's listing choose the page on products alone: a deep page
+    // then skips entries of a covering sort index instead of probing a listing for each.
+    const source = q.readsListing ? from : sql`products p`;
+    return sql`SELECT p.id AS product_id FROM ${source} WHERE ${where}
+      ORDER BY ${orderBy(input)} LIMIT ${input.limit} OFFSET ${offset}`;
+  }
+  const dir = direction(input);
+  const reach = String(BigInt(offset) + BigInt(input.limit));
+  // "Not re-priced" as an anti-join: said as `l.custom_retail_price_cents IS NULL`, PostgreSQL
+  // estimated from the listings alone (a store that re-priced them all: none pass) and sorted 2M rows.
+  const notRepriced = sql`NOT EXISTS (SELECT 1 FROM listings c WHERE c.store_id = ${ctx.storeId}
+    AND c.product_id = p.id AND c.deleted_at IS NULL AND c.custom_retail_price_cents IS NOT NULL)`;
+  const catalogue = sql`(SELECT p.id AS product_id, ${CATALOGUE_EARN_PER_SALE} AS margin FROM ${from}
+      WHERE ${where} AND ${notRepriced}
+      ORDER BY ${sortBy(CATALOGUE_EARN_PER_SALE, dir)} LIMIT ${reach})`;
+  // The store's re-priced listings in the order of their kept earn per sale (`custom_earn_cents`,
+  // equal to EARN_PER_SALE there: Migration20261125100000_listing_earn), an index range per store.
+  const earn = sql`l.custom_earn_cents`;
+  const repriced = sql`(SELECT p.id AS product_id, ${earn} AS margin
+      FROM listings l JOIN products p ON p.id = l.product_id
+      WHERE l.store_id = ${ctx.storeId} AND l.deleted_at IS NULL AND l.custom_retail_price_cents IS NOT NULL
+        AND ${where}
+      ORDER BY ${dir === 'asc' ? sql`${earn} ASC, l.product_id ASC` : sql`${earn} DESC, l.product_id DESC`}
+      LIMIT ${reach})`;
+  const merged = dir === 'asc' ? sql`margin ASC, product_id ASC` : sql`margin DESC, product_id DESC`;
+  return sql`SELECT product_id FROM (${catalogue} UNION ALL ${repriced}) s
+    ORDER BY ${merged} LIMIT ${input.limit} OFFSET ${offset}`;
+}
+
+/**
+ * The matching total: for a search, its probe (exact up to SEARCH_RANKED, else a lower bound); from
+ * the facet cells wherever the filters are cell conditions (constant cost, whatever the catalogue's
+ * size); else an exact count over the match.
+ */
+async function countMatches(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  q: CatalogueQuery,
+  input: ListInput,
+  taxonomy: Taxonomy | undefined,
+  from: RawBuilder<unknown>,
+  where: RawBuilder<unknown>,
+): Promise<{ total: number; lowerBound: boolean }> {
+  if (q.searchMatches !== undefined) return searchTotal(q.searchMatches);
+  const fromCells = await cellTotal(em, ctx, input, taxonomy);
+  if (fromCells !== undefined) return { total: fromCells, lowerBound: false };
+  const [row] = await rows<{ total: number }>(
+    em,
+    sql`SELECT count(*)::integer AS total FROM ${from} WHERE ${where}`,
+  );
+  return { total: row?.total ?? 0, lowerBound: false };
+}
+
+export async function listProducts(ctx: PartnerContext, input: ListInput) {
+  const { em } = ctx;
+  const store = await loadCatalogueContext(em, ctx.actor.storeId);
+  const taxonomy = needsTaxonomy(store, input) ? await resolveTaxonomy(em, store, input) : undefined;
+  // A search in relevance order counts its matches in the statement that ranks them.
+  const ranked = !input.sort_by && Boolean(input.search?.trim());
+  const q = await buildCatalogueQuery(em, store, input, { taxonomy, deferSearch: ranked });
+  const offset = pageOffset(input.page, input.limit);
+  const { count, pageRows } = ranked ? await searchList(em, store, q, input, offset) : await plainList();
+  return {
+    products: pageRows.map(toCatalogueProduct),
+    pagination: {
+      ...pagination(input.page, input.limit, count.total),
+      total_count_is_lower_bound: count.lowerBound,
+    },
+    ...(q.ownership ? { ownership: q.ownership } : {}),
+  };
+
+  async function plainList() {
+    const where = whereAll(q);
+    const from = catalogueFrom(store);
+    const [count, pageRows] = await Promise.all([
+      countMatches(em, store, q, input, taxonomy, from, where),
+      // The page is chosen on ids alone and only its rows are then read whole and named: sorting or
+      // skipping narrow rows, and never joining brands and categories to rows that are not shown.
+      rows<ProductRow>(
+        em,
+        sql`SELECT ${productColumns(store)}
+          FROM (${pageIds(store, q, input, from, where, offset)}) page
+          JOIN products p ON p.id = page.product_id
+          LEFT JOIN listings l ON l.product_id = page.product_id AND l.store_id = ${store.storeId}
+            AND l.deleted_at IS NULL
+          LEFT JOIN categories c ON c.id = p.category_id
+          LEFT JOIN brands b ON b.id = p.brand_id
+          ORDER BY ${orderBy(input)}`,
+      ),
+    ]);
+    return { count, pageRows };
+  }
+}
+
+async function searchList(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  q: CatalogueQuery,
+  input: ListInput,
+  offset: string,
+) {
+  const { matches, rows: pageRows } = await rankedPage(em, ctx, q, input, offset);
+  return { count: searchTotal(matches), pageRows };
+}
+
+/** A search's total from its matches counted up to one past the bound. */
+const searchTotal = (matches: number) => ({
+  total: Math.min(matches, SEARCH_RANKED),
+  lowerBound: matches > SEARCH_RANKED,
+});

@@ -1,0 +1,72 @@
+import { AppError } from '../errors.ts';
+import type { PartnerContext } from '../trpc/context.ts';
+import { insertOrder, resolveVariants } from './place.ts';
+import type { WholesaleOrderInput } from './schemas.ts';
+
+/**
+ * The store buys catalogue products from Stockless at wholesale. Every product must be active, have
+ * images and enough stock; a `price_cents` sent on a line must be today's wholesale price. Checked
+ * and reserved in one transaction: a refused order leaves stock and numbering as they were.
+ */
+export async function placeWholesaleOrder(ctx: PartnerContext, input: WholesaleOrderInput) {
+  const { storeId } = ctx.actor;
+  return ctx.em.transactional(async (tx) => {
+    const resolved = await resolveVariants(tx, storeId, input.items);
+    for (const { line, variant } of resolved) {
+      const why = variant.own_goods
+        ? 'it is your own goods, not sold by Stockless'
+        : !variant.active
+          ? 'it is not active'
+          : !variant.has_images
+            ? 'it has no images'
+            : null;
+      if (why) {
+        throw new AppError(
+          'bad_request',
+          'PRODUCT_NOT_ORDERABLE',
+          `Product ${line.product_id} cannot be ordered: ${why}`,
+          {
+            extra: { product_id: line.product_id },
+          },
+        );
+      }
+    }
+    const stale = resolved.filter(
+      ({ line, variant }) =>
+        line.price_cents !== undefined && line.price_cents !== variant.wholesale_price_cents,
+    );
+    if (stale.length) {
+      throw new AppError(
+        'conflict',
+        'PRICE_CHANGED',
+        'A wholesale price has changed; review the current prices',
+        {
+          extra: {
+            lines: stale.map(({ line, variant }) => ({
+              product_id: line.product_id,
+              variant_id: variant.variant_id,
+              price_cents: variant.wholesale_price_cents,
+            })),
+          },
+        },
+      );
+    }
+    const order = await insertOrder(tx, {
+      storeId,
+      orderType: 'wholesale_api',
+      channel: 'direct',
+      customer: input.customer,
+      shipping: input.shipping,
+      payment: input.payment,
+      lines: resolved.map(({ line, variant }) => ({
+        productId: line.product_id,
+        variantId: variant.variant_id,
+        sku: variant.sku,
+        name: variant.name,
+        quantity: line.quantity,
+        priceCents: variant.wholesale_price_cents,
+      })),
+    });
+    return { order };
+  });
+}

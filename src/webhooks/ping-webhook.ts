@@ -1,0 +1,31 @@
+import { rows, sql } from '../db/sql.ts';
+import type { PartnerContext } from '../trpc/context.ts';
+import { createWebhookEvents } from './fanout.ts';
+import { DELIVERY, oneActive } from './queries.ts';
+import type { DeliverySummary, WebhookPathInput } from './schemas.ts';
+
+/** Sends `webhook.ping` to this subscription alone, whatever events it asked for. */
+export async function pingWebhook(ctx: PartnerContext, { id }: WebhookPathInput) {
+  const storeId = ctx.actor.storeId;
+  return ctx.em.transactional(async (tx) => {
+    await oneActive(tx, storeId, id);
+    const now = new Date();
+    await createWebhookEvents(tx, [
+      {
+        storeId,
+        event: 'webhook.ping',
+        eventKey: `webhook.ping:${id}.${now.getTime()}`,
+        createdAt: now.toISOString(),
+        data: { webhook_id: id },
+        subscriptionId: id,
+      },
+    ]);
+    const [d] = await rows<DeliverySummary>(
+      tx,
+      sql`SELECT ${DELIVERY} FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+        WHERE d.subscription_id = ${id} AND e.event = 'webhook.ping' ORDER BY d.id DESC LIMIT 1`,
+    );
+    if (!d) throw new Error('the ping delivery was not created');
+    return { delivery: d };
+  });
+}

@@ -1,0 +1,34 @@
+import { rows, sql } from '../db/sql.ts';
+import { notFound } from '../errors.ts';
+import type { PartnerContext } from '../trpc/context.ts';
+import { DELIVERY, oneActive } from './queries.ts';
+import type { DeliverySummary, ResendInput } from './schemas.ts';
+import { wakeDeliveries } from './wake.ts';
+
+/** Queues the event again for this subscription: a new round of attempts, starting now. */
+export async function resendDelivery(ctx: PartnerContext, { id, deliveryId }: ResendInput) {
+  return ctx.em.transactional(async (tx) => {
+    await oneActive(tx, ctx.actor.storeId, id);
+    // The subscription first, then its delivery: the order of every writer (the due trigger below
+    // takes the subscription's lock too), so a resend never deadlocks with a write of attempts.
+    await rows(tx, sql`SELECT 1 FROM webhook_subscriptions WHERE id = ${id} FOR NO KEY UPDATE`);
+    const [d] = await rows<DeliverySummary>(
+      tx,
+      sql`WITH again AS (
+          UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = now(),
+            updated_at = now()
+          WHERE id = ${deliveryId} AND subscription_id = ${id} AND status <> 'pending'
+          RETURNING *
+        ), current AS (
+          SELECT * FROM again
+          UNION ALL
+          SELECT * FROM webhook_deliveries WHERE id = ${deliveryId} AND subscription_id = ${id}
+            AND NOT EXISTS (SELECT 1 FROM again)
+        )
+        SELECT ${DELIVERY} FROM current d JOIN webhook_events e ON e.id = d.event_id`,
+    );
+    if (!d) throw notFound(`No delivery ${deliveryId} for webhook subscription ${id}`, 'DELIVERY_NOT_FOUND');
+    await wakeDeliveries(tx);
+    return { delivery: d };
+  });
+}
