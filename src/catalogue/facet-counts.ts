@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type RawBuilder, rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { type RawBuilder, rows, run, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import { type CellCount, cellPlan, cellQuery, PRICE_BANDS, partialCellQuery } from './cells.ts';
 import { CHANNELS, channelBit } from './channels.ts';
@@ -274,10 +275,12 @@ export async function countFacets(
             facetScans(em, ctx, f, taxonomy, partial.missing, tally),
           ])
         : scanCounts(em, ctx, f, taxonomy, tally, searched),
-    rows<{ id: number; name: string }>(em, sql`SELECT id, name FROM brands`),
-    rows<{ id: number; slug: string; type: string | null }>(
-      em,
-      sql`SELECT c.id, c.slug, t.slug AS type FROM categories c LEFT JOIN store_types t ON t.id = c.store_type_id`,
+    run(db(em).selectFrom('brands').select(['id', 'name'])),
+    run(
+      db(em)
+        .selectFrom('categories as c')
+        .leftJoin('store_types as t', 't.id', 'c.store_type_id')
+        .select(['c.id', 'c.slug', 't.slug as type']),
     ),
   ]);
 

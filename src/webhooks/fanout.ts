@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor.ts';
 import type { WebhookCoalescePayload } from '../db/job-payloads.ts';
 import { JOBS, type JobInput, jobPayloadJson, keyedJob } from '../db/jobs.ts';
-import { rows, sql } from '../db/sql.ts';
+import { db } from '../db/kysely.ts';
+import { rows, run, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import type { EventFanOut } from '../events/dispatch.ts';
 import { idsOnlyData, onlyVariant } from '../events/ids-only.ts';
@@ -112,9 +113,12 @@ export async function fanOutToWebhooks(
 ): Promise<void> {
   if (batch.length === 0) return;
   const storeIds = [...new Set(batch.map((e) => e.store_id))];
-  const subs = await rows<{ store_id: number; events: string[] }>(
-    tx,
-    sql`SELECT store_id, events FROM webhook_subscriptions WHERE active AND store_id = ANY (${storeIds}::integer[])`,
+  const subs = await run(
+    db(tx)
+      .selectFrom('webhook_subscriptions')
+      .select(['store_id', 'events'])
+      .where('active', '=', true)
+      .where('store_id', '=', sql<number>`ANY (${storeIds}::integer[])`),
   );
   const wants = (storeId: number, event: string) =>
     subs.some((s) => s.store_id === storeId && (s.events.includes(event) || s.events.includes('*')));
