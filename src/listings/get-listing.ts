@@ -1,13 +1,17 @@
-import { first } from '../db/sql.ts';
+import { rows, sql } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 import type { PartnerContext } from '../trpc/context.ts';
-import { availableForSale, base, live, variantsOf } from './queries.ts';
+import { availableForSale, base, COLUMNS, LIVE, type Row, variantsOf } from './queries.ts';
 import type { ListingDetail, ProductPathInput } from './schemas.ts';
 
 export async function getListing(ctx: PartnerContext, { productId }: ProductPathInput) {
   const { em } = ctx;
   const { storeId } = ctx.actor;
-  const row = await first(live(em, storeId).where('l.product_id', '=', productId));
+  // Raw SQL: a hot path (see queries.ts).
+  const [row] = await rows<Row>(
+    em,
+    sql`SELECT ${COLUMNS} FROM ${LIVE(storeId)} AND l.product_id = ${productId}`,
+  );
   if (!row) throw notFound(`Product ${productId} is not in your store`, 'NOT_IN_STORE');
   const extra = await variantsOf(em, [productId]);
   const product: ListingDetail = {

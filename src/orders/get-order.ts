@@ -1,38 +1,27 @@
-import { jsonBuildObject } from 'kysely/helpers/postgres';
-import { db } from '../db/kysely.ts';
-import { first, isoTime, sql } from '../db/sql.ts';
+import type { Selectable } from 'kysely';
+import type { DB } from '../db/kysely.ts';
+import { isoTime, rows, sql } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 import type { PartnerContext } from '../trpc/context.ts';
-import { listColumns, type Orders, toListItem } from './queries.ts';
+import { LIST_COLUMNS, type ListRow, toListItem } from './queries.ts';
 import type { OrderDetail, OrderIdInput } from './schemas.ts';
 
-/** The order's lines, in the order they were written. */
-const items = (eb: Orders) =>
-  eb.fn
-    .coalesce(
-      eb
-        .selectFrom('order_lines as l')
-        .select((eb) =>
-          eb.fn
-            .jsonAgg(
-              jsonBuildObject({
-                product_id: eb.ref('l.product_id'),
-                variant_id: eb.ref('l.variant_id'),
-                sku: eb.ref('l.sku'),
-                name: eb.ref('l.name'),
-                quantity: eb.ref('l.quantity'),
-                price_cents: eb.ref('l.price_cents'),
-                shipped_quantity: eb.ref('l.shipped_quantity'),
-              }),
-            )
-            .orderBy('l.id')
-            .as('items'),
-        )
-        .whereRef('l.order_id', '=', 'o.id')
-        .$asScalar(),
-      sql<OrderDetail['items']>`'[]'`,
-    )
-    .as('items');
+/** The detail's row: the list's, with shipping, invoice and the lines (see queries.ts for why raw SQL). */
+type DetailRow = ListRow &
+  Pick<
+    Selectable<DB['orders']>,
+    | 'source'
+    | 'subtotal_cents'
+    | 'shipping_cents'
+    | 'cancel_reason'
+    | 'ship_address'
+    | 'ship_address2'
+    | 'ship_city'
+    | 'ship_state'
+    | 'ship_zip'
+    | 'ship_country'
+  > &
+  Pick<OrderDetail, 'invoice_issued_at' | 'items'>;
 
 /**
  * One order of the store, with lines, shipping and invoice fields. Only the EntityManager and the
@@ -43,28 +32,15 @@ export async function getOrder(
   { id: orderId }: OrderIdInput,
 ): Promise<{ order: OrderDetail }> {
   const { actor } = ctx;
-  const r = await first(
-    db(ctx.em)
-      .selectFrom('orders as o')
-      .select(listColumns)
-      .select((eb) => [
-        'o.source',
-        'o.subtotal_cents',
-        'o.shipping_cents',
-        'o.cancel_reason',
-        isoTime(eb.ref('o.invoice_issued_at'))
-          .$castTo<OrderDetail['invoice_issued_at']>()
-          .as('invoice_issued_at'),
-        'o.ship_address',
-        'o.ship_address2',
-        'o.ship_city',
-        'o.ship_state',
-        'o.ship_zip',
-        'o.ship_country',
-        items(eb),
-      ])
-      .where('o.id', '=', orderId)
-      .where('o.store_id', '=', actor.storeId),
+  const [r] = await rows<DetailRow>(
+    ctx.em,
+    sql`SELECT ${LIST_COLUMNS}, o.source, o.subtotal_cents, o.shipping_cents, o.cancel_reason,
+        ${isoTime(sql`o.invoice_issued_at`)} AS invoice_issued_at,
+        o.ship_address, o.ship_address2, o.ship_city, o.ship_state, o.ship_zip, o.ship_country,
+        COALESCE((SELECT json_agg(json_build_object('product_id', l.product_id, 'variant_id', l.variant_id, 'sku', l.sku,
+          'name', l.name, 'quantity', l.quantity, 'price_cents', l.price_cents, 'shipped_quantity', l.shipped_quantity)
+          ORDER BY l.id) FROM order_lines l WHERE l.order_id = o.id), '[]') AS items
+      FROM orders o WHERE o.id = ${orderId} AND o.store_id = ${actor.storeId}`,
   );
   if (!r) throw notFound(`No order with id ${orderId}`, 'ORDER_NOT_FOUND');
   const { ship_address, ship_address2, ship_city, ship_state, ship_zip, ship_country, ...rest } = r;
