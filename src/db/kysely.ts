@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { ColumnType, Kysely } from 'kysely';
-import type { entities } from './entities/index.ts';
+import type { AnyEntity } from './entities/index.ts';
 
 /**
  * A value as the pg driver hands it over on this connection: MikroORM keeps timestamps as their text,
@@ -16,7 +16,7 @@ type Column<C> =
     ? ColumnType<AsRead<S>, I | AsRead<I>, U | AsRead<U>>
     : ColumnType<AsRead<C>, C | AsRead<C>, C | AsRead<C>>;
 
-type Tables = InferKyselyDB<(typeof entities)[number]>;
+type Tables = InferKyselyDB<AnyEntity>;
 
 /** The database as typed kysely queries see it, derived from the entities (table and column names). */
 export type DB = { [T in keyof Tables]: { [C in keyof Tables[T]]: Column<Tables[T][C]> } };

@@ -33,8 +33,54 @@ import { RateLimit } from './ratelimit.ts';
 import { ApiKey, Store } from './store.ts';
 import { WebhookAttempt, WebhookDelivery, WebhookEvent, WebhookSubscription } from './webhooks.ts';
 
+/** Every table's entity, by name: spelled out so declaration emit (the SDK build) stays small. */
+export type AnyEntity =
+  | typeof Store
+  | typeof ApiKey
+  | typeof PlatformFeature
+  | typeof PlatformSecret
+  | typeof StoreDepartment
+  | typeof StoreMaker
+  | typeof StoreType
+  | typeof Category
+  | typeof Brand
+  | typeof Supplier
+  | typeof Product
+  | typeof ProductVariant
+  | typeof ProductOption
+  | typeof ProductImage
+  | typeof ProductDrawing
+  | typeof ProductCompleteness
+  | typeof FacetCell
+  | typeof FacetCellDelta
+  | typeof StoreCell
+  | typeof StoreCellDelta
+  | typeof Listing
+  | typeof Order
+  | typeof OrderLine
+  | typeof OrderStatusChange
+  | typeof PurchaseOrder
+  | typeof InvoiceCounter
+  | typeof ExternalOrder
+  | typeof SkuMapping
+  | typeof InventoryFeedEntry
+  | typeof DomainEvent
+  | typeof OutboxMail
+  | typeof DashboardUser
+  | typeof OAuthClient
+  | typeof OAuthCode
+  | typeof OAuthGrant
+  | typeof OAuthRequest
+  | typeof OAuthSession
+  | typeof OAuthToken
+  | typeof RateLimit
+  | typeof WebhookSubscription
+  | typeof WebhookDelivery
+  | typeof WebhookAttempt
+  | typeof WebhookEvent;
+
 /** Every table as an entity; discovery is explicit, not by file globbing. */
-export const entities = [
+export const entities: AnyEntity[] = [
   Store,
   ApiKey,
   PlatformFeature,
