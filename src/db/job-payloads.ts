@@ -78,6 +78,4 @@ export const webhookCoalescePayload = z
   )
   .describe('[{ store_id, event, product_id, variant_id, at }]');
 
-export type CatalogueFanoutPayload = z.output<typeof catalogueFanoutPayload>;
-export type InventoryFanoutPayload = z.output<typeof inventoryFanoutPayload>;
 export type WebhookCoalescePayload = z.output<typeof webhookCoalescePayload>;

@@ -140,4 +140,3 @@ const attempt = z
   })
   .meta({ id: 'WebhookAttempt' });
 export const attemptsOutput = z.object({ deliveries: z.array(attempt) });
-export type AttemptEntry = z.output<typeof attempt>;

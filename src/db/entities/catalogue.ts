@@ -1,4 +1,4 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import { Store } from './store.ts';
 
 export const StoreDepartment = defineEntity({
@@ -10,7 +10,6 @@ export const StoreDepartment = defineEntity({
     category: () => p.manyToOne(Category).primary().updateRule('no action'),
   },
 });
-export type IStoreDepartment = InferEntity<typeof StoreDepartment>;
 
 export const StoreMaker = defineEntity({
   name: 'StoreMaker',
@@ -21,7 +20,6 @@ export const StoreMaker = defineEntity({
     supplier: () => p.manyToOne(Supplier).primary().updateRule('no action'),
   },
 });
-export type IStoreMaker = InferEntity<typeof StoreMaker>;
 
 export const StoreType = defineEntity({
   name: 'StoreType',
@@ -32,7 +30,6 @@ export const StoreType = defineEntity({
     name: p.text(),
   },
 });
-export type IStoreType = InferEntity<typeof StoreType>;
 
 export const Category = defineEntity({
   name: 'Category',
@@ -51,7 +48,6 @@ export const Category = defineEntity({
     storeType: () => p.manyToOne(StoreType).updateRule('no action').deleteRule('no action').nullable(),
   },
 });
-export type ICategory = InferEntity<typeof Category>;
 
 export const Brand = defineEntity({
   name: 'Brand',
@@ -68,7 +64,6 @@ export const Brand = defineEntity({
     slug: p.text().unique('brands_slug_key'),
   },
 });
-export type IBrand = InferEntity<typeof Brand>;
 
 export const Supplier = defineEntity({
   name: 'Supplier',
@@ -87,7 +82,6 @@ export const Supplier = defineEntity({
     createdAt: p.datetime().defaultRaw(`now()`),
   },
 });
-export type ISupplier = InferEntity<typeof Supplier>;
 
 /**
  * What every sort index of the catalogue carries besides its key: the filter and facet columns, so a
@@ -272,7 +266,6 @@ END)::integer), id) INCLUDE (active, owner_store_id, stock_quantity, pricing_typ
     hiddenChannels: p.array().defaultRaw(`'{}'::text[]`),
   },
 });
-export type IProduct = InferEntity<typeof Product>;
 
 export const ProductVariant = defineEntity({
   name: 'ProductVariant',
@@ -316,7 +309,6 @@ export const ProductVariant = defineEntity({
     retiredAt: p.datetime().nullable(),
   },
 });
-export type IProductVariant = InferEntity<typeof ProductVariant>;
 
 export const ProductOption = defineEntity({
   name: 'ProductOption',
@@ -337,7 +329,6 @@ export const ProductOption = defineEntity({
     position: p.integer().default(0),
   },
 });
-export type IProductOption = InferEntity<typeof ProductOption>;
 
 export const ProductImage = defineEntity({
   name: 'ProductImage',
@@ -358,7 +349,6 @@ export const ProductImage = defineEntity({
     position: p.integer().default(0),
   },
 });
-export type IProductImage = InferEntity<typeof ProductImage>;
 
 export const ProductDrawing = defineEntity({
   name: 'ProductDrawing',
@@ -379,7 +369,6 @@ export const ProductDrawing = defineEntity({
     position: p.integer().default(0),
   },
 });
-export type IProductDrawing = InferEntity<typeof ProductDrawing>;
 
 export const ProductCompleteness = defineEntity({
   name: 'ProductCompleteness',
@@ -409,4 +398,3 @@ export const ProductCompleteness = defineEntity({
     computedAt: p.datetime().defaultRaw(`now()`),
   },
 });
-export type IProductCompleteness = InferEntity<typeof ProductCompleteness>;

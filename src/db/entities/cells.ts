@@ -1,4 +1,4 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 
 /**
  * A facet count cell. Its identity is its unique key (NULLS NOT DISTINCT), which PostgreSQL cannot make a
@@ -43,7 +43,6 @@ export const FacetCell = defineEntity({
     n: p.integer(),
   },
 });
-export type IFacetCell = InferEntity<typeof FacetCell>;
 
 export const FacetCellDelta = defineEntity({
   name: 'FacetCellDelta',
@@ -63,7 +62,6 @@ export const FacetCellDelta = defineEntity({
     n: p.integer(),
   },
 });
-export type IFacetCellDelta = InferEntity<typeof FacetCellDelta>;
 
 /**
  * A store's facet count cell. Its identity is its unique key (NULLS NOT DISTINCT), which PostgreSQL cannot make a
@@ -112,7 +110,6 @@ export const StoreCell = defineEntity({
     n: p.integer(),
   },
 });
-export type IStoreCell = InferEntity<typeof StoreCell>;
 
 export const StoreCellDelta = defineEntity({
   name: 'StoreCellDelta',
@@ -135,4 +132,3 @@ export const StoreCellDelta = defineEntity({
     n: p.integer(),
   },
 });
-export type IStoreCellDelta = InferEntity<typeof StoreCellDelta>;

@@ -1,4 +1,4 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import { Store } from './store.ts';
 
 export const DomainEvent = defineEntity({
@@ -28,4 +28,3 @@ export const DomainEvent = defineEntity({
     dispatchedAt: p.datetime().nullable(),
   },
 });
-export type IDomainEvent = InferEntity<typeof DomainEvent>;

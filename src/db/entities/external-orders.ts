@@ -1,4 +1,4 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import { Product, ProductVariant } from './catalogue.ts';
 import { Order } from './orders.ts';
 import { Store } from './store.ts';
@@ -34,7 +34,6 @@ export const ExternalOrder = defineEntity({
     updatedAt: p.datetime().defaultRaw(`now()`),
   },
 });
-export type IExternalOrder = InferEntity<typeof ExternalOrder>;
 
 export const SkuMapping = defineEntity({
   name: 'SkuMapping',
@@ -48,4 +47,3 @@ export const SkuMapping = defineEntity({
     createdAt: p.datetime().defaultRaw(`now()`),
   },
 });
-export type ISkuMapping = InferEntity<typeof SkuMapping>;

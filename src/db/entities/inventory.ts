@@ -1,4 +1,4 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import { Product } from './catalogue.ts';
 import { Store } from './store.ts';
 
@@ -14,4 +14,3 @@ export const InventoryFeedEntry = defineEntity({
     seq: p.bigint().autoincrement(),
   },
 });
-export type IInventoryFeedEntry = InferEntity<typeof InventoryFeedEntry>;

@@ -1,4 +1,4 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import { Product } from './catalogue.ts';
 import { Store } from './store.ts';
 
@@ -51,4 +51,3 @@ export const Listing = defineEntity({
     hiddenChannels: p.array().defaultRaw(`'{}'::text[]`),
   },
 });
-export type IListing = InferEntity<typeof Listing>;

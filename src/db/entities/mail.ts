@@ -1,4 +1,4 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import { Order } from './orders.ts';
 import { Store } from './store.ts';
 
@@ -28,4 +28,3 @@ export const OutboxMail = defineEntity({
     sentAt: p.datetime().nullable(),
   },
 });
-export type IOutboxMail = InferEntity<typeof OutboxMail>;

@@ -1,4 +1,4 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import { Store } from './store.ts';
 
 export const DashboardUser = defineEntity({
@@ -13,7 +13,6 @@ export const DashboardUser = defineEntity({
     createdAt: p.datetime().defaultRaw(`now()`),
   },
 });
-export type IDashboardUser = InferEntity<typeof DashboardUser>;
 
 export const OAuthClient = defineEntity({
   name: 'OAuthClient',
@@ -34,7 +33,6 @@ export const OAuthClient = defineEntity({
     createdAt: p.datetime().defaultRaw(`now()`),
   },
 });
-export type IOAuthClient = InferEntity<typeof OAuthClient>;
 
 export const OAuthCode = defineEntity({
   name: 'OAuthCode',
@@ -51,7 +49,6 @@ export const OAuthCode = defineEntity({
     usedAt: p.datetime().nullable(),
   },
 });
-export type IOAuthCode = InferEntity<typeof OAuthCode>;
 
 export const OAuthGrant = defineEntity({
   name: 'OAuthGrant',
@@ -72,7 +69,6 @@ export const OAuthGrant = defineEntity({
     revokedAt: p.datetime().nullable(),
   },
 });
-export type IOAuthGrant = InferEntity<typeof OAuthGrant>;
 
 export const OAuthRequest = defineEntity({
   name: 'OAuthRequest',
@@ -88,7 +84,6 @@ export const OAuthRequest = defineEntity({
     expiresAt: p.datetime(),
   },
 });
-export type IOAuthRequest = InferEntity<typeof OAuthRequest>;
 
 export const OAuthSession = defineEntity({
   name: 'OAuthSession',
@@ -100,7 +95,6 @@ export const OAuthSession = defineEntity({
     expiresAt: p.datetime(),
   },
 });
-export type IOAuthSession = InferEntity<typeof OAuthSession>;
 
 export const OAuthToken = defineEntity({
   name: 'OAuthToken',
@@ -120,4 +114,3 @@ export const OAuthToken = defineEntity({
     createdAt: p.datetime().defaultRaw(`now()`),
   },
 });
-export type IOAuthToken = InferEntity<typeof OAuthToken>;

@@ -1,4 +1,4 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import { Product, ProductVariant, Supplier } from './catalogue.ts';
 import { Store } from './store.ts';
 
@@ -103,7 +103,6 @@ export const Order = defineEntity({
     externalOrderId: p.text().nullable(),
   },
 });
-export type IOrder = InferEntity<typeof Order>;
 
 export const OrderLine = defineEntity({
   name: 'OrderLine',
@@ -129,7 +128,6 @@ export const OrderLine = defineEntity({
     shippedQuantity: p.integer().default(0),
   },
 });
-export type IOrderLine = InferEntity<typeof OrderLine>;
 
 export const OrderStatusChange = defineEntity({
   name: 'OrderStatusChange',
@@ -144,7 +142,6 @@ export const OrderStatusChange = defineEntity({
     createdAt: p.datetime().defaultRaw(`now()`),
   },
 });
-export type IOrderStatusChange = InferEntity<typeof OrderStatusChange>;
 
 export const PurchaseOrder = defineEntity({
   name: 'PurchaseOrder',
@@ -161,7 +158,6 @@ export const PurchaseOrder = defineEntity({
     createdAt: p.datetime().defaultRaw(`now()`),
   },
 });
-export type IPurchaseOrder = InferEntity<typeof PurchaseOrder>;
 
 export const InvoiceCounter = defineEntity({
   name: 'InvoiceCounter',
@@ -177,4 +173,3 @@ export const InvoiceCounter = defineEntity({
     lastValue: p.integer(),
   },
 });
-export type IInvoiceCounter = InferEntity<typeof InvoiceCounter>;

@@ -1,4 +1,4 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 
 export const PlatformFeature = defineEntity({
   name: 'PlatformFeature',
@@ -9,7 +9,6 @@ export const PlatformFeature = defineEntity({
     updatedAt: p.datetime().defaultRaw(`now()`),
   },
 });
-export type IPlatformFeature = InferEntity<typeof PlatformFeature>;
 
 export const PlatformSecret = defineEntity({
   name: 'PlatformSecret',
@@ -19,4 +18,3 @@ export const PlatformSecret = defineEntity({
     value: p.blob(),
   },
 });
-export type IPlatformSecret = InferEntity<typeof PlatformSecret>;

@@ -1,4 +1,4 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 
 export const RateLimit = defineEntity({
   name: 'RateLimit',
@@ -8,4 +8,3 @@ export const RateLimit = defineEntity({
     tat: p.datetime(),
   },
 });
-export type IRateLimit = InferEntity<typeof RateLimit>;

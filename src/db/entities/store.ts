@@ -1,4 +1,4 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 
 export const Store = defineEntity({
   name: 'Store',
@@ -26,7 +26,6 @@ export const Store = defineEntity({
     publishedAt: p.datetime().nullable(),
   },
 });
-export type IStore = InferEntity<typeof Store>;
 
 export const ApiKey = defineEntity({
   name: 'ApiKey',
@@ -44,4 +43,3 @@ export const ApiKey = defineEntity({
     revokedAt: p.datetime().nullable(),
   },
 });
-export type IApiKey = InferEntity<typeof ApiKey>;

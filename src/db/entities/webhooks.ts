@@ -1,4 +1,4 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import { Store } from './store.ts';
 
 export const WebhookSubscription = defineEntity({
@@ -43,7 +43,6 @@ export const WebhookSubscription = defineEntity({
     heldUntil: p.datetime().nullable(),
   },
 });
-export type IWebhookSubscription = InferEntity<typeof WebhookSubscription>;
 
 export const WebhookDelivery = defineEntity({
   name: 'WebhookDelivery',
@@ -67,7 +66,6 @@ export const WebhookDelivery = defineEntity({
     updatedAt: p.datetime().defaultRaw(`now()`),
   },
 });
-export type IWebhookDelivery = InferEntity<typeof WebhookDelivery>;
 
 export const WebhookAttempt = defineEntity({
   name: 'WebhookAttempt',
@@ -91,7 +89,6 @@ export const WebhookAttempt = defineEntity({
     createdAt: p.datetime().defaultRaw(`now()`),
   },
 });
-export type IWebhookAttempt = InferEntity<typeof WebhookAttempt>;
 
 export const WebhookEvent = defineEntity({
   name: 'WebhookEvent',
@@ -105,4 +102,3 @@ export const WebhookEvent = defineEntity({
     createdAt: p.datetime().defaultRaw(`now()`),
   },
 });
-export type IWebhookEvent = InferEntity<typeof WebhookEvent>;
