@@ -4,7 +4,8 @@
  *   `src/` (the domains) under both, and never imports either.
  * - In `src/`, the bottom (`errors.ts`, `settings.ts`, `order-status.ts`, `db/`) imports no domain;
  *   `events/` and `mail/` take what the domains above them give (fan-out, attachments) by injection;
- *   `trpc/` (the procedure glue) imports no domain but `auth/` and `ratelimit/`, which import none.
+ *   `trpc/` (the procedure glue) imports no domain but `auth/` and `ratelimit/`, which import none;
+ *   nor does `idempotency/` (the REST API's idempotency keys).
  * - No cycle between folders or between modules.
  */
 const DOMAINS =
@@ -54,9 +55,10 @@ module.exports = {
     },
     {
       name: 'auth-and-limits-import-no-domain',
-      comment: 'Credentials, scopes and limits sit under the procedure glue; a store owns its keys.',
+      comment:
+        'Credentials, scopes, limits and idempotency keys sit under the transports; a store owns its keys.',
       severity: 'error',
-      from: { path: '^src/(auth|ratelimit)/' },
+      from: { path: '^src/(auth|ratelimit|idempotency)/' },
       to: { path: DOMAINS },
     },
     {

@@ -2,6 +2,7 @@ import type { Task } from 'graphile-worker';
 import { runReadinessPass } from '../src/catalogue/run-readiness-pass.ts';
 import { JOBS, parseJobPayload } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
+import { pruneKeys } from '../src/idempotency/keys.ts';
 import { pruneLimits } from '../src/ratelimit/limiter.ts';
 
 /** `readiness_pass` (cron, nightly): every product's readiness score again. */
@@ -18,5 +19,14 @@ export function pruneRateLimitsTask(orm: Orm): Task {
   return async (payload) => {
     parseJobPayload(JOBS.pruneRateLimits, payload);
     await pruneLimits(orm.em.fork());
+  };
+}
+
+/** `prune_idempotency_keys` (cron, hourly): keys past their 24 hours are dropped, in batches. */
+export function pruneIdempotencyKeysTask(orm: Orm): Task {
+  return async (payload, helpers) => {
+    parseJobPayload(JOBS.pruneIdempotencyKeys, payload);
+    const pruned = await pruneKeys(orm.em.fork());
+    if (pruned > 0) helpers.logger.info(`pruned ${pruned} expired idempotency keys`);
   };
 }

@@ -7,7 +7,7 @@ import { catalogueFanoutTask } from './catalogue-fanout.ts';
 import { deliverWebhooksTask } from './deliver-webhooks.ts';
 import { dispatchEventsTask } from './dispatch-events.ts';
 import { inventoryFanoutTask } from './inventory-fanout.ts';
-import { pruneRateLimitsTask, readinessPassTask } from './maintenance.ts';
+import { pruneIdempotencyKeysTask, pruneRateLimitsTask, readinessPassTask } from './maintenance.ts';
 import { sendMailTask } from './send-mail.ts';
 import { webhookCoalesceTask } from './webhook-coalesce.ts';
 
@@ -32,6 +32,7 @@ export function createWorkerTasks(orm: Orm, mail: MailSettings, webhooks: Webhoo
     [JOBS.inventoryFanout]: inventoryFanoutTask(orm),
     [JOBS.catalogueFanout]: catalogueFanoutTask(orm),
     [JOBS.pruneRateLimits]: pruneRateLimitsTask(orm),
+    [JOBS.pruneIdempotencyKeys]: pruneIdempotencyKeysTask(orm),
     [JOBS.dispatchEvents]: dispatchEventsTask(orm, webhooks),
     [JOBS.webhookCoalesce]: webhookCoalesceTask(orm),
     [JOBS.deliverWebhooks]: delivery.task,
@@ -43,10 +44,12 @@ export function createWorkerTasks(orm: Orm, mail: MailSettings, webhooks: Webhoo
 /**
  * Deliveries also get a look every minute, so those a crashed worker was sending are retaken even if
  * nothing else wakes the queue. The readiness pass runs nightly at 03:00 UTC (`?fill=6h` runs a missed
- * pass once if the worker was down then); expired rate-limit windows are dropped hourly.
+ * pass once if the worker was down then); expired rate-limit windows and idempotency keys are dropped
+ * hourly.
  */
 export const crontab = [
   `0 3 * * * ${JOBS.readinessPass} ?fill=6h`,
   `17 * * * * ${JOBS.pruneRateLimits}`,
+  `23 * * * * ${JOBS.pruneIdempotencyKeys}`,
   `* * * * * ${JOBS.deliverWebhooks}`,
 ].join('\n');

@@ -7,6 +7,7 @@ import type { Context } from '../src/trpc/context.ts';
 import { shapeError } from '../src/trpc/errors.ts';
 import { proceduresMeta } from '../src/trpc/meta.ts';
 import { InputRefused, type Params, parseJsonBody, parseParams, readBytes, utf8Text } from './http-input.ts';
+import { applyIdempotency } from './idempotency.ts';
 import type { Logger } from './logger.ts';
 import type { RequestTarget } from './request-target.ts';
 
@@ -91,6 +92,9 @@ export function createRestHandler(deps: RestDeps) {
       Object.assign(req, { query: Object.create(null), body: undefined });
       req.headers['content-type'] = 'application/json';
     }
+    // A refused input runs nothing, so it claims no key; otherwise the key is settled by the answer.
+    const idempotency = { em: () => deps.createContext(req).em, publicUrl: deps.publicUrl, log: deps.log };
+    if (!refusals.has(req) && (await applyIdempotency(req, res, target, requestId, idempotency))) return;
     const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
     res.end = ((chunk?: unknown) => {
       let out = chunk;

@@ -375,7 +375,12 @@ describe('readiness pass', () => {
 describe('jobs', () => {
   it('schedules readiness_pass nightly', () => {
     const items = parseCrontab(crontab);
-    expect(items.map((i) => i.task)).toEqual(['readiness_pass', 'prune_rate_limits', 'deliver_webhooks']);
+    expect(items.map((i) => i.task)).toEqual([
+      'readiness_pass',
+      'prune_rate_limits',
+      'prune_idempotency_keys',
+      'deliver_webhooks',
+    ]);
     const item = items.find((i) => i.task === 'readiness_pass');
     const at = (hour: number, min: number, dow = 3, date = 15, month = 6) => ({
       min,

@@ -212,7 +212,12 @@ describe('what the enqueuers write, each task’s schema reads', () => {
   it('the crontab’s tasks: Graphile’s cron payload, and `{}` queued by hand', () => {
     // As graphile-worker's cron (makeJobForItem) queues a run: the item's payload with `_cron`, as JSON.
     const cron = JSON.parse(JSON.stringify({ _cron: { ts: new Date(), backfilled: true } }));
-    for (const name of [JOBS.readinessPass, JOBS.pruneRateLimits, JOBS.deliverWebhooks]) {
+    for (const name of [
+      JOBS.readinessPass,
+      JOBS.pruneRateLimits,
+      JOBS.pruneIdempotencyKeys,
+      JOBS.deliverWebhooks,
+    ]) {
       expect(parseJobPayload(name, cron)).toEqual(cron);
       expect(parseJobPayload(name, {})).toEqual({});
     }
@@ -241,6 +246,7 @@ const MALFORMED: Record<JobName, [payload: unknown, names: RegExp]> = {
   [JOBS.inventoryFanout]: [{ productId: 7 }, /product_id/],
   [JOBS.readinessPass]: [null, /expected object, received null/],
   [JOBS.pruneRateLimits]: ['now', /expected object, received string/],
+  [JOBS.pruneIdempotencyKeys]: [7, /expected object, received number/],
 };
 
 describe('a malformed payload', () => {

@@ -173,22 +173,24 @@ describe('429 retries', () => {
     });
   });
 
-  it('does not repeat a POST unless retry.writes is set; never waits longer than maxDelayMs', async () => {
+  it('repeats a write with the same Idempotency-Key; writes: false never repeats one; never waits past maxDelayMs', async () => {
     let calls = 0;
+    const keys: (string | null)[] = [];
     server.use(
-      http.post(`${BASE}/api/v1/orders/external/:id/cancel`, () =>
-        ++calls === 1 ? limited('0.01') : HttpResponse.json({ order: { id: 9 } }),
-      ),
+      http.post(`${BASE}/api/v1/orders/external/:id/cancel`, ({ request }) => {
+        keys.push(request.headers.get('idempotency-key'));
+        return ++calls === 1 ? limited('0.01') : HttpResponse.json({ order: { id: 9 } });
+      }),
     );
-    const e = await caught(client().externalOrders.cancel(9));
-    expect(e.status).toBe(429);
-    expect(calls).toBe(1);
+    await expect(client().externalOrders.cancel(9)).resolves.toEqual({ order: { id: 9 } });
+    expect(calls).toBe(2);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
 
     calls = 0;
-    await expect(client({ retry: { writes: true } }).externalOrders.cancel(9)).resolves.toEqual({
-      order: { id: 9 },
-    });
-    expect(calls).toBe(2);
+    const e = await caught(client({ retry: { writes: false } }).externalOrders.cancel(9));
+    expect(e.status).toBe(429);
+    expect(calls).toBe(1);
 
     calls = 0;
     server.use(
@@ -201,6 +203,72 @@ describe('429 retries', () => {
       retryAfter: 30,
     });
     expect(calls).toBe(1);
+  });
+});
+
+describe('idempotent writes', () => {
+  it('sends a new key per write call, the caller’s key when given, and none on reads', async () => {
+    const keys: (string | null)[] = [];
+    server.use(
+      http.post(`${BASE}/api/v1/my-products`, ({ request }) => {
+        keys.push(request.headers.get('idempotency-key'));
+        return HttpResponse.json({ product: { id: 1 } }, { status: 201 });
+      }),
+      http.get(`${BASE}/api/v1/vendor/me`, ({ request }) => {
+        keys.push(request.headers.get('idempotency-key'));
+        return HttpResponse.json({ store: { id: 1 } });
+      }),
+    );
+    await client().listings.add({ product_id: 1 });
+    await client().listings.add({ product_id: 1 });
+    await client().listings.add({ product_id: 1 }, { idempotencyKey: 'order-4711' });
+    await client().store.me();
+    expect(keys[0]).not.toBe(keys[1]);
+    expect(keys[2]).toBe('order-4711');
+    expect(keys[3]).toBeNull();
+  });
+
+  it.each([
+    ['a network error', () => HttpResponse.error()],
+    ['a 503', () => errorBody(503, { error: 'server_error', message: 'Unavailable' })],
+    ['a 502 from a proxy', () => new HttpResponse('bad gateway', { status: 502 })],
+    [
+      'a 409 IDEMPOTENCY_KEY_IN_USE',
+      () =>
+        errorBody(
+          409,
+          { error: 'conflict', code: 'IDEMPOTENCY_KEY_IN_USE', message: 'busy' },
+          { 'retry-after': '0' },
+        ),
+    ],
+  ])('retries a write after %s with the same key', async (_, failure) => {
+    const keys: (string | null)[] = [];
+    server.use(
+      http.post(`${BASE}/api/v1/orders`, ({ request }) => {
+        keys.push(request.headers.get('idempotency-key'));
+        return keys.length === 1 ? failure() : HttpResponse.json({ order: { id: 7 } }, { status: 201 });
+      }),
+    );
+    const body = { customer: { email: 'a@b.co', name: 'A' }, items: [], shipping: {} } as never;
+    await expect(client().orders.create(body)).resolves.toEqual({ order: { id: 7 } });
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+  });
+
+  it('does not retry other conflicts, or a call the caller aborted', async () => {
+    let calls = 0;
+    server.use(
+      http.post(`${BASE}/api/v1/orders`, () => {
+        calls++;
+        return errorBody(409, { error: 'conflict', code: 'PRICE_CHANGED', message: 'price changed' });
+      }),
+    );
+    const body = { customer: { email: 'a@b.co', name: 'A' }, items: [], shipping: {} } as never;
+    expect(await caught(client().orders.create(body))).toMatchObject({ code: 'PRICE_CHANGED' });
+    expect(calls).toBe(1);
+    const aborted = new AbortController();
+    aborted.abort();
+    await expect(client().orders.create(body, { signal: aborted.signal })).rejects.toThrow();
   });
 });
 

@@ -8,6 +8,8 @@ type Result<K extends OperationId> = Promise<Operations[K]['response']>;
 /** Per-call options. */
 export interface CallOptions {
   signal?: AbortSignal;
+  /** A write's `Idempotency-Key`, to make it safe across your own retries (default: one per call). */
+  idempotencyKey?: string;
 }
 
 /** Either credential acts as one store: a vendor API key or an app's OAuth access token. */
@@ -18,7 +20,10 @@ export type StocklessOptions = Credential & {
   baseUrl: string;
   /** A fetch implementation (default: the global `fetch`, looked up on every call). */
   fetch?: typeof globalThis.fetch;
-  /** 429 handling: retries honouring `Retry-After`, GET only unless `writes: true`; `false` = never. */
+  /**
+   * Retries of network errors, 429, 5xx and writes still running elsewhere, honouring `Retry-After`;
+   * writes too, each with its `Idempotency-Key`, unless `writes: false`; `false` = never.
+   */
   retry?: RetryOptions | false;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;

@@ -9,12 +9,20 @@ export interface CallInput<K extends OperationId> {
   query?: Operations[K]['query'];
   body?: Operations[K]['body'];
   signal?: AbortSignal;
+  /** The write's `Idempotency-Key` (default: a new random key per call, kept across its retries). */
+  idempotencyKey?: string;
 }
 
 export interface RetryOptions {
-  /** Retries after a 429 (default 2; 0 turns retrying off). */
+  /**
+   * Retries after a network error, a 429, a 409 `IDEMPOTENCY_KEY_IN_USE` or a 500/502/503/504
+   * (default 2; 0 turns retrying off).
+   */
   maxRetries?: number;
-  /** Also retry non-GET requests (default false: a write is never repeated unless you say so). */
+  /**
+   * Also retry writes (default true: every write carries an `Idempotency-Key`, the same on each
+   * attempt, so the API runs it at most once). `false` never repeats a write.
+   */
   writes?: boolean;
   /** Longest wait honoured, in ms (default 60 000); a longer `Retry-After` is thrown as the error. */
   maxDelayMs?: number;
@@ -84,7 +92,7 @@ export class Transport {
     this.#token = options.token;
     this.#fetch = options.fetch;
     const retry = options.retry === false ? { maxRetries: 0 } : (options.retry ?? {});
-    this.#retry = { maxRetries: 2, writes: false, maxDelayMs: 60_000, ...retry };
+    this.#retry = { maxRetries: 2, writes: true, maxDelayMs: 60_000, ...retry };
     this.#headers = options.headers ?? {};
   }
 
@@ -101,21 +109,32 @@ export class Transport {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(input.body);
     }
-    const retries = op.method === 'GET' || this.#retry.writes ? this.#retry.maxRetries : 0;
+    const write = op.method !== 'GET';
+    // One key for every attempt of this call: a retry the API already ran answers its first result.
+    if (write) headers['idempotency-key'] = input.idempotencyKey ?? crypto.randomUUID();
+    const retries = !write || this.#retry.writes ? this.#retry.maxRetries : 0;
 
     for (let attempt = 0; ; attempt++) {
       // Looked up per call, so a fetch patched after construction (msw, instrumentation) is used.
       const fetchImpl = this.#fetch ?? globalThis.fetch;
-      const res = await fetchImpl(url, { method: op.method, headers, body, signal: input.signal });
+      let res: Response;
+      try {
+        res = await fetchImpl(url, { method: op.method, headers, body, signal: input.signal });
+      } catch (err) {
+        // A network failure (the request may or may not have arrived): the same key makes it safe.
+        if (input.signal?.aborted || attempt >= retries) throw err;
+        await sleep(this.#backoff(attempt), input.signal);
+        continue;
+      }
       if (res.ok) {
         if (op.response === 'bytes')
           return new Uint8Array(await res.arrayBuffer()) as Operations[K]['response'];
         const text = await res.text();
         return (text ? JSON.parse(text) : undefined) as Operations[K]['response'];
       }
-      const retryAfter = res.status === 429 ? parseRetryAfter(res.headers.get('retry-after')) : undefined;
-      if (res.status === 429 && attempt < retries) {
-        const delay = retryAfter ?? Math.min(500 * 2 ** attempt, this.#retry.maxDelayMs);
+      const retryAfter = parseRetryAfter(res.headers.get('retry-after'));
+      if (attempt < retries && (await retryable(res))) {
+        const delay = retryAfter ?? this.#backoff(attempt);
         if (delay <= this.#retry.maxDelayMs) {
           await res.body?.cancel();
           await sleep(delay, input.signal);
@@ -125,4 +144,22 @@ export class Transport {
       throw await StocklessError.fromResponse(res, retryAfter === undefined ? undefined : retryAfter / 1000);
     }
   }
+
+  /** Exponential backoff with full jitter: 0–500 ms, 0–1 s, 0–2 s, … capped at maxDelayMs. */
+  #backoff(attempt: number): number {
+    return Math.random() * Math.min(500 * 2 ** attempt, this.#retry.maxDelayMs);
+  }
+}
+
+const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
+
+/** Whether an answer says "try again": overload, a transient failure, or the same write still running. */
+async function retryable(res: Response): Promise<boolean> {
+  if (RETRYABLE_STATUS.has(res.status)) return true;
+  if (res.status !== 409) return false;
+  const body = (await res
+    .clone()
+    .json()
+    .catch(() => undefined)) as { code?: string } | undefined;
+  return body?.code === 'IDEMPOTENCY_KEY_IN_USE';
 }

@@ -2,6 +2,7 @@ import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { appRouter } from '../../src/router.ts';
 import { ERROR_SCHEMA } from './error-body.ts';
 import { HEADERS } from './headers.ts';
+import { addIdempotencyKeys } from './idempotency.ts';
 import { API_DESCRIPTION, SECURITY_SCHEMES, TAG_DESCRIPTIONS, TAGS } from './info.ts';
 import { addInvoiceOperation } from './invoice.ts';
 import { addOAuthOperations } from './oauth.ts';
@@ -11,7 +12,7 @@ import { addServiceOperations } from './service.ts';
 import type { oas31 } from './shared.ts';
 import { addWebhookEvents } from './webhooks.ts';
 
-export const CONTRACT_VERSION = '1.0.4';
+export const CONTRACT_VERSION = '1.0.5';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -45,6 +46,7 @@ export function buildOpenApiDocument(baseUrl = 'http://localhost:3000'): oas31.O
   schemas.Error = ERROR_SCHEMA;
   doc.components.headers = HEADERS;
   describeOperations(doc);
+  addIdempotencyKeys(doc);
   addInvoiceOperation(doc);
   addOAuthOperations(doc);
   addServiceOperations(doc);

@@ -187,7 +187,7 @@ export function addWebhookEvents(doc: oas31.OpenAPIObject) {
   doc.components ??= {};
   doc.components.schemas ??= {};
   Object.assign(doc.components.schemas, EVENT_DATA_SCHEMAS);
-  doc.components.parameters = WEBHOOK_PARAMETERS;
+  doc.components.parameters = { ...doc.components.parameters, ...WEBHOOK_PARAMETERS };
 
   doc.webhooks = {};
   for (const event of WEBHOOK_EVENTS) {

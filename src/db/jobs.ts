@@ -23,6 +23,7 @@ export const JOBS = {
   inventoryFanout: 'inventory_fanout',
   readinessPass: 'readiness_pass',
   pruneRateLimits: 'prune_rate_limits',
+  pruneIdempotencyKeys: 'prune_idempotency_keys',
 } as const;
 
 export type JobName = (typeof JOBS)[keyof typeof JOBS];
@@ -38,6 +39,7 @@ export const JOB_PAYLOADS = {
   [JOBS.inventoryFanout]: inventoryFanoutPayload,
   [JOBS.readinessPass]: cronPayload,
   [JOBS.pruneRateLimits]: cronPayload,
+  [JOBS.pruneIdempotencyKeys]: cronPayload,
 } as const satisfies { [N in JobName]: z.ZodType };
 
 /** What may be queued for job `N`. */

@@ -24,6 +24,7 @@ import { Migration20261125110000_store_cells_empty } from './Migration2026112511
 import { Migration20261125120000_catalogue_maintenance } from './Migration20261125120000_catalogue_maintenance.ts';
 import { Migration20261125130000_delivery_claims } from './Migration20261125130000_delivery_claims.ts';
 import { Migration20261125140000_subscription_holds } from './Migration20261125140000_subscription_holds.ts';
+import { Migration20261125190000_idempotency_keys } from './Migration20261125190000_idempotency_keys.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -67,5 +68,9 @@ export const migrationsList = [
   {
     name: 'Migration20261125140000_subscription_holds',
     class: Migration20261125140000_subscription_holds,
+  },
+  {
+    name: 'Migration20261125190000_idempotency_keys',
+    class: Migration20261125190000_idempotency_keys,
   },
 ];

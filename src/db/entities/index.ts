@@ -15,6 +15,7 @@ import {
 import { FacetCell, FacetCellDelta, StoreCell, StoreCellDelta } from './cells.ts';
 import { DomainEvent } from './events.ts';
 import { ExternalOrder, SkuMapping } from './external-orders.ts';
+import { IdempotencyKey } from './idempotency.ts';
 import { InventoryFeedEntry } from './inventory.ts';
 import { Listing } from './listings.ts';
 import { OutboxMail } from './mail.ts';
@@ -74,6 +75,7 @@ export type AnyEntity =
   | typeof OAuthSession
   | typeof OAuthToken
   | typeof RateLimit
+  | typeof IdempotencyKey
   | typeof WebhookSubscription
   | typeof WebhookDelivery
   | typeof WebhookAttempt
@@ -120,6 +122,7 @@ export const entities: AnyEntity[] = [
   OAuthSession,
   OAuthToken,
   RateLimit,
+  IdempotencyKey,
   WebhookSubscription,
   WebhookDelivery,
   WebhookAttempt,
