@@ -9,7 +9,7 @@
  * - No cycle between folders or between modules.
  */
 const DOMAINS =
-  '^src/(catalogue|demo|external-orders|inventory|listings|mcp|oauth|orders|platform|store|webhooks)/';
+  '^src/(catalogue|demo|event-log|external-orders|inventory|listings|mcp|oauth|orders|platform|sandbox|store|webhooks)/';
 
 module.exports = {
   forbidden: [

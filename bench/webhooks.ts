@@ -152,6 +152,7 @@ export async function benchWebhooks(orm: Orm, databaseUrl: string): Promise<Webh
       appScopes: new Set(),
       credentialId: 0,
       canReadCustomers: true,
+      livemode: true,
     },
   };
   for (let i = 0; i < SUBSCRIPTIONS; i++) {

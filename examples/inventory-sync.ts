@@ -1,8 +1,8 @@
 /**
  * Keeps a local copy of the store's sellable stock in step with Stockless's inventory feed.
  *
- *   node examples/inventory-sync.ts            # catch up once, then exit
- *   node examples/inventory-sync.ts --follow   # then keep polling every 10 s (Ctrl-C to stop)
+ *   npm run example -- inventory-sync            # catch up once, then exit
+ *   npm run example -- inventory-sync --follow   # then keep polling every 10 s (Ctrl-C to stop)
  *
  * The feed's cursor is stored in a file after every page (INVENTORY_CURSOR_FILE, default
  * examples/.inventory-cursor), so a stopped or crashed run resumes where it left off and a later

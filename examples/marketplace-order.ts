@@ -3,7 +3,7 @@
  * answer: `created`, `existing` (the same order was already posted: posting is idempotent on the
  * marketplace and its order id) or `held` (with the reason, e.g. an unmapped SKU).
  *
- *   node examples/marketplace-order.ts [EXTERNAL_ORDER_ID] [SKU]
+ *   npm run example -- marketplace-order [EXTERNAL_ORDER_ID] [SKU]
  *
  * Without a SKU it sells one unit of the store's first own-goods listing (the demo store has a
  * workshop of them). Run it twice with the same id to see `existing`.

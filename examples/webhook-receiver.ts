@@ -1,7 +1,7 @@
 /**
  * A webhook receiver that verifies every delivery's signature with the SDK before trusting it.
  *
- *   node examples/webhook-receiver.ts
+ *   npm run example -- webhook-receiver
  *
  * Settings (environment):
  * - STOCKLESS_WEBHOOK_SECRET: the subscription's `whsec_…` secret. Unset: the receiver subscribes

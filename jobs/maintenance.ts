@@ -2,6 +2,7 @@ import type { Task } from 'graphile-worker';
 import { runReadinessPass } from '../src/catalogue/run-readiness-pass.ts';
 import { JOBS, parseJobPayload } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
+import { pruneEventLog } from '../src/event-log/prune-events.ts';
 import { pruneKeys } from '../src/idempotency/keys.ts';
 import { pruneLimits } from '../src/ratelimit/limiter.ts';
 
@@ -28,5 +29,21 @@ export function pruneIdempotencyKeysTask(orm: Orm): Task {
     parseJobPayload(JOBS.pruneIdempotencyKeys, payload);
     const pruned = await pruneKeys(orm.em.fork());
     if (pruned > 0) helpers.logger.info(`pruned ${pruned} expired idempotency keys`);
+  };
+}
+
+/**
+ * `prune_events` (cron, hourly): the event log keeps 30 days; older events go in batches, with the
+ * deliveries and attempts of that age (src/event-log/prune-events.ts).
+ */
+export function pruneEventsTask(orm: Orm): Task {
+  return async (payload, helpers) => {
+    parseJobPayload(JOBS.pruneEvents, payload);
+    const pruned = await pruneEventLog(orm.em.fork());
+    if (pruned.events + pruned.deliveries + pruned.attempts > 0) {
+      helpers.logger.info(
+        `pruned ${pruned.events} events, ${pruned.deliveries} deliveries and ${pruned.attempts} attempts past 30 days`,
+      );
+    }
   };
 }

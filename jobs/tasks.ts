@@ -7,7 +7,12 @@ import { catalogueFanoutTask } from './catalogue-fanout.ts';
 import { deliverWebhooksTask } from './deliver-webhooks.ts';
 import { dispatchEventsTask } from './dispatch-events.ts';
 import { inventoryFanoutTask } from './inventory-fanout.ts';
-import { pruneIdempotencyKeysTask, pruneRateLimitsTask, readinessPassTask } from './maintenance.ts';
+import {
+  pruneEventsTask,
+  pruneIdempotencyKeysTask,
+  pruneRateLimitsTask,
+  readinessPassTask,
+} from './maintenance.ts';
 import { sendMailTask } from './send-mail.ts';
 import { webhookCoalesceTask } from './webhook-coalesce.ts';
 
@@ -33,6 +38,7 @@ export function createWorkerTasks(orm: Orm, mail: MailSettings, webhooks: Webhoo
     [JOBS.catalogueFanout]: catalogueFanoutTask(orm),
     [JOBS.pruneRateLimits]: pruneRateLimitsTask(orm),
     [JOBS.pruneIdempotencyKeys]: pruneIdempotencyKeysTask(orm),
+    [JOBS.pruneEvents]: pruneEventsTask(orm),
     [JOBS.dispatchEvents]: dispatchEventsTask(orm, webhooks),
     [JOBS.webhookCoalesce]: webhookCoalesceTask(orm),
     [JOBS.deliverWebhooks]: delivery.task,
@@ -45,11 +51,12 @@ export function createWorkerTasks(orm: Orm, mail: MailSettings, webhooks: Webhoo
  * Deliveries also get a look every minute, so those a crashed worker was sending are retaken even if
  * nothing else wakes the queue. The readiness pass runs nightly at 03:00 UTC (`?fill=6h` runs a missed
  * pass once if the worker was down then); expired rate-limit windows and idempotency keys are dropped
- * hourly.
+ * hourly, and so are events past the event log's 30 days.
  */
 export const crontab = [
   `0 3 * * * ${JOBS.readinessPass} ?fill=6h`,
   `17 * * * * ${JOBS.pruneRateLimits}`,
   `23 * * * * ${JOBS.pruneIdempotencyKeys}`,
+  `41 * * * * ${JOBS.pruneEvents}`,
   `* * * * * ${JOBS.deliverWebhooks}`,
 ].join('\n');

@@ -1,4 +1,5 @@
-import { Logger, type Runner, run } from 'graphile-worker';
+import { type Job, Logger, type Runner, run } from 'graphile-worker';
+import pg from 'pg';
 import type { Logger as Pino } from 'pino';
 import { enqueueJob, JOBS } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
@@ -16,22 +17,86 @@ export interface WorkerOptions {
   webhooks: WebhookSettings;
 }
 
-function graphileLogger(log: Pino): Logger {
+/** What Graphile Worker passes with its lines about a job (`Completed task …`, `Failed task …`). */
+interface JobMeta {
+  job?: Job;
+  duration?: number;
+  success?: boolean;
+  failure?: boolean;
+  error?: unknown;
+  [key: string]: unknown;
+}
+
+const METHOD = { error: 'error', warning: 'warn', info: 'info', debug: 'debug' } as const;
+
+/**
+ * Graphile Worker's log lines on pino. A finished job is one short line, at info when it succeeded
+ * and at error when it failed: task, job id, attempts, duration and outcome. The job row itself
+ * (its payload, which can be large and can hold customer data) is logged only at debug.
+ */
+export function graphileLogger(log: Pino): Logger {
   return new Logger((scope) => (level, message, meta) => {
-    const method =
-      level === 'error' ? 'error' : level === 'warning' ? 'warn' : level === 'debug' ? 'debug' : 'info';
-    log[method]({ scope, ...meta }, message);
+    const { job, error, ...rest } = (meta ?? {}) as JobMeta;
+    if (job && (rest.success || rest.failure)) return logOutcome(log, job, rest.duration ?? 0, error);
+    const fields = {
+      ...(scope.label ? { scope: scope.label } : {}),
+      ...(scope.workerId ? { worker: scope.workerId } : {}),
+      ...(scope.taskIdentifier ? { task: scope.taskIdentifier } : {}),
+      ...(scope.jobId ? { job_id: scope.jobId } : {}),
+      ...rest,
+      ...(job ? jobFields(log, job) : {}),
+      // pino serializes `err` (message, stack); an Error under any other key prints as {}.
+      ...(error === undefined ? {} : { err: error }),
+    };
+    log[METHOD[level] ?? 'info'](fields, message);
   });
+}
+
+function jobFields(log: Pino, job: Job) {
+  return {
+    task: job.task_identifier,
+    job_id: job.id,
+    attempts: job.attempts,
+    max_attempts: job.max_attempts,
+    ...(log.isLevelEnabled('debug') ? { payload: job.payload } : {}),
+  };
+}
+
+function logOutcome(log: Pino, job: Job, duration: number, error: unknown) {
+  const durationMs = Math.round(duration * 10) / 10;
+  const attempt = `attempt ${job.attempts} of ${job.max_attempts}`;
+  const line = { ...jobFields(log, job), duration_ms: durationMs };
+  if (error === undefined) {
+    log.info(
+      { ...line, outcome: 'succeeded' },
+      `${job.task_identifier} job ${job.id} succeeded in ${durationMs}ms`,
+    );
+    return;
+  }
+  const err = error instanceof Error ? error : new Error(String(error));
+  const next = job.attempts >= job.max_attempts ? 'no attempts left' : 'will retry';
+  log.error(
+    { ...line, outcome: 'failed', err },
+    `${job.task_identifier} job ${job.id} failed in ${durationMs}ms (${attempt}, ${next}): ${err.message.split('\n')[0]}`,
+  );
 }
 
 export async function startWorker(opts: WorkerOptions): Promise<Runner> {
   const work = createWorkerTasks(opts.orm, opts.mail, opts.webhooks);
+  const log = opts.log.child({ component: 'worker' });
+  // Our own pool, not Graphile's: Graphile ends its pool without waiting and drops its error
+  // listener, so when PostgreSQL stops right after (npm start's shutdown) an idle connection's
+  // "terminating connection" error had no listener and crashed the process.
+  const pool = new pg.Pool({ connectionString: opts.connectionString, max: opts.concurrency + 2 });
+  const closed = (err: Error) => log.debug({ err }, 'worker connection closed');
+  pool.on('error', closed);
+  pool.on('connect', (client) => client.on('error', closed));
   const runner = await run({
-    connectionString: opts.connectionString,
+    pgPool: pool,
     concurrency: opts.concurrency,
     taskList: work.tasks,
     crontab,
-    logger: graphileLogger(opts.log.child({ component: 'worker' })),
+    logger: graphileLogger(log),
     noHandleSignals: true,
     pollInterval: 1000,
     // A stopping delivery run lets its attempts end (each within twice the deadline) and releases its
@@ -45,7 +110,8 @@ export async function startWorker(opts: WorkerOptions): Promise<Runner> {
   const stop = runner.stop.bind(runner);
   runner.stop = async () => {
     work.stopDelivering();
-    return stop();
+    await stop();
+    await pool.end();
   };
   return runner;
 }

@@ -13,10 +13,10 @@ import { refuseMalformed } from './malformed-request.ts';
 import { MCP_PATH, serveMcp } from './mcp/route.ts';
 import { handleOAuth, type OAuthDeps } from './oauth/routes.ts';
 import type { Orm } from './orm.ts';
-import { newRequestId } from './request-id.ts';
+import { newRequestId, requestIdOf } from './request-id.ts';
 import { readTarget } from './request-target.ts';
 import { sendError, sendJson } from './respond.ts';
-import { createRestHandler } from './rest.ts';
+import { allowedMethods, createRestHandler, type RestRoute, restRoutes } from './rest.ts';
 
 export interface AppDeps {
   orm: Orm;
@@ -25,6 +25,8 @@ export interface AppDeps {
 }
 
 const requestIds = new WeakMap<IncomingMessage, string>();
+/** The method as sent, where HEAD is routed as GET. */
+const sentMethods = new WeakMap<IncomingMessage, string>();
 const requestStores = new WeakMap<IncomingMessage, number>();
 
 type Route = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
@@ -77,10 +79,12 @@ function router({ orm, config, log }: AppDeps): Route {
     onAuthenticated: (actor) => requestStores.set(req, actor.storeId),
     response: { headers: {} },
   });
-  const rest = createRestHandler({ createContext, publicUrl: config.publicUrl, log });
+  const openapi = buildOpenApiDocument(config.publicUrl);
+  const openapiText = JSON.stringify(openapi);
+  const routes = restRoutes(openapi);
+  const rest = createRestHandler({ createContext, publicUrl: config.publicUrl, log, routes });
   const trpc = trpcTransport(createContext, log);
   const oauth = oauthDepsOf(orm, config);
-  const openapiText = JSON.stringify(buildOpenApiDocument(config.publicUrl));
   const mcp = { createContext, publicUrl: config.publicUrl, log, version: CONTRACT_VERSION };
 
   return async (req, res, requestId) => {
@@ -95,6 +99,7 @@ function router({ orm, config, log }: AppDeps): Route {
       );
     }
     const { path } = target;
+    if (path.startsWith('/api/v1/') && answeredMethod(req, res, routes, path, requestId)) return;
     if (path === '/health') {
       const health = await checkHealth(orm);
       return sendJson(res, health.status, health.body);
@@ -124,18 +129,55 @@ function router({ orm, config, log }: AppDeps): Route {
   };
 }
 
+/**
+ * A known REST path asked with a method it does not have: 405 with `Allow` (RFC 9110 §15.5.6), its
+ * methods read from the contract; OPTIONS answers `Allow` alone. True when answered here; a path no
+ * operation has is left to the REST adapter's 404.
+ */
+function answeredMethod(
+  req: IncomingMessage,
+  res: ServerResponse,
+  routes: readonly RestRoute[],
+  path: string,
+  requestId: string,
+): boolean {
+  const allowed = allowedMethods(routes, path);
+  const method = req.method ?? 'GET';
+  if (!allowed || (method !== 'OPTIONS' && allowed.includes(method))) return false;
+  const allow = allowed.join(', ');
+  res.setHeader('Allow', allow);
+  if (method === 'OPTIONS') {
+    res.statusCode = 204;
+    res.end();
+    return true;
+  }
+  const sent = sentMethods.get(req) ?? method;
+  sendError(
+    res,
+    405,
+    {
+      error: 'bad_request',
+      code: 'METHOD_NOT_ALLOWED',
+      message: `${sent} is not allowed here; allowed: ${allow}`,
+    },
+    requestId,
+  );
+  return true;
+}
+
 export function createApp(deps: AppDeps): Server {
   const { log } = deps;
   const route = router(deps);
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000 }, (req, res) => {
     const started = process.hrtime.bigint();
-    const requestId = newRequestId();
+    const requestId = requestIdOf(req.headers['x-request-id']);
     requestIds.set(req, requestId);
     res.setHeader('X-Request-Id', requestId);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'no-store');
     // HEAD is GET without a body: route it as GET; Node already knows to send no body.
     const method = req.method;
+    if (method) sentMethods.set(req, method);
     if (method === 'HEAD') req.method = 'GET';
     res.on('finish', () => {
       log.info(

@@ -39,6 +39,8 @@ const configFields = z.object({
   DATA_DIR: z.string().default('.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // `pretty`: human-readable, colourised lines for development; `json`: one JSON object a line.
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   OPERATOR_TOKEN: z.string().min(24).optional(),
   SECRET_KEY: z
     .string()

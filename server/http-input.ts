@@ -48,6 +48,30 @@ export async function readBytes(req: IncomingMessage, maxBytes: number): Promise
   return Buffer.concat(chunks);
 }
 
+/**
+ * A body of nothing but JSON whitespace (space, tab, CR, LF) holds no JSON value: it is read as no
+ * body at all, as an empty one is (`echo | curl --data-binary @- …` sends a lone newline).
+ */
+export function isBlank(bytes: Uint8Array): boolean {
+  for (const b of bytes) if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) return false;
+  return true;
+}
+
+/** RFC 9110 `type/subtype` (tokens only), the one part of a Content-Type an answer may quote back. */
+const MEDIA_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}\/[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
+
+/**
+ * What a 415 says about the Content-Type that was sent: its media type when it is one (tokens only,
+ * so nothing needs escaping, and short), never the raw header, whose parameters, quotes, control or
+ * non-ASCII bytes and length are the client's.
+ */
+export function unsupportedMediaType(header: string | undefined, expected: string): string {
+  const essence = header?.split(';')[0]?.trim().toLowerCase() ?? '';
+  if (!essence) return `Send the body as ${expected}`;
+  if (!MEDIA_TYPE.test(essence)) return `The Content-Type is not a valid media type; send ${expected}`;
+  return `Unsupported media type "${essence}"; send ${expected}`;
+}
+
 /** Bytes as UTF-8 text; any invalid sequence is refused, never replaced with U+FFFD. */
 export function utf8Text(bytes: Uint8Array, what = 'The request body'): string {
   try {

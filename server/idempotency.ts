@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sha256 } from '@oslojs/crypto/sha2';
 import { encodeHexLowerCase } from '@oslojs/encoding';
 import { stringify } from 'safe-stable-stringify';
+import type { Actor } from '../src/auth/actor.ts';
 import { resolveCredential } from '../src/auth/credentials.ts';
 import type { ErrorBody } from '../src/errors.ts';
 import {
@@ -39,6 +40,8 @@ const REFUSED_BEFORE_RUNNING = new Set([
   'ROUTE_NOT_FOUND',
   'INVALID_REQUEST_TARGET',
   'METHOD_NOT_ALLOWED',
+  // A platform switch refuses the operation before it runs; it may be on for the retry.
+  'FEATURE_DISABLED',
 ]);
 
 export interface IdempotencyDeps {
@@ -63,9 +66,18 @@ export function parseIdempotencyKey(raw: string): string | null {
   return value;
 }
 
-/** Method, path, query and the body's JSON with its keys sorted: a retry matches however it is serialised. */
-function fingerprintOf(req: IncomingMessage & { body?: unknown }, path: string, search: string): string {
-  const text = `${req.method} ${path}?${search}\n${stringify(req.body ?? null)}`;
+/**
+ * The credential, method, path, query and the body's JSON with its keys sorted: a retry matches
+ * however it is serialised, and only its own credential gets a kept answer back (another credential
+ * of the store, perhaps with fewer rights, must never read it by knowing the key).
+ */
+function fingerprintOf(
+  req: IncomingMessage & { body?: unknown },
+  actor: Actor,
+  target: { path: string; search: string },
+): string {
+  const credential = `${actor.kind}:${actor.credentialId}`;
+  const text = `${credential}\n${req.method} ${target.path}?${target.search}\n${stringify(req.body ?? null)}`;
   return encodeHexLowerCase(sha256(new TextEncoder().encode(text)));
 }
 
@@ -144,15 +156,15 @@ export async function applyIdempotency(
   const em = deps.em();
   const actor = await resolveCredential(em, req.headers.authorization, deps.publicUrl).catch(() => undefined);
   if (!actor) return false;
-  const scope: KeyScope = { storeId: actor.storeId, livemode: true, key };
-  const claim = await claimKey(em, scope, fingerprintOf(req, target.path, target.search), requestId);
+  const scope: KeyScope = { storeId: actor.storeId, livemode: actor.livemode, key };
+  const claim = await claimKey(em, scope, fingerprintOf(req, actor, target), requestId);
   if (claim.outcome === 'replay') {
     replay(res, claim.response, claim.requestId);
     return true;
   }
   if (claim.outcome === 'reused') {
     const message =
-      'This Idempotency-Key was used with a different request; send a new key for a new request';
+      'This Idempotency-Key was used with a different request (or credential); send a new key for a new request';
     sendError(res, 422, { error: 'bad_request', code: 'IDEMPOTENCY_KEY_REUSED', message }, requestId);
     return true;
   }
@@ -164,8 +176,8 @@ export async function applyIdempotency(
   }
   settleOnAnswer(res, async (answer) => {
     try {
-      if (keepsAnswer(answer.status, answer.body)) await completeKey(em, scope, requestId, answer);
-      else await releaseKey(em, scope, requestId);
+      if (keepsAnswer(answer.status, answer.body)) await completeKey(em, scope, claim.token, answer);
+      else await releaseKey(em, scope, claim.token);
     } catch (err) {
       // The operation's answer still goes out; the claim is taken over once abandoned.
       deps.log.error({ err, request_id: requestId }, 'idempotency key not settled');

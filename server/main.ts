@@ -1,4 +1,4 @@
-import { isEmpty, seedDemo } from '../src/demo/demo-store.ts';
+import { type DemoCredentials, isEmpty, seedDemo } from '../src/demo/demo-store.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { readDemoCredentials, saveDemoCredentials } from './demo-credentials.ts';
 import { loadEnvFile } from './env.ts';
@@ -23,7 +23,7 @@ try {
   console.error(err instanceof ConfigError ? err.message : err);
   process.exit(2);
 }
-const log = createLogger(config.LOG_LEVEL);
+const log = createLogger(config.LOG_LEVEL, config.LOG_FORMAT);
 const serve = mode !== 'worker';
 
 const runtime = await startRuntime(config, log, {
@@ -34,14 +34,23 @@ const runtime = await startRuntime(config, log, {
     log.info({ products: config.DEMO_PRODUCTS }, 'empty database: seeding the demo catalogue and store');
     const creds = await seedDemo(orm.em.fork(), config.DEMO_PRODUCTS);
     if (!config.DATABASE_URL) await saveDemoCredentials(config.DATA_DIR, creds);
-    else printKeys(creds.read_write_key, creds.read_key);
+    else printKeys(creds);
   },
-});
+}).catch(exitOnConfigError);
 handleSignals(runtime, log);
 
-function printKeys(readWrite: string, read: string) {
-  console.log(`  Demo API key (read_write): ${readWrite}`);
-  console.log(`  Demo API key (read):       ${read}`);
+/** A setup the operator must change (SECRET_KEY, a DATA_DIR user postgres cannot reach): one line, no stack. */
+function exitOnConfigError(err: unknown): never {
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(err.message);
+  process.exit(2);
+}
+
+function printKeys(creds: DemoCredentials) {
+  console.log(`  Demo store: ${creds.store_id}`);
+  console.log(`  Demo API key (read_write): ${creds.read_write_key}`);
+  console.log(`  Demo API key (read):       ${creds.read_key}`);
+  if (creds.test_key) console.log(`  Demo API key (test mode):  ${creds.test_key}`);
 }
 
 if (runtime.url) {
@@ -50,8 +59,15 @@ if (runtime.url) {
   console.log(`  Docs:      ${base}/docs`);
   console.log(`  Contract:  ${base}/api/v1/openapi.json`);
   console.log(`  Health:    ${base}/health`);
+  if (runtime.cluster?.relocated)
+    console.log(`  Database:  ${runtime.cluster.dir} (${config.DATA_DIR}/pg links to it)`);
   const creds = config.DATABASE_URL ? undefined : await readDemoCredentials(config.DATA_DIR);
-  if (creds) printKeys(creds.read_write_key, creds.read_key);
+  if (creds) {
+    printKeys(creds);
+    console.log(
+      `  Webhooks on localhost: npm run cli -- listen --store ${creds.store_id} --forward-to http://localhost:4242/webhooks`,
+    );
+  }
   console.log(`  Try: curl -H "Authorization: Bearer <key>" ${base}/api/v1/products?limit=3\n`);
 } else {
   log.info('worker running');

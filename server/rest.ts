@@ -6,7 +6,16 @@ import { appRouter } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { shapeError } from '../src/trpc/errors.ts';
 import { proceduresMeta } from '../src/trpc/meta.ts';
-import { InputRefused, type Params, parseJsonBody, parseParams, readBytes, utf8Text } from './http-input.ts';
+import {
+  InputRefused,
+  isBlank,
+  type Params,
+  parseJsonBody,
+  parseParams,
+  readBytes,
+  unsupportedMediaType,
+  utf8Text,
+} from './http-input.ts';
 import { applyIdempotency } from './idempotency.ts';
 import type { Logger } from './logger.ts';
 import type { RequestTarget } from './request-target.ts';
@@ -17,6 +26,62 @@ export interface RestDeps {
   createContext(req: IncomingMessage): Context;
   publicUrl: string;
   log: Logger;
+  /** The contract's operations under /api/v1/ (`restRoutes` of the OpenAPI document). */
+  routes: readonly RestRoute[];
+}
+
+/** One operation of the contract: its method, and its path template as the adapter matches it. */
+export interface RestRoute {
+  method: string;
+  template: string;
+  pattern: RegExp;
+  /** The names of the path's parameters (`{id}`), which a body must not carry. */
+  params: string[];
+}
+
+const OPERATION_METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
+/** The order `Allow` lists methods in. */
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** A path as trpc-to-openapi normalises it before matching (no trailing slash). */
+const normalised = (path: string) => `/${path.replace(/^\/|\/$/g, '')}`;
+
+/**
+ * Every operation the OpenAPI document declares under /api/v1/ (the routers' and the hand-added raw
+ * ones), read once at start, matched as trpc-to-openapi matches: a parameter is one segment, case
+ * is ignored.
+ */
+export function restRoutes(doc: { paths?: Record<string, object | undefined> }): RestRoute[] {
+  const routes: RestRoute[] = [];
+  for (const [template, item] of Object.entries(doc.paths ?? {})) {
+    if (!template.startsWith('/api/v1/') || !item) continue;
+    const params: string[] = [];
+    const source = template
+      .split(/(\{[^}]+\})/)
+      .map((part, i) => {
+        if (i % 2 === 0) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        params.push(part.slice(1, -1));
+        return '[^/]+';
+      })
+      .join('');
+    const pattern = new RegExp(`^${normalised(source)}$`, 'i');
+    for (const method of OPERATION_METHODS)
+      if (method in item) routes.push({ method: method.toUpperCase(), template, pattern, params });
+  }
+  return routes;
+}
+
+/**
+ * The methods a REST path answers, in `Allow`'s form (HEAD wherever GET, and OPTIONS), or undefined
+ * when no operation has this path: that is a 404, not a 405.
+ */
+export function allowedMethods(routes: readonly RestRoute[], path: string): string[] | undefined {
+  const target = normalised(path);
+  const methods = new Set(routes.filter((r) => r.pattern.test(target)).map((r) => r.method));
+  if (methods.size === 0) return undefined;
+  if (methods.has('GET')) methods.add('HEAD');
+  methods.add('OPTIONS');
+  return METHOD_ORDER.filter((m) => methods.has(m));
 }
 
 /**
@@ -84,7 +149,7 @@ export function createRestHandler(deps: RestDeps) {
 
   return async (req: IncomingMessage, res: ServerResponse, requestId: string, target: RequestTarget) => {
     try {
-      await readInput(req, target);
+      await readInput(req, target, deps.routes);
     } catch (err) {
       if (!(err instanceof InputRefused)) throw err;
       // Nothing of the input reaches the procedure; its refusal does, after authentication.
@@ -112,36 +177,45 @@ export function createRestHandler(deps: RestDeps) {
  * `application/json…` media type, read a body only when the operation declares one, and hand JSON of
  * any depth to the procedures. The adapter takes what is found on `req.query` and `req.body`.
  */
-async function readInput(req: IncomingMessage, target: RequestTarget) {
+async function readInput(req: IncomingMessage, target: RequestTarget, routes: readonly RestRoute[]) {
   const withInput = req as IncomingMessage & { query?: Params; body?: unknown };
   withInput.query = parseParams(target.search);
   if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE') return;
   const type = req.headers['content-type'];
   const bytes = await readBytes(req, MAX_BODY_BYTES);
   // An action with nothing to send (`curl -X POST …/rotate-secret`) may carry any media type or
-  // none: there is no body to misread.
-  if (bytes.length > 0) {
+  // none: there is no body to misread. Whitespace alone is no body either.
+  const blank = isBlank(bytes);
+  if (!blank) {
     const media = /^\s*([^;\s]+)\s*(?:;(.*))?$/.exec(type ?? '');
     const charset = /(?:^|;)\s*charset\s*=\s*"?([^";\s]+)/i.exec(media?.[2] ?? '')?.[1]?.toLowerCase();
     if (media?.[1]?.toLowerCase() !== 'application/json') {
-      throw new InputRefused(
-        415,
-        'UNSUPPORTED_MEDIA_TYPE',
-        type
-          ? `Unsupported media type "${type}"; send application/json`
-          : 'Send the body as application/json',
-      );
+      throw new InputRefused(415, 'UNSUPPORTED_MEDIA_TYPE', unsupportedMediaType(type, 'application/json'));
     }
     if (charset && charset !== 'utf-8' && charset !== 'utf8')
       throw new InputRefused(415, 'UNSUPPORTED_MEDIA_TYPE', 'JSON bodies must be UTF-8');
   }
-  const body = bytes.length > 0 ? parseJsonBody(utf8Text(bytes)) : undefined;
+  const body = blank ? undefined : parseJsonBody(utf8Text(bytes));
   // The adapter spreads the body into the input: a string or an array would arrive as index keys.
   if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body)))
     throw new InputRefused(400, 'VALIDATION_FAILED', 'The request body must be a JSON object', {
       path: '(root)',
       message: 'must be a JSON object',
     });
+  // The adapter lays the path's parameters over the body's keys: a body key of that name would be
+  // dropped in silence. The body schema has no such field (the contract says so), so it is unknown.
+  if (body) {
+    const path = normalised(target.path);
+    const route = routes.find((r) => r.method === req.method && r.pattern.test(path));
+    const taken = route?.params.find((name) => Object.hasOwn(body, name));
+    if (taken) {
+      const message = 'unknown field (taken from the path)';
+      throw new InputRefused(400, 'VALIDATION_FAILED', `Invalid request: ${taken}: ${message}`, {
+        path: taken,
+        message,
+      });
+    }
+  }
   withInput.body = body;
   req.headers['content-type'] = 'application/json';
 }

@@ -4,7 +4,7 @@ import { startWorker } from '../jobs/worker.ts';
 import { setWebhookResolver } from '../src/webhooks/url-guard.ts';
 import { createApp } from './app.ts';
 import { type Config, merchantOf, webhookResolverOf, webhookSettingsOf } from './config.ts';
-import { type Database, startEmbeddedPostgres } from './database.ts';
+import { type ClusterPlace, type Database, startEmbeddedPostgres } from './database.ts';
 import type { Logger } from './logger.ts';
 import { migrateDirect, type Orm, openOrm } from './orm.ts';
 import { resolveSecretKey } from './secret-key.ts';
@@ -13,6 +13,8 @@ export interface Runtime {
   config: Config;
   orm: Orm;
   databaseUrl: string;
+  /** The embedded cluster, when DATABASE_URL is not set. */
+  cluster?: ClusterPlace;
   server?: Server;
   worker?: Runner;
   url?: string;
@@ -30,11 +32,18 @@ export interface RuntimeOptions {
 export async function connectDatabase(config: Config, log: Logger): Promise<Database> {
   if (config.DATABASE_URL) return { url: config.DATABASE_URL, stop: async () => {} };
   log.info({ dataDir: config.DATA_DIR }, 'starting embedded PostgreSQL');
-  return startEmbeddedPostgres({
+  const db = await startEmbeddedPostgres({
     dataDir: config.DATA_DIR,
     port: config.EMBEDDED_PG_PORT,
     onLog: (line) => log.debug({ component: 'postgres' }, line),
   });
+  if (db.cluster?.relocated) {
+    log.info(
+      { cluster: db.cluster.dir },
+      'user postgres (which runs PostgreSQL for root) cannot reach DATA_DIR: the cluster is kept where it can, DATA_DIR/pg links to it',
+    );
+  }
+  return db;
 }
 
 export async function startRuntime(given: Config, log: Logger, opts: RuntimeOptions): Promise<Runtime> {
@@ -91,7 +100,7 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
     })();
     return stopping;
   };
-  return { config, orm, databaseUrl: db.url, server, worker, url, stop };
+  return { config, orm, databaseUrl: db.url, cluster: db.cluster, server, worker, url, stop };
 }
 
 /** SIGTERM/SIGINT: drain and exit; a second signal exits at once. */

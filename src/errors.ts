@@ -22,12 +22,18 @@ export const STATUS_OF: Record<ErrorCategory, number> = {
   server_error: 500,
 };
 
+/** One input field at fault: its path as validation errors name it (`items.0.price_cents`) and why. */
+export interface FieldDetail {
+  path: string;
+  message: string;
+}
+
 /** The contract's error body (contract.md, "Errors"). */
 export interface ErrorBody {
   error: ErrorCategory;
   message: string;
   code?: string;
-  details?: { path: string; message: string }[];
+  details?: FieldDetail[];
   [extra: string]: unknown;
 }
 
@@ -38,6 +44,8 @@ export interface AppErrorOptions {
   headers?: Record<string, string>;
   /** When the category's usual status is not the one (413, 415, 405 are bad requests too). */
   status?: number;
+  /** The input fields at fault, as validation errors name them: an error about one field names it. */
+  details?: FieldDetail[];
 }
 
 export class AppError extends Error {
@@ -47,6 +55,7 @@ export class AppError extends Error {
   readonly extra: Record<string, unknown>;
   readonly headers: Record<string, string>;
   readonly status: number;
+  readonly details: FieldDetail[] | undefined;
 
   constructor(
     category: ErrorCategory,
@@ -60,7 +69,36 @@ export class AppError extends Error {
     this.extra = opts.extra ?? {};
     this.headers = opts.headers ?? {};
     this.status = opts.status ?? STATUS_OF[category];
+    this.details = opts.details;
   }
+}
+
+/** The one field an error concerns, for `AppErrorOptions.details`. */
+export const field = (path: string, message: string): FieldDetail[] => [{ path, message }];
+
+/** A value's JSON type as error messages name it (`null` and `array` are not `object`). */
+export function jsonTypeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/** Text a client sent, quoted and escaped for an error message, and never longer than `max`. */
+export function quoted(text: string, max = 40): string {
+  return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
+}
+
+/**
+ * A wrong-type message in the contract's words (`expected integer, got string`), the same for every
+ * field; an absent value is `required`. A string is shown (capped) where strings are an accepted form
+ * of the type, so a query value like `limit=ten` reads `expected integer, got string "ten"`.
+ */
+export function wrongType(expected: string, input: unknown, showString = false): string {
+  if (input === undefined) return 'required';
+  const got = jsonTypeOf(input);
+  if (typeof input === 'string' && showString) return `expected ${expected}, got string ${quoted(input)}`;
+  if (typeof input === 'number' && expected === 'integer') return `expected integer, got ${input}`;
+  return `expected ${expected}, got ${got}`;
 }
 
 export const notFound = (message: string, code?: string) => new AppError('not_found', code, message);
@@ -77,5 +115,6 @@ export interface ShapedError {
 export function httpError(error: AppError): ShapedError {
   const body: ErrorBody = { error: error.category, message: error.message, ...error.extra };
   if (error.appCode) body.code = error.appCode;
+  if (error.details) body.details = error.details;
   return { status: error.status, body, headers: error.headers };
 }

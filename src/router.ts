@@ -1,5 +1,6 @@
 import { catalogueInternalRouter } from './catalogue/internal-router.ts';
 import { catalogueRouter } from './catalogue/router.ts';
+import { eventsRouter } from './event-log/router.ts';
 import { externalOrdersInternalRouter } from './external-orders/internal-router.ts';
 import { externalOrdersRouter } from './external-orders/router.ts';
 import { inventoryInternalRouter } from './inventory/internal-router.ts';
@@ -11,9 +12,11 @@ import { oauthInternalRouter } from './oauth/internal-router.ts';
 import { ordersInternalRouter } from './orders/internal-router.ts';
 import { ordersRouter } from './orders/router.ts';
 import { platformInternalRouter } from './platform/internal-router.ts';
+import { sandboxInternalRouter } from './sandbox/internal-router.ts';
 import { storeInternalRouter } from './store/internal-router.ts';
 import { storeRouter } from './store/router.ts';
 import { createCallerFactory, router } from './trpc/init.ts';
+import { webhooksInternalRouter } from './webhooks/internal-router.ts';
 import { webhooksRouter } from './webhooks/router.ts';
 
 /**
@@ -31,6 +34,8 @@ const internalRouter = router({
   externalOrders: externalOrdersInternalRouter,
   oauth: oauthInternalRouter,
   mail: mailInternalRouter,
+  webhooks: webhooksInternalRouter,
+  sandbox: sandboxInternalRouter,
 });
 
 export const appRouter = router({
@@ -41,6 +46,7 @@ export const appRouter = router({
   inventory: inventoryRouter,
   externalOrders: externalOrdersRouter,
   webhooks: webhooksRouter,
+  events: eventsRouter,
   internal: internalRouter,
 });
 

@@ -113,6 +113,7 @@ function partner(storeId: number): PartnerContext {
       appScopes: new Set(),
       credentialId: 0,
       canReadCustomers: false,
+      livemode: true,
     },
   };
 }

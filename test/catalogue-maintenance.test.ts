@@ -505,7 +505,10 @@ describe('fan-out in batches', () => {
 describe('webhook receivers of the listing stores', () => {
   it('each gets exactly one coalesced, ids-only delivery per event; stores without the listing get none', async () => {
     const receiver = await startReceiver();
-    const worker = await startWorkerProcess(app.databaseUrl, receiver.caFile);
+    // A window wide enough that three changes fall in one even on a loaded machine.
+    const worker = await startWorkerProcess(app.databaseUrl, receiver.caFile, {
+      WEBHOOK_COALESCE_WINDOW: '4s',
+    });
     try {
       const hooks = new Map<number, number>();
       for (const store of [A, B, C, D]) {
@@ -516,7 +519,7 @@ describe('webhook receivers of the listing stores', () => {
         expect(res.status).toBe(201);
         hooks.set(res.body.webhook.id, store.id);
       }
-      // Three changes inside one coalescing window (1 s here, 30 s by default).
+      // Three changes inside one coalescing window (4 s here, 30 s by default).
       await internal().catalogue.updateProduct({ productId: P, name: 'Brass lamp, large' });
       await internal().catalogue.updateProduct({ productId: P, retail_price_cents: 2200 });
       await internal().catalogue.updateProduct({ productId: P, description: 'Large brass lamp.' });

@@ -1,5 +1,9 @@
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorBody, GetMyProductResponse, GetStoreResponse } from '../client/src/index.ts';
+import { suggest } from '../server/cli/args.ts';
+import { COMMANDS } from '../server/cli/commands.ts';
+import { commandHelp, readmeTable, usageLine } from '../server/cli/help.ts';
 import { runReadinessPass } from '../src/catalogue/run-readiness-pass.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
@@ -183,10 +187,46 @@ describe('operator CLI: refusals', () => {
     expect(await count(app, sql`SELECT count(*)::integer AS n FROM stores`)).toBe(before);
   });
 
-  it('rejects an unknown command with usage', async () => {
-    const r = await cli(app.databaseUrl, 'stores:delete', '--json');
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain('usage');
+  it('names an unknown command, suggests the one meant, and exits 2', async () => {
+    const [plain, asJson, far] = await Promise.all([
+      cli(app.databaseUrl, 'stores:lst'),
+      cli(app.databaseUrl, 'stores:lst', '--json'),
+      cli(app.databaseUrl, 'frobnicate', '--json'),
+    ]);
+    expect(plain.code).toBe(2);
+    expect(plain.stdout).toBe('');
+    expect(plain.stderr.trim()).toBe(
+      'error: Unknown command "stores:lst". Did you mean "stores:list"? Run "npm run cli -- --help" for the list.',
+    );
+    expect(asJson.code).toBe(2);
+    expect(json(asJson)).toEqual({
+      error: 'bad_request',
+      message:
+        'Unknown command "stores:lst". Did you mean "stores:list"? Run "npm run cli -- --help" for the list.',
+    });
+    expect(far.code).toBe(2);
+    expect(json(far)).toEqual({
+      error: 'bad_request',
+      message: 'Unknown command "frobnicate". Run "npm run cli -- --help" for the list.',
+    });
+  });
+
+  it('names an unknown flag of a known command before touching the database', async () => {
+    const before = await count(app, sql`SELECT count(*)::integer AS n FROM stores`);
+    const [typo, asJson] = await Promise.all([
+      cli(app.databaseUrl, 'stores:create', '--nam', 'Typo Store'),
+      cli(app.databaseUrl, 'keys:list', '--stor', '1', '--json'),
+    ]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr.trim()).toBe(
+      'error: Unknown flag "--nam" for stores:create. Did you mean "--name"? Run "npm run cli -- stores:create --help" for its usage.',
+    );
+    expect(asJson.code).toBe(2);
+    expect(json(asJson)).toEqual({
+      error: 'bad_request',
+      message: expect.stringMatching(/^Unknown flag "--stor" for keys:list\. Did you mean "--store"\?/),
+    });
+    expect(await count(app, sql`SELECT count(*)::integer AS n FROM stores`)).toBe(before);
   });
 });
 
@@ -328,5 +368,271 @@ describe('own-goods:create', () => {
     );
     expect(again.code).not.toBe(0);
     expect(json(again)).toMatchObject({ error: 'conflict' });
+  });
+});
+
+/** Nothing listens here: a command that tried to reach the database would fail. */
+const NO_DATABASE = 'postgres://nobody:nothing@127.0.0.1:1/nowhere';
+
+describe('operator CLI: help', () => {
+  it('--help, help, -h and no command list every command with its description, without a database', async () => {
+    const [long, word, short, none] = await Promise.all([
+      cli(NO_DATABASE, '--help'),
+      cli(NO_DATABASE, 'help'),
+      cli(NO_DATABASE, '-h'),
+      cli(NO_DATABASE),
+    ]);
+    for (const r of [long, word, short]) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('Usage: npm run cli -- <command>');
+      for (const c of COMMANDS) {
+        expect(r.stdout).toMatch(new RegExp(`^  ${c.name} +${escapeRegExp(c.description)}$`, 'm'));
+      }
+    }
+    expect(word.stdout).toBe(long.stdout);
+    // No command at all is a mistake (an empty variable in a script): the same list on stderr, exit 2.
+    expect(none.code).toBe(2);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toContain(long.stdout.trim());
+  });
+
+  it('<command> --help and -h print its usage, description and flags and exit 0, without a database', async () => {
+    const [long, short, word, asJson, inMidst] = await Promise.all([
+      cli(NO_DATABASE, 'keys:create', '--help'),
+      cli(NO_DATABASE, 'keys:create', '-h'),
+      cli(NO_DATABASE, 'help', 'keys:create'),
+      cli(NO_DATABASE, 'keys:list', '--help', '--json'),
+      cli(NO_DATABASE, 'orders:advance', '12', 'shipped', '--tracking', 'T1', '-h'),
+    ]);
+    expect(long.code, long.stderr).toBe(0);
+    expect(long.stdout.trim().split('\n')).toEqual([
+      'Usage: npm run cli -- keys:create --store ID --scope read|read_write [--test] [--name N] [--json]',
+      '',
+      'Creates an API key, shown once.',
+      '',
+      'Flags:',
+      '  --store ID               the store id',
+      '  --scope read|read_write  what the key may do',
+      '  --test                   an sl_test_ key (default: sl_live_)',
+      '  --name N                 a label for the key',
+      '  --json                   print the result as one line of JSON',
+      "  -h, --help               print this command's usage and exit",
+    ]);
+    expect(short).toEqual(long);
+    expect(word).toEqual(long);
+    expect(asJson.code).toBe(0);
+    expect(json(asJson)).toMatchObject({
+      command: 'keys:list',
+      usage: 'npm run cli -- keys:list --store ID [--json]',
+      flags: expect.arrayContaining([{ flag: '--store ID', help: 'the store id' }]),
+    });
+    expect(inMidst.code).toBe(0);
+    expect(inMidst.stdout).toContain('Usage: npm run cli -- orders:advance ORDER_ID STATUS');
+  });
+
+  it('every command declares exactly the flags its usage line shows, and its help lists them', () => {
+    for (const c of COMMANDS) {
+      expect(c.description, c.name).not.toMatch(/\n|\.$/);
+      const shown = new Set([...c.synopsis.matchAll(/--([a-z][a-z-]*)/g)].map((m) => m[1]));
+      // orders:create-storefront's usage shows the common flags; the address fields are in its help.
+      const declared = Object.keys(c.flags).filter(
+        (f) => shown.has(f) || c.name !== 'orders:create-storefront',
+      );
+      expect([...shown].sort(), c.name).toEqual(declared.sort());
+      const help = commandHelp(c);
+      expect(help).toContain(usageLine(c));
+      for (const flag of Object.keys(c.flags))
+        expect(help, c.name).toMatch(new RegExp(`^  --${flag}\\b`, 'm'));
+    }
+    expect(new Set(COMMANDS.map((c) => c.name)).size).toBe(COMMANDS.length);
+  });
+
+  it("the README's CLI table is the one generated from the command definitions", async () => {
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    expect(readme).toContain(`${readmeTable(COMMANDS)}\n`);
+  });
+
+  it('suggests the command meant: one close typo, or the commands a prefix starts', () => {
+    const names = COMMANDS.map((c) => c.name);
+    expect(suggest('stores:lst', names)).toEqual(['stores:list']);
+    expect(suggest('key:list', names)).toEqual(['keys:list']);
+    expect(suggest('webhook:list', names)).toEqual(['webhooks:list']);
+    expect(suggest('stores', names)).toEqual(['stores:create', 'stores:list']);
+    expect(suggest('deploy', names)).toEqual([]);
+  });
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+describe('operator CLI: lists', () => {
+  let storeId: number;
+  let keys: KeyOut[];
+
+  beforeAll(async () => {
+    const store = await ok<StoreOut>(
+      cli(app.databaseUrl, 'stores:create', '--name', 'Listed Store', '--json'),
+    );
+    storeId = store.id;
+    // One after the other, so their ids follow the order of the list.
+    keys = [];
+    for (const scope of ['read', 'read_write']) {
+      keys.push(
+        await ok<KeyOut>(
+          cli(
+            app.databaseUrl,
+            'keys:create',
+            '--store',
+            String(storeId),
+            '--scope',
+            scope,
+            '--name',
+            `k-${scope}`,
+            '--json',
+          ),
+        ),
+      );
+    }
+    await ok(cli(app.databaseUrl, 'keys:revoke', String(keys[0]?.id), '--json'));
+    // A key used once has its last use recorded.
+    expect((await app.get('/api/v1/vendor/me', keys[1]?.key)).status).toBe(200);
+    // Recorded after the answer, off the request's path: wait for it.
+    for (let i = 0; i < 50; i++) {
+      const [used] = await rows<{ n: number }>(
+        app.em(),
+        sql`SELECT count(*)::integer AS n FROM api_keys WHERE id = ${keys[1]?.id ?? 0} AND last_used_at IS NOT NULL`,
+      );
+      if (used?.n) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await rows(
+      app.em(),
+      sql`INSERT INTO webhook_subscriptions (store_id, url, events, secret_encrypted)
+        VALUES (${storeId}, 'https://hooks.example.com/a', '{order.created,order.shipped}', 'SECRET-CIPHERTEXT-A')`,
+    );
+    await rows(
+      app.em(),
+      sql`INSERT INTO webhook_subscriptions (store_id, url, events, secret_encrypted, active, disabled_reason, dead_letter_streak)
+        VALUES (${storeId}, 'https://hooks.example.com/b', '{*}', 'SECRET-CIPHERTEXT-B', false, 'dead_letters', 20)`,
+    );
+  });
+
+  it('stores:list shows every store with its listings count', async () => {
+    const out = await ok<{ stores: Record<string, unknown>[] }>(
+      cli(app.databaseUrl, 'stores:list', '--json'),
+    );
+    const mine = out.stores.find((s) => s.id === storeId);
+    expect(mine).toEqual({
+      id: storeId,
+      name: 'Listed Store',
+      slug: 'listed-store',
+      listings_count: 0,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
+    const ids = out.stores.map((s) => s.id as number);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    const [row] = await rows<{ n: number }>(app.em(), sql`SELECT count(*)::integer AS n FROM stores`);
+    expect(out.stores).toHaveLength(row?.n ?? -1);
+
+    const plain = await cli(app.databaseUrl, 'stores:list');
+    expect(plain.code, plain.stderr).toBe(0);
+    const lines = plain.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^id +name +slug +listings_count +created_at$/);
+    expect(lines.find((l) => l.includes('listed-store'))).toMatch(
+      new RegExp(`^${storeId} +Listed Store +listed-store +0 +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ$`),
+    );
+  });
+
+  it('keys:list shows prefixes, scopes, modes and revocations, never a key or its hash', async () => {
+    const run = await cli(app.databaseUrl, 'keys:list', '--store', String(storeId), '--json');
+    const out = await ok<{ store_id: number; keys: Record<string, unknown>[] }>(Promise.resolve(run));
+    expect(out.store_id).toBe(storeId);
+    expect(out.keys).toEqual([
+      {
+        id: keys[0]?.id,
+        name: 'k-read',
+        prefix: keys[0]?.key.slice(0, 12),
+        scope: 'read',
+        mode: 'live',
+        created_at: expect.any(String),
+        last_used_at: null,
+        revoked_at: expect.any(String),
+      },
+      {
+        id: keys[1]?.id,
+        name: 'k-read_write',
+        prefix: keys[1]?.key.slice(0, 12),
+        scope: 'read_write',
+        mode: 'live',
+        created_at: expect.any(String),
+        last_used_at: expect.any(String),
+        revoked_at: null,
+      },
+    ]);
+    const hashes = await rows<{ token_hash: string }>(
+      app.em(),
+      sql`SELECT token_hash FROM api_keys WHERE store_id = ${storeId}`,
+    );
+    const plain = await cli(app.databaseUrl, 'keys:list', '--store', String(storeId));
+    expect(plain.code, plain.stderr).toBe(0);
+    for (const secret of [...keys.map((k) => k.key), ...hashes.map((h) => h.token_hash)]) {
+      expect(run.stdout).not.toContain(secret);
+      expect(plain.stdout).not.toContain(secret);
+    }
+    const lines = plain.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^id +name +prefix +scope +mode +created_at +last_used_at +revoked_at$/);
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toMatch(
+      new RegExp(`^${keys[0]?.id} +k-read +sl_live_\\w{4} +read +live +\\S+ \\S+ +- +\\S+ \\S+$`),
+    );
+  });
+
+  it('webhooks:list shows subscriptions with their failure streaks, never the secret', async () => {
+    const run = await cli(app.databaseUrl, 'webhooks:list', '--store', String(storeId), '--json');
+    const out = await ok<{ webhooks: Record<string, unknown>[] }>(Promise.resolve(run));
+    expect(out.webhooks).toEqual([
+      expect.objectContaining({
+        url: 'https://hooks.example.com/a',
+        events: ['order.created', 'order.shipped'],
+        active: true,
+        disabled_reason: null,
+        failure_streak: 0,
+        created_at: expect.any(String),
+      }),
+      expect.objectContaining({
+        url: 'https://hooks.example.com/b',
+        events: ['*'],
+        active: false,
+        disabled_reason: 'dead_letters',
+        failure_streak: 20,
+      }),
+    ]);
+    const plain = await cli(app.databaseUrl, 'webhooks:list', '--store', String(storeId));
+    expect(plain.code, plain.stderr).toBe(0);
+    for (const text of [run.stdout, plain.stdout]) expect(text).not.toMatch(/SECRET-CIPHERTEXT|secret/i);
+    const lines = plain.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^id +url +events +active +failure_streak +disabled_reason +created_at$/);
+    expect(lines[1]).toMatch(/https:\/\/hooks\.example\.com\/a +order\.created,order\.shipped +yes +0 +- +/);
+    expect(lines[2]).toMatch(/https:\/\/hooks\.example\.com\/b +\* +no +20 +dead_letters +/);
+  });
+
+  it('an empty list reads as such, and an unknown store is not_found', async () => {
+    const other = await ok<StoreOut>(cli(app.databaseUrl, 'stores:create', '--name', 'Bare Store', '--json'));
+    const [emptyKeys, emptyHooks, missing, missingHooks, noStore] = await Promise.all([
+      cli(app.databaseUrl, 'keys:list', '--store', String(other.id)),
+      cli(app.databaseUrl, 'webhooks:list', '--store', String(other.id), '--json'),
+      cli(app.databaseUrl, 'keys:list', '--store', '999999', '--json'),
+      cli(app.databaseUrl, 'webhooks:list', '--store', '999999'),
+      cli(app.databaseUrl, 'keys:list', '--json'),
+    ]);
+    expect(emptyKeys.stdout.trim()).toBe('No API keys.');
+    expect(json(emptyHooks)).toEqual({ store_id: other.id, webhooks: [] });
+    expect(missing.code).toBe(1);
+    expect(json(missing)).toEqual({ error: 'not_found', message: 'No store with id 999999' });
+    expect(missingHooks.code).toBe(1);
+    expect(missingHooks.stderr.trim()).toBe('error: No store with id 999999');
+    expect(noStore.code).toBe(2);
+    expect(json(noStore)).toEqual({ error: 'bad_request', message: '--store must be a whole number' });
   });
 });

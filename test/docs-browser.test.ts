@@ -83,11 +83,14 @@ describe('/docs', () => {
     await expect
       .poll(() => page.getByText("List the store's products", { exact: true }).count(), { timeout: 20_000 })
       .toBeGreaterThan(0);
+    // Generous timeouts: the page is large (every operation with its samples) and CPUs may be busy.
     await expect
-      .poll(() => page.getByText('Stockless Partner API', { exact: false }).count())
+      .poll(() => page.getByText('Stockless Partner API', { exact: false }).count(), { timeout: 20_000 })
       .toBeGreaterThan(0);
     // The webhook events (OpenAPI 3.1 `webhooks`) are rendered too.
-    await expect.poll(() => page.getByText('order.shipped', { exact: true }).count()).toBeGreaterThan(0);
+    await expect
+      .poll(() => page.getByText('order.shipped', { exact: true }).count(), { timeout: 20_000 })
+      .toBeGreaterThan(0);
 
     expect(requests).toContain(`${app.url}/api/v1/openapi.json`);
     expect(requests).toContain(`${app.url}/docs/redoc.standalone.js`);

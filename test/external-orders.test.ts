@@ -76,6 +76,7 @@ function asApp(
     credentialId: o.credentialId ?? 77_001,
     appId: 9,
     canReadCustomers: o.readCustomers ?? false,
+    livemode: true,
   };
   return createCaller(
     testContext(app, { actor, operatorToken: OPERATOR_TOKEN, requestId: 'req_external_orders_app' }),

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CreateWholesaleOrderResponse, type ErrorBody, Stockless } from '../client/src/index.ts';
 import { parseIdempotencyKey } from '../server/idempotency.ts';
 import { rows, sql } from '../src/db/sql.ts';
-import { pruneKeys } from '../src/idempotency/keys.ts';
+import { claimKey, completeKey, pruneKeys, releaseKey } from '../src/idempotency/keys.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 import { type Sent, send } from './helpers/http.ts';
@@ -182,6 +182,49 @@ describe('the same key on another request', () => {
     expect(elsewhere.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
   });
 
+  it('replays to its own credential only: another key of the store never reads the kept answer', async () => {
+    const path = '/api/v1/vendor/webhooks';
+    const key = newKey();
+    const body = { url: 'https://127.0.0.1:9/hook', events: ['order.created'] };
+    const made = await post<{ secret?: string; webhook: { id: number } }>(body, key, { path });
+    expect(made.status).toBe(201);
+    const rotate = `${path}/${made.body.webhook.id}/rotate-secret`;
+    const rotateKey = newKey();
+    const rotated = await post<{ secret: string }>(undefined, rotateKey, { path: rotate });
+    expect(rotated.status).toBe(200);
+    // The read key sends the same request under the same key: no replay of the new secret.
+    const probe = await post<ErrorBody>(undefined, rotateKey, { path: rotate, key: store.read });
+    expect(probe.status).toBe(422);
+    expect(probe.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(probe.text).not.toContain(rotated.body.secret);
+  });
+
+  it('keeps no answer of a platform switch that refused the operation before it ran', async () => {
+    const body = {
+      marketplace: 'etsy',
+      external_order_id: `EXT-${Date.now()}`,
+      placed_at: '2026-11-20T09:30:00+11:00',
+      currency: 'AUD',
+      customer: CUSTOMER,
+      shipping: { ...SHIPPING, address2: '' },
+      items: [{ sku: 'UNMAPPED', quantity: 1, price_cents: 100 }],
+      total_cents: 100,
+    };
+    const path = '/api/v1/orders/external';
+    const key = newKey();
+    await rows(app.em(), sql`UPDATE platform_features SET enabled = false WHERE name = 'external_orders'`);
+    try {
+      const off = await post<ErrorBody>(body, key, { path });
+      expect(off.status).toBe(404);
+      expect(off.body.code).toBe('FEATURE_DISABLED');
+    } finally {
+      await rows(app.em(), sql`UPDATE platform_features SET enabled = true WHERE name = 'external_orders'`);
+    }
+    const on = await post<{ result: string }>(body, key, { path });
+    expect(on.status).toBe(202);
+    expect(on.headers.get('idempotent-replayed')).toBeNull();
+  });
+
   it('belongs to one store: another store may use the same key', async () => {
     const productId = await product();
     const key = newKey();
@@ -244,6 +287,31 @@ describe('under concurrency', () => {
     const taken = await post(orderBody(productId), key);
     expect(taken.status).toBe(201);
     expect(taken.headers.get('idempotent-replayed')).toBeNull();
+  });
+});
+
+describe('a claim’s owner', () => {
+  it('is its own token, not the request id (which a client may choose, and repeat)', async () => {
+    const scope = { storeId: store.id, livemode: true, key: newKey() };
+    const first = await claimKey(app.em(), scope, 'f', 'req-client-chosen');
+    expect(first.outcome).toBe('claimed');
+    await rows(
+      app.em(),
+      sql`UPDATE idempotency_keys SET created_at = now() - interval '10 minutes' WHERE key = ${scope.key}`,
+    );
+    const second = await claimKey(app.em(), scope, 'f', 'req-client-chosen');
+    if (first.outcome !== 'claimed' || second.outcome !== 'claimed') throw new Error('expected two claims');
+    expect(second.token).not.toBe(first.token);
+    // The request taken over can neither settle nor release the new claim.
+    await completeKey(app.em(), scope, first.token, { status: 500, headers: {}, body: 'stale' });
+    await releaseKey(app.em(), scope, first.token);
+    const [row] = await rows<{ status: number | null }>(
+      app.em(),
+      sql`SELECT status FROM idempotency_keys WHERE store_id = ${store.id} AND key = ${scope.key}`,
+    );
+    expect(row).toEqual({ status: null });
+    await completeKey(app.em(), scope, second.token, { status: 201, headers: {}, body: '{}' });
+    expect(await claimKey(app.em(), scope, 'f', 'req-other')).toMatchObject({ outcome: 'replay' });
   });
 });
 

@@ -379,6 +379,7 @@ describe('jobs', () => {
       'readiness_pass',
       'prune_rate_limits',
       'prune_idempotency_keys',
+      'prune_events',
       'deliver_webhooks',
     ]);
     const item = items.find((i) => i.task === 'readiness_pass');

@@ -192,6 +192,7 @@ function appActor(storeId: number, scopes: AppScope[]): Actor {
     credentialId: 1,
     appId: 1,
     canReadCustomers: false,
+    livemode: true,
   };
 }
 

@@ -190,18 +190,18 @@ describe('what the enqueuers write, each task’s schema reads', () => {
         key: `${JOBS.webhookCoalesce}:product.updated:${productId}`,
         payload: [
           {
-            store_id: storeId,
             event: 'product.updated',
             product_id: productId,
             variant_id: variantIds[0],
             at: expect.any(Number),
+            store_ids: [storeId],
           },
           {
-            store_id: storeId,
             event: 'product.updated',
             product_id: productId,
             variant_id: null,
             at: expect.any(Number),
+            store_ids: [storeId],
           },
         ],
         later: true,
@@ -216,6 +216,7 @@ describe('what the enqueuers write, each task’s schema reads', () => {
       JOBS.readinessPass,
       JOBS.pruneRateLimits,
       JOBS.pruneIdempotencyKeys,
+      JOBS.pruneEvents,
       JOBS.deliverWebhooks,
     ]) {
       expect(parseJobPayload(name, cron)).toEqual(cron);
@@ -233,7 +234,7 @@ const quiet = { logger: { debug() {}, info() {}, warn() {}, error() {} } } as un
 /** A payload each task's schema refuses, and the field its message must name. */
 const MALFORMED: Record<JobName, [payload: unknown, names: RegExp]> = {
   [JOBS.sendMail]: [{ to: 'ops@example.test' }, /Unrecognized key: "to"/],
-  [JOBS.dispatchEvents]: [[], /expected object, received array/],
+  [JOBS.dispatchEvents]: [[], /expected object, got array/],
   [JOBS.deliverWebhooks]: [{ _cron: { ts: 1, backfilled: false } }, /at _cron\.ts/],
   [JOBS.webhookCoalesce]: [
     [{ store_id: 1, event: 'product.updated', variant_id: null }],
@@ -244,9 +245,10 @@ const MALFORMED: Record<JobName, [payload: unknown, names: RegExp]> = {
     /at \[0\]\.event/,
   ],
   [JOBS.inventoryFanout]: [{ productId: 7 }, /product_id/],
-  [JOBS.readinessPass]: [null, /expected object, received null/],
-  [JOBS.pruneRateLimits]: ['now', /expected object, received string/],
-  [JOBS.pruneIdempotencyKeys]: [7, /expected object, received number/],
+  [JOBS.readinessPass]: [null, /expected object, got null/],
+  [JOBS.pruneRateLimits]: ['now', /expected object, got string/],
+  [JOBS.pruneIdempotencyKeys]: [7, /expected object, got number/],
+  [JOBS.pruneEvents]: [{ days: 30 }, /Unrecognized key: "days"/],
 };
 
 describe('a malformed payload', () => {
@@ -277,9 +279,9 @@ describe('a malformed payload', () => {
 
   it('names what the old code would have dereferenced as undefined (a coalesce item with no store)', () => {
     const items = [{ event: 'product.updated', product_id: 7, variant_id: null }];
+    // Either shape would do, so the message names what each lacks: its stores, by list or by id.
     expect(() => parseJobPayload(JOBS.webhookCoalesce, items)).toThrow(
-      'webhook_coalesce: malformed payload, expected [{ store_id, event, product_id, variant_id, at }]: ' +
-        'Invalid input: expected number, received undefined at [0].store_id',
+      /^webhook_coalesce: malformed payload, expected \[\{ event, product_id, variant_id, at, store_ids, livemode\? \}\] or older \[\{ store_id, event, product_id, variant_id, at\? \}\]: \(.* at \[0\]\.store_ids\) or \(.* at \[0\]\.store_id\)$/,
     );
   });
 
@@ -308,7 +310,7 @@ describe('a malformed payload', () => {
     expect(job).toMatchObject({ attempts: 1, later: true });
     expect(job?.last_error).toContain(
       'catalogue_fanout: malformed payload, expected [{ product_id, event, variant_ids, feed }], one product: ' +
-        'Invalid input: expected number, received string at [0].variant_ids[0]',
+        'expected integer, got string at [0].variant_ids[0]',
     );
   });
 });

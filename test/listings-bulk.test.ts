@@ -731,9 +731,9 @@ describe('bulk: bad input is a 400 that changes nothing', () => {
     ],
     ['a bad complete_for', { mode: 'filter', filters: { complete_for: 'Bad' } }, 'filters.complete_for'],
     // A misspelt filter would otherwise vanish and leave `{}`, which matches (and removes) everything.
-    ['a misspelt filter key', { mode: 'filter', filters: { suplier_id: 5 } }, 'filters'],
-    ['a paging key among the filters', { mode: 'filter', filters: { limit: 5 } }, 'filters'],
-    ['an unknown top-level key', { mode: 'ids', product_ids: [1], dry_run: true }, '(root)'],
+    ['a misspelt filter key', { mode: 'filter', filters: { suplier_id: 5 } }, 'filters.suplier_id'],
+    ['a paging key among the filters', { mode: 'filter', filters: { limit: 5 } }, 'filters.limit'],
+    ['an unknown top-level key', { mode: 'ids', product_ids: [1], dry_run: true }, 'dry_run'],
     ['a non-boolean in_stock', { mode: 'filter', filters: { in_stock: 'yes' } }, 'filters.in_stock'],
     [
       'an unknown pricing_type',

@@ -656,15 +656,18 @@ describe('PUT /api/v1/my-products/{productId}/pricing', () => {
     expectValidation(await setPrice('abc', { custom_retail_price_cents: 3000 }), 'abc');
   });
 
-  it('takes the product from the path, not from a productId in the body', async () => {
+  it("refuses a productId in the body (the product is the path's), changing neither listing", async () => {
     const p = await product();
     const q = await product();
     await listed(p);
     await listed(q);
-    const res = await setPrice(p, { productId: q, custom_retail_price_cents: 2900 });
-    expect(res.status).toBe(200);
-    expect(res.body.vendor_product.product_id).toBe(p);
-    expect((await row(p))?.custom_retail_price_cents).toBe(2900);
+    const res = await setPrice<ErrorBody>(p, { productId: q, custom_retail_price_cents: 2900 });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ path: 'productId', message: 'unknown field (taken from the path)' }],
+    });
+    expect((await row(p))?.custom_retail_price_cents).toBeNull();
     expect((await row(q))?.custom_retail_price_cents).toBeNull();
   });
 });

@@ -90,7 +90,7 @@ beforeAll(async () => {
   const em = app.orm.em.fork();
   const store = await createStore({ em }, { name: 'Harbour & Home', slug: `s-${randomUUID().slice(0, 8)}` });
   storeId = store.id;
-  apiKey = (await createApiKey({ em }, { storeId, scope: 'read_write', mode: 'test' })).key;
+  apiKey = (await createApiKey({ em }, { storeId, scope: 'read_write', mode: 'live' })).key;
   await createCaller({
     em: app.orm.em.fork(),
     requestId: 'req_mcp_connect',

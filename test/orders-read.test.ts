@@ -204,6 +204,7 @@ function appActor(storeId: number, scopes: AppScope[]): Actor {
     credentialId: 1,
     appId: 1,
     canReadCustomers: scopes.includes('read_customers'),
+    livemode: true,
   };
 }
 const asApp = (scopes: AppScope[]) => createCaller(context({ actor: appActor(store.id, scopes) })).orders;
@@ -327,6 +328,7 @@ describe('GET /api/v1/orders', () => {
       needs_attention: false,
       tracking_number: null,
       invoice_number: null,
+      livemode: true,
       created_at: '2026-11-01T00:00:00.000Z',
       updated_at: '2026-11-20T00:00:03.000Z',
     });
@@ -650,6 +652,7 @@ describe('GET /api/v1/orders/{id}', () => {
         needs_attention: false,
         tracking_number: null,
         invoice_number: null,
+        livemode: true,
         created_at: '2026-11-01T23:59:59.999Z',
         updated_at: '2026-11-20T00:00:01.000Z',
         source: null,

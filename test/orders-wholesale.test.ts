@@ -232,6 +232,7 @@ describe('POST /api/v1/orders: a placed order', () => {
         status: 'pending',
         order_type: 'wholesale_api',
         total_cents: 2 * 1000 + 3 * 1500 + 1 * 1000,
+        livemode: true,
         created_at: expect.any(String),
       },
     });
@@ -727,15 +728,19 @@ describe('POST /api/v1/orders: validation', () => {
   it('400 VALIDATION_FAILED for unknown keys in the body, a line or the payment', async () => {
     await expectValidation(
       { ...orderBody([{ product_id: p, quantity: 1 }]), coupon: 'FREE' },
-      '(root)',
+      'coupon',
       'top level',
     );
-    await expectValidation(orderBody([{ product_id: p, quantity: 1, sku: 'X' } as Line]), 'items.0', 'line');
+    await expectValidation(
+      orderBody([{ product_id: p, quantity: 1, sku: 'X' } as Line]),
+      'items.0.sku',
+      'line',
+    );
     await expectValidation(
       orderBody([{ product_id: p, quantity: 1 }], {
         payment: { method: 'card', transaction_id: 't', amount_cents: 1000, currency: 'AUD' },
       }),
-      'payment',
+      'payment.currency',
       'payment',
     );
   });
@@ -744,12 +749,12 @@ describe('POST /api/v1/orders: validation', () => {
   it('400 VALIDATION_FAILED for unknown keys in customer or shipping', async () => {
     await expectValidation(
       { ...orderBody([{ product_id: p, quantity: 1 }]), customer: { ...CUSTOMER, company: 'Acme' } },
-      'customer',
+      'customer.company',
       'customer',
     );
     await expectValidation(
       { ...orderBody([{ product_id: p, quantity: 1 }]), shipping: { ...SHIPPING, postcode: '2000' } },
-      'shipping',
+      'shipping.postcode',
       'shipping',
     );
   });
@@ -806,6 +811,7 @@ describe('POST /api/v1/orders: credentials', () => {
       credentialId: 1,
       appId: 1,
       canReadCustomers: false,
+      livemode: true,
     };
     const context = (): Context => testContext(app, { actor, requestId: 'req_wholesale_test' });
     // The same actor may read orders (read_orders): the refusal is about creating them.

@@ -89,6 +89,7 @@ function appActor(scopes: AppScope[], scope: Actor['scope'] = 'read_write'): Act
     credentialId: 1,
     appId: 1,
     canReadCustomers: scopes.includes('read_customers'),
+    livemode: true,
   };
 }
 const asApp = (scopes: AppScope[], scope: Actor['scope'] = 'read_write') =>

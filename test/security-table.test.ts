@@ -44,6 +44,15 @@ const SPEC_ENDPOINT_TABLE = `
 | GET | /health | | | status check |
 `;
 
+/**
+ * Operations the contract adds beyond the spec's table (docs/decisions.md), in the table's columns:
+ * the event log reads what each event's kind allows an app (any app scope may call).
+ */
+const ADDED_ENDPOINT_TABLE = `
+| GET | /api/v1/events | read | * | the event log |
+| GET | /api/v1/events/{id} | read | * | one event |
+`;
+
 /** What an app token needs: every listed scope, any scope (`*`), or nothing will do (`null`). */
 type Rule = readonly AppScope[] | '*' | null;
 
@@ -76,6 +85,8 @@ const APP_SCOPE_TABLE: Record<string, Rule> = {
   'GET /api/v1/inventory': ['read_inventory'],
   'POST /api/v1/orders/external': ['write_external_orders'],
   'POST /api/v1/orders/external/{id}/cancel': ['write_external_orders'],
+  'GET /api/v1/events': '*',
+  'GET /api/v1/events/{id}': '*',
 };
 const WEBHOOKS = '/api/v1/vendor/webhooks';
 
@@ -112,7 +123,7 @@ function specRows(table: string): SpecRow[] {
     });
 }
 
-const SPEC = specRows(SPEC_ENDPOINT_TABLE);
+const SPEC = [...specRows(SPEC_ENDPOINT_TABLE), ...specRows(ADDED_ENDPOINT_TABLE)];
 
 function specRowOf(method: string, path: string): SpecRow | undefined {
   return (

@@ -56,6 +56,7 @@ const owner = (): PartnerContext => ({
     appScopes: new Set(),
     credentialId: 0,
     canReadCustomers: true,
+    livemode: true,
   },
 });
 

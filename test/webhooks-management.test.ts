@@ -126,6 +126,9 @@ async function subCount(storeId: number, target: TestApp = app): Promise<number>
   return r?.n ?? -1;
 }
 
+/** A refused webhook URL names the field, as a validation error does. */
+const URL_DETAILS = { details: [{ path: 'url', message: expect.any(String) }] };
+
 /** The contract's error body, exactly: `{ error, message, code?, details?, request_id }` plus extras. */
 function expectError(
   res: Sent,
@@ -174,6 +177,7 @@ function expectWebhook(
     active: fields.active ?? true,
     disabled_reason: fields.disabled_reason ?? null,
     failure_streak: 0,
+    livemode: true,
     created_at: expect.stringMatching(ISO),
     updated_at: expect.stringMatching(ISO),
   });
@@ -192,6 +196,7 @@ describe('webhook subscriptions: create and read', () => {
         active: true,
         disabled_reason: null,
         failure_streak: 0,
+        livemode: true,
         secret: expect.stringMatching(SECRET),
         created_at: expect.stringMatching(ISO),
         updated_at: expect.stringMatching(ISO),
@@ -255,6 +260,7 @@ describe('webhook subscriptions: create and read', () => {
         active: true,
         disabled_reason: null,
         failure_streak: 0,
+        livemode: true,
         created_at: mine.created_at,
         updated_at: mine.updated_at,
       },
@@ -396,6 +402,7 @@ describe('webhook subscriptions: update, delete, rotate', () => {
       400,
       'bad_request',
       'INVALID_WEBHOOK_URL',
+      URL_DETAILS,
     );
     expect(await subRow(w.id)).toEqual(before);
     expectError(
@@ -437,6 +444,7 @@ describe('webhook subscriptions: update, delete, rotate', () => {
         active: true,
         disabled_reason: null,
         failure_streak: 0,
+        livemode: true,
         created_at: w.created_at,
         updated_at: expect.stringMatching(ISO),
       },
@@ -638,6 +646,7 @@ describe('webhook create: bad input', () => {
           error: 'bad_request',
           message: expect.any(String),
           code,
+          ...URL_DETAILS,
           request_id: expect.any(String),
         });
       }
@@ -711,6 +720,7 @@ describe('webhook URLs must be public (no exemptions)', () => {
         error: 'bad_request',
         message: expect.any(String),
         code: 'WEBHOOK_URL_NOT_PUBLIC',
+        ...URL_DETAILS,
         request_id: expect.any(String),
       });
     }
@@ -723,7 +733,7 @@ describe('webhook URLs must be public (no exemptions)', () => {
       { url: 'https://no-such-host.invalid/', events: ['*'] },
       { target: strict, as: s },
     );
-    expectError(res, 400, 'bad_request', 'WEBHOOK_HOST_UNRESOLVABLE');
+    expectError(res, 400, 'bad_request', 'WEBHOOK_HOST_UNRESOLVABLE', URL_DETAILS);
     expect(await subCount(s.id, strict)).toBe(0);
 
     const ok = await create({ url: 'https://93.184.215.14/hook', events: ['*'] }, { target: strict, as: s });
@@ -749,7 +759,7 @@ describe('webhook URLs must be public (no exemptions)', () => {
       as: s,
       body: { url: 'https://no-such-host.invalid/' },
     });
-    expectError(unresolvable, 400, 'bad_request', 'WEBHOOK_HOST_UNRESOLVABLE');
+    expectError(unresolvable, 400, 'bad_request', 'WEBHOOK_HOST_UNRESOLVABLE', URL_DETAILS);
     expect(await subRow(w.id, strict)).toEqual(before);
     const moved = await send<UpdateWebhookResponse>('PUT', one(w.id), {
       target: strict,
@@ -871,6 +881,7 @@ describe('webhook management security', () => {
       credentialId: 88_001,
       appId: kind === 'app' ? 9 : undefined,
       canReadCustomers: kind === 'app',
+      livemode: true,
     });
     const caller = (kind: 'app' | 'api_key') =>
       createCaller(testContext(app, { actor: actor(kind), requestId: 'req_webhooks_app' })).webhooks;

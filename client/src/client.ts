@@ -1,6 +1,14 @@
 import type { Operations } from './generated/openapi-types.ts';
 import { type OperationId, type RetryOptions, Transport } from './http.ts';
-import { InventorySync, type InventorySyncOptions, paginate } from './pagination.ts';
+import {
+  EventStream,
+  type EventStreamOptions,
+  type EventsPage,
+  InventorySync,
+  type InventorySyncOptions,
+  paginate,
+  type StocklessEvent,
+} from './pagination.ts';
 
 type Query<K extends OperationId> = Operations[K]['query'];
 type Body<K extends OperationId> = Operations[K]['body'];
@@ -153,6 +161,40 @@ export class Stockless {
           this.inventory.list({ updated_since: cursor, limit: options.limit }, { signal: options.signal }),
         options.cursor,
       ),
+  };
+
+  /** The event log: every event of the store for 30 days, as its webhooks deliver it. */
+  readonly events = {
+    /** One page (newest first unless `order: 'asc'`); pass `next_cursor` back as `cursor`. */
+    list: (query: Query<'listEvents'> = {}, o: CallOptions = {}): Promise<EventsPage> =>
+      // The contract's webhook payloads, by `event`, are what each event of the page is.
+      this.#http.call('listEvents', { query, ...o }) as Promise<EventsPage>,
+    /** One event by its id (`evt_…`, a delivery's `id` and `X-Stockless-Event-Id`). */
+    retrieve: (id: string, o: CallOptions = {}): Promise<{ event: StocklessEvent }> =>
+      this.#http.call('getEvent', { path: { id }, ...o }) as Promise<{ event: StocklessEvent }>,
+    /**
+     * Every event from `cursor` on, oldest first unless `order: 'desc'`, page after page; with `follow`,
+     * it keeps waiting for new ones (a long poll per request) and never ends (see `EventStream`).
+     */
+    iterate: (options: EventStreamOptions = {}): EventStream => {
+      const order = options.order ?? 'asc';
+      if (options.follow && order !== 'asc') throw new TypeError('events.iterate: follow needs order asc');
+      const wait = options.follow === true ? 30 : options.follow || undefined;
+      const type = typeof options.type === 'string' ? options.type : options.type?.join(',');
+      const query = {
+        type,
+        created_gte: options.created_gte,
+        created_lt: options.created_lt,
+        limit: options.limit,
+        order,
+        wait,
+      };
+      return new EventStream(
+        (cursor) => this.events.list({ ...query, cursor }, { signal: options.signal }),
+        options.cursor,
+        Boolean(options.follow),
+      );
+    },
   };
 
   /** Marketplace orders posted by a partner app (the store's own goods). */

@@ -9,10 +9,23 @@ export {
 export * from './generated/openapi-types.ts';
 export type { RetryOptions } from './http.ts';
 export {
+  deliveryHeaders,
+  describeForwarded,
+  developmentSecret,
+  type Forwarded,
+  forwardEvent,
+  type ListenOptions,
+  listen,
+} from './listen.ts';
+export {
+  EventStream,
+  type EventStreamOptions,
+  type EventsPage,
   type InventoryPage,
   InventorySync,
   type InventorySyncOptions,
   type Pagination,
+  type StocklessEvent,
 } from './pagination.ts';
 export type * from './types.ts';
 export {

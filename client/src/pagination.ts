@@ -1,4 +1,9 @@
-import type { ListInventoryResponse } from './generated/openapi-types.ts';
+import type {
+  ListEventsQuery,
+  ListEventsResponse,
+  ListInventoryResponse,
+  WebhookPayloads,
+} from './generated/openapi-types.ts';
 
 /** The contract's pagination envelope (page-numbered lists). */
 export interface Pagination {
@@ -65,6 +70,75 @@ export class InventorySync implements AsyncIterable<InventoryPage> {
       yield page;
       // An empty page that did not move the cursor would be read again forever: stop there too.
       if (!page.has_more || (!moved && page.items.length === 0)) return;
+    }
+  }
+}
+
+/**
+ * An event as the event log (GET /api/v1/events) answers it and as its webhook deliveries carry it: one
+ * of the contract's webhook payloads, told apart by `event` (`if (e.event === 'order.shipped') e.data.order`).
+ */
+export type StocklessEvent = WebhookPayloads[keyof WebhookPayloads];
+
+/** One page of the event log: `events`, `next_cursor` (store it) and `has_more`. */
+export type EventsPage = Omit<ListEventsResponse, 'events'> & { events: StocklessEvent[] };
+
+export interface EventStreamOptions {
+  /** A `next_cursor` stored from an earlier walk; absent = the start (`asc`) or the newest (`desc`). */
+  cursor?: string;
+  /** Event names and `<group>.*` prefixes (`['order.*', 'invoice.issued']`); absent = every kind readable. */
+  type?: string | readonly string[];
+  created_gte?: string;
+  created_lt?: string;
+  /** Events per request (1–100, default 20). */
+  limit?: number;
+  /** `asc` (oldest first, the default here: a walk that can resume) or `desc` (newest first). */
+  order?: ListEventsQuery['order'];
+  /**
+   * Keep following the log once caught up (`asc` only): each request then waits up to this many
+   * seconds (`true`: 30) for the next event, and the walk never ends; stop it with `break` or `signal`.
+   */
+  follow?: boolean | number;
+  signal?: AbortSignal;
+}
+
+/**
+ * The event log as an async iterator of events, following `next_cursor`. `cursor` holds the position
+ * after the last page read to its end: store it once you have handled that page's events, and pass it
+ * back later to resume (a walk stopped mid-page resumes at that page, so an event may come twice: key
+ * your processing on `id` or `event_key`, as for webhooks).
+ *
+ * ```ts
+ * const events = client.events.iterate({ cursor: await load(), follow: true });
+ * for await (const event of events) {
+ *   await handle(event);
+ *   await save(events.cursor);
+ * }
+ * ```
+ */
+export class EventStream implements AsyncIterable<StocklessEvent> {
+  /** The cursor after the last page read to its end (the start cursor before that). */
+  cursor: string | undefined;
+  readonly #fetchPage: (cursor: string | undefined) => Promise<EventsPage>;
+  readonly #follow: boolean;
+
+  constructor(
+    fetchPage: (cursor: string | undefined) => Promise<EventsPage>,
+    cursor?: string,
+    follow = false,
+  ) {
+    this.#fetchPage = fetchPage;
+    this.cursor = cursor;
+    this.#follow = follow;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<StocklessEvent, void, undefined> {
+    for (;;) {
+      const page = await this.#fetchPage(this.cursor);
+      yield* page.events;
+      this.cursor = page.next_cursor;
+      // Caught up: the walk ends, or, following, the next request waits for what comes next.
+      if (!page.has_more && !this.#follow) return;
     }
   }
 }

@@ -6,10 +6,14 @@ export const SIGNATURE_HEADER = 'x-stockless-signature';
 
 /** The envelope every delivery carries. */
 export interface WebhookEvent<Data = Record<string, unknown>> {
+  /** The event's id (`evt_…`): `client.events.retrieve(id)` answers the same envelope. */
+  id: string;
   event: string;
   /** Key your processing on this: deliveries can repeat and arrive out of order. */
   event_key: string;
   created_at: string;
+  /** `true` for live data. */
+  livemode: boolean;
   data: Data;
 }
 

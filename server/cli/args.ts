@@ -1,33 +1,134 @@
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 
+/** The invocation itself is wrong (unknown command or flag, a missing or malformed argument): exit 2. */
 export class UsageError extends Error {}
 
+/** One flag of a command: how it parses, and how its help reads. */
+export interface FlagSpec {
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+  /** The value's placeholder in help (`ID`, `CENTS`); string flags only. */
+  value?: string;
+  help: string;
+}
+
+export type Flags = Record<string, FlagSpec>;
+
 export interface Parsed {
-  values: Record<string, string | boolean | undefined>;
+  values: Record<string, string | boolean | string[] | undefined>;
   positionals: string[];
 }
 
-export function parse(argv: string[], options: ParseArgsOptionsConfig): Parsed {
-  try {
-    const out = parseArgs({
-      args: argv,
-      options: { ...options, json: { type: 'boolean' } },
-      allowPositionals: true,
-      strict: true,
-    });
-    return { values: out.values as Parsed['values'], positionals: out.positionals };
-  } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message : String(err));
+/** Every command takes these besides its own. */
+export const COMMON_FLAGS: Flags = {
+  json: { type: 'boolean', help: 'print the result as one line of JSON' },
+  help: { type: 'boolean', help: "print this command's usage and exit" },
+};
+
+/** A flag that the command does not declare, with the closest one it does when there is one. */
+export class UnknownFlagError extends UsageError {
+  readonly flag: string;
+  readonly suggestions: string[];
+  constructor(flag: string, suggestions: string[]) {
+    super(`Unknown flag "${flag}"`);
+    this.flag = flag;
+    this.suggestions = suggestions;
   }
 }
 
-export function requireString(values: Record<string, unknown>, name: string): string {
+function parseOptions(flags: Flags): ParseArgsOptionsConfig {
+  const options: ParseArgsOptionsConfig = { help: { type: 'boolean', short: 'h' } };
+  for (const [name, f] of Object.entries({ ...flags, json: COMMON_FLAGS.json as FlagSpec })) {
+    options[name] = f.multiple ? { type: f.type, multiple: true } : { type: f.type };
+  }
+  return options;
+}
+
+/** True when `--help` or `-h` comes before any `--` terminator. */
+export function wantsHelp(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
+/** Parses a command's arguments against its declared flags; an undeclared flag is named as unknown. */
+export function parse(argv: string[], flags: Flags): Parsed {
+  const options = parseOptions(flags);
+  // A lenient pass first, to name an unknown flag (and suggest the flag meant) before anything else.
+  const { tokens } = parseArgs({ args: argv, options, allowPositionals: true, strict: false, tokens: true });
+  for (const t of tokens) {
+    if (t.kind === 'option' && !Object.hasOwn(options, t.name)) {
+      const known = Object.keys(options).map((n) => `--${n}`);
+      throw new UnknownFlagError(t.rawName, t.rawName.startsWith('--') ? suggest(t.rawName, known) : []);
+    }
+  }
+  try {
+    const out = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    return { values: out.values as Parsed['values'], positionals: out.positionals };
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err));
+  }
+}
+
+export function requireString(values: Parsed['values'], name: string): string {
   const v = values[name];
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
   return v;
 }
 
-export function integer(value: string | undefined, name: string): number {
-  if (value === undefined || !/^\d+$/.test(value)) throw new UsageError(`${name} must be a whole number`);
+export function integer(value: unknown, name: string): number {
+  if (typeof value !== 'string' || !/^\d+$/.test(value))
+    throw new UsageError(`${name} must be a whole number`);
   return Number(value);
+}
+
+/** An optional string flag's value. */
+export const optionalString = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+/** Optimal string alignment distance (Levenshtein plus adjacent transpositions). */
+export function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const row = d[i] as number[];
+      const above = d[i - 1] as number[];
+      row[j] = Math.min(
+        (above[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (above[j - 1] as number) + cost,
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        row[j] = Math.min(row[j] as number, ((d[i - 2] as number[])[j - 2] as number) + 1);
+      }
+    }
+  }
+  return (d[a.length] as number[])[b.length] as number;
+}
+
+/**
+ * The candidates the input most likely meant: the nearest by edit distance when it is close enough
+ * for its length (about one typo in three characters, at most 3) and unambiguous, else those that
+ * start with it (`stores` → `stores:create`, `stores:list`), at most four. Empty when nothing fits.
+ */
+export function suggest(input: string, candidates: readonly string[]): string[] {
+  const lower = input.toLowerCase();
+  const limit = Math.min(3, Math.max(1, Math.floor(lower.length / 3)));
+  const scored = candidates
+    .map((c) => ({ c, distance: editDistance(lower, c.toLowerCase()) }))
+    .sort((a, b) => a.distance - b.distance);
+  const [best, second] = scored;
+  if (best && best.distance <= limit && best.distance < (second?.distance ?? Number.POSITIVE_INFINITY)) {
+    return [best.c];
+  }
+  const prefixed = lower ? candidates.filter((c) => c.toLowerCase().startsWith(lower)) : [];
+  return prefixed.length <= 4 ? prefixed : [];
+}
+
+/** ` Did you mean "x"?` / ` Did you mean one of "x", "y"?`, or nothing. */
+export function didYouMean(suggestions: readonly string[]): string {
+  if (suggestions.length === 0) return '';
+  const quoted = suggestions.map((s) => `"${s}"`).join(', ');
+  return suggestions.length === 1 ? ` Did you mean ${quoted}?` : ` Did you mean one of ${quoted}?`;
 }

@@ -1,5 +1,6 @@
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { appRouter } from '../../src/router.ts';
+import { addCodeSamples } from './code-samples.ts';
 import { ERROR_SCHEMA } from './error-body.ts';
 import { HEADERS } from './headers.ts';
 import { addIdempotencyKeys } from './idempotency.ts';
@@ -12,7 +13,7 @@ import { addServiceOperations } from './service.ts';
 import type { oas31 } from './shared.ts';
 import { addWebhookEvents } from './webhooks.ts';
 
-export const CONTRACT_VERSION = '1.0.5';
+export const CONTRACT_VERSION = '1.0.6';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -51,6 +52,8 @@ export function buildOpenApiDocument(baseUrl = 'http://localhost:3000'): oas31.O
   addOAuthOperations(doc);
   addServiceOperations(doc);
   addWebhookEvents(doc);
+  // Last: the samples show each operation as the steps above left it (parameters, bodies, answers).
+  addCodeSamples(doc, baseUrl, operationFacts());
   return doc;
 }
 
@@ -71,6 +74,7 @@ const NO_FACTS: OperationFacts = {
   successStatus: undefined,
   appScope: null,
   rateLimited: false,
+  errorTexts: {},
   docs: undefined,
 };
 

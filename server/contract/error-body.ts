@@ -1,5 +1,5 @@
 import type { AppScopeRule } from '../../src/auth/actor.ts';
-import { type ErrorExample, errorExample } from '../../src/trpc/operation-docs.ts';
+import { type ErrorDoc, type ErrorExample, errorExample } from '../../src/trpc/operation-docs.ts';
 import { RATE_LIMIT_HEADERS } from './headers.ts';
 import { type oas31, ref } from './shared.ts';
 
@@ -78,81 +78,192 @@ export const ERROR_SCHEMA: oas31.SchemaObject = {
   },
 };
 
-/** An error response of the contract's shape, with its example and headers. */
+/** What an operation answers with one error status: its text, and an example body per code. */
+export interface ErrorAnswer {
+  description: string;
+  examples: readonly [ErrorExample, ...ErrorExample[]];
+}
+
+/** What the contract knows of an operation when its docs say nothing of a status. */
+export interface ErrorContext {
+  write: boolean;
+  appScope: AppScopeRule;
+  /** Counts against a limit of its own (the inventory feed, marketplace orders). */
+  rateLimited: boolean;
+  op?: oas31.OperationObject;
+}
+
+/**
+ * Statuses whose codes every operation shares (validation, credentials, scopes, limits): an
+ * operation's own codes come first and these after. 404 and 409 are each operation's own.
+ */
+const SHARED_STATUSES = new Set(['400', '401', '403', '429']);
+
+/**
+ * The answer of one error status of one operation: its docs' (with the shared codes after, where
+ * the status has some), else the shared one, else the text its meta gives, else a neutral one
+ * ("Not found"). Never another operation's: trpc-to-openapi's response texts are not used.
+ */
+export function errorAnswer(
+  status: string,
+  own: ErrorDoc | undefined,
+  metaText: string | undefined,
+  context: ErrorContext,
+): ErrorAnswer {
+  const shared = SHARED_STATUSES.has(status) ? sharedAnswer(status, context) : undefined;
+  if (own) {
+    // A shared example the operation shows already (same code, same scope) is not repeated.
+    const same = (e: ErrorExample) => `${e.code}:${String(e.required_scope ?? '')}`;
+    const shown = new Set(own.examples.map(same));
+    const rest = shared?.examples.filter((e) => !shown.has(same(e))) ?? [];
+    const [first, ...more] = own.examples;
+    return { description: own.description, examples: [first, ...more, ...rest] };
+  }
+  if (shared) return shared;
+  const neutral = neutralAnswer(status);
+  if (!metaText) return neutral;
+  const [example] = neutral.examples;
+  return { description: metaText, examples: [{ ...example, message: metaText }] };
+}
+
+/**
+ * An error response of the contract's shape: the text with every code it answers (those it does not
+ * name in backticks are listed after it), an example of each, and the status's headers.
+ */
+export function answerResponse(status: string, answer: ErrorAnswer): oas31.ResponseObject {
+  const codes = [...new Set(answer.examples.flatMap((e) => (e.code ? [`\`${e.code}\``] : [])))].filter(
+    (code) => !answer.description.includes(code),
+  );
+  const headers: oas31.HeadersObject = { 'X-Request-Id': ref('headers', 'XRequestId') };
+  if (status === '401') headers['WWW-Authenticate'] = ref('headers', 'WWWAuthenticate');
+  if (status === '429')
+    Object.assign(headers, { 'Retry-After': ref('headers', 'RetryAfter') }, RATE_LIMIT_HEADERS);
+  const [first, ...more] = answer.examples;
+  const media: oas31.MediaTypeObject = { schema: ref('schemas', 'Error') };
+  if (more.length === 0) media.example = first;
+  else media.examples = namedExamples(answer.examples);
+  return {
+    description: codes.length ? `${answer.description} (${codes.join(', ')})` : answer.description,
+    headers,
+    content: { 'application/json': media },
+  };
+}
+
+/** An error response with one example (its code listed after the text unless the text names it). */
 export function errorResponse(
   description: string,
   status: string,
   example: ErrorExample,
 ): oas31.ResponseObject {
-  const headers: oas31.HeadersObject = { 'X-Request-Id': ref('headers', 'XRequestId') };
-  if (status === '401') headers['WWW-Authenticate'] = ref('headers', 'WWWAuthenticate');
-  if (status === '429')
-    Object.assign(headers, { 'Retry-After': ref('headers', 'RetryAfter') }, RATE_LIMIT_HEADERS);
-  return {
-    description,
-    headers,
-    content: { 'application/json': { schema: ref('schemas', 'Error'), example } },
-  };
+  return answerResponse(status, { description, examples: [example] });
 }
 
-/** The example of a status where the operation has none of its own. */
-export function genericError(
-  status: string,
-  write: boolean,
-  appScope: AppScopeRule,
-  op?: oas31.OperationObject,
-): ErrorExample {
+/** Examples by code (a code met twice, as two scope refusals, is told apart by its scope). */
+function namedExamples(examples: readonly ErrorExample[]): Record<string, oas31.ExampleObject> {
+  const out: Record<string, oas31.ExampleObject> = {};
+  for (const value of examples) {
+    let name = value.code ?? value.error;
+    if (name in out) name = `${name} (${String(value.required_scope ?? Object.keys(out).length)})`;
+    out[name] = { summary: value.message, value };
+  }
+  return out;
+}
+
+/** The shared codes of a status, as the operation's method and scopes decide them. */
+function sharedAnswer(status: string, context: ErrorContext): ErrorAnswer | undefined {
   switch (status) {
     case '400':
-      return validationError(inputField(op));
+      return { description: 'Invalid request', examples: [validationError(inputField(context.op))] };
     case '401':
-      return errorExample(
-        'unauthorized',
-        'INVALID_CREDENTIAL',
-        'Missing credential: send Authorization: Bearer <API key or access token>',
-      );
+      return {
+        description: 'Missing or invalid credential',
+        examples: [
+          errorExample(
+            'unauthorized',
+            'INVALID_CREDENTIAL',
+            'Missing credential: send Authorization: Bearer <API key or access token>',
+          ),
+        ],
+      };
     case '403':
-      return scopeError(write, appScope);
-    case '404':
-      return errorExample('not_found', 'NOT_FOUND', 'Not found');
-    case '409':
-      return errorExample(
-        'conflict',
-        'CONCURRENT_UPDATE',
-        'A concurrent change got in the way; retry the request',
-      );
+      return scopeAnswer(context);
     case '429':
-      return errorExample(
-        'rate_limited',
-        'RATE_LIMITED',
-        'Rate limit of 120 requests per minute reached; retry later',
-        { retry_after: 42 },
-      );
+      return {
+        description: context.rateLimited
+          ? `Rate limited: this operation has a limit of its own${context.appScope === null ? '' : ', and app tokens 120 requests a minute per store per app'}`
+          : 'Rate limited (app tokens: 120 requests a minute per store per app)',
+        examples: [
+          errorExample(
+            'rate_limited',
+            'RATE_LIMITED',
+            'Rate limit of 120 requests per minute reached; retry later',
+            { retry_after: 42 },
+          ),
+        ],
+      };
     default:
-      return errorExample('server_error', undefined, 'Internal server error');
+      return undefined;
   }
 }
 
-function validationError(field: string): ErrorExample {
-  const message = field === 'limit' ? 'Too big: expected number to be <=500' : 'Invalid input';
-  return errorExample('bad_request', 'VALIDATION_FAILED', `Invalid request: ${field}: ${message}`, {
-    details: [{ path: field, message }],
-  });
+/** A status the operation says nothing more of. */
+function neutralAnswer(status: string): ErrorAnswer {
+  switch (status) {
+    case '404':
+      return { description: 'Not found', examples: [errorExample('not_found', undefined, 'Not found')] };
+    case '409':
+      return { description: 'Conflict', examples: [errorExample('conflict', undefined, 'Conflict')] };
+    default:
+      return {
+        description: 'Error',
+        examples: [errorExample('server_error', undefined, 'Internal server error')],
+      };
+  }
 }
 
-function scopeError(write: boolean, appScope: AppScopeRule): ErrorExample {
+/** Who is refused: a read-only credential on a write, and app tokens without the operation's scope. */
+function scopeAnswer({ write, appScope }: ErrorContext): ErrorAnswer {
+  const refusals: { who: string; example: ErrorExample }[] = [];
   if (write)
-    return errorExample(
-      'forbidden',
-      'INSUFFICIENT_SCOPE',
-      'This credential is read-only; this operation needs read_write',
-      { required_scope: 'read_write' },
-    );
+    refusals.push({
+      who: 'a read-only credential on a write',
+      example: errorExample(
+        'forbidden',
+        'INSUFFICIENT_SCOPE',
+        'This credential is read-only; this operation needs read_write',
+        { required_scope: 'read_write' },
+      ),
+    });
   if (appScope === null)
-    return errorExample('forbidden', 'APP_TOKEN_NOT_ALLOWED', 'App tokens cannot use this operation');
-  if (appScope === '*') return errorExample('forbidden', 'FORBIDDEN', 'Forbidden');
-  return errorExample('forbidden', 'INSUFFICIENT_SCOPE', `This operation needs the app scope ${appScope}`, {
-    required_scope: appScope,
+    refusals.push({
+      who: 'an app token (this operation is for API keys)',
+      example: errorExample('forbidden', 'APP_TOKEN_NOT_ALLOWED', 'App tokens cannot use this operation'),
+    });
+  else if (appScope !== '*')
+    refusals.push({
+      who: `an app token without \`${appScope}\``,
+      example: errorExample(
+        'forbidden',
+        'INSUFFICIENT_SCOPE',
+        `This operation needs the app scope ${appScope}`,
+        {
+          required_scope: appScope,
+        },
+      ),
+    });
+  const [first, ...more] = refusals;
+  if (!first)
+    return { description: 'Forbidden', examples: [errorExample('forbidden', 'FORBIDDEN', 'Forbidden')] };
+  return {
+    description: `Refused: ${refusals.map((r) => r.who).join(', or ')}`,
+    examples: [first.example, ...more.map((r) => r.example)],
+  };
+}
+
+function validationError(field: string): ErrorExample {
+  const message = field === 'limit' ? 'must be at most 500' : 'expected integer, got string "abc"';
+  return errorExample('bad_request', 'VALIDATION_FAILED', `Invalid request: ${field}: ${message}`, {
+    details: [{ path: field, message }],
   });
 }
 

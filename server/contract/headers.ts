@@ -4,7 +4,9 @@ import { type oas31, ref } from './shared.ts';
 /** Reusable response headers (components.headers). */
 export const HEADERS: Record<string, oas31.HeaderObject> = {
   XRequestId: {
-    description: 'Identifies the request; quote it when asking for support. Error bodies repeat it.',
+    description:
+      'Identifies the request; quote it when asking for support. Error bodies repeat it. A client may send its own ' +
+      '(1 to 200 characters of `A-Z a-z 0-9 . _ : -`) to trace a call through its logs and ours; it is echoed back.',
     schema: { type: 'string', example: EXAMPLE_REQUEST_ID },
   },
   WWWAuthenticate: {

@@ -1,5 +1,5 @@
-import { errorExample } from '../../src/trpc/operation-docs.ts';
-import { errorResponse, genericError } from './error-body.ts';
+import { type ErrorDoc, errorDoc, errorExample } from '../../src/trpc/operation-docs.ts';
+import { answerResponse, type ErrorContext, errorAnswer } from './error-body.ts';
 import { RATE_LIMIT_HEADERS } from './headers.ts';
 import { type oas31, ref } from './shared.ts';
 
@@ -30,6 +30,41 @@ export function addInvoiceOperation(doc: oas31.OpenAPIObject) {
   };
 }
 
+/** Apps need two scopes here; the other statuses read as every order read's. */
+const CONTEXT: ErrorContext = { write: false, appScope: 'read_orders', rateLimited: false };
+
+const INVOICE_ERRORS: Partial<Record<string, ErrorDoc>> = {
+  '400': errorDoc(
+    'The order id is not valid',
+    errorExample(
+      'bad_request',
+      'VALIDATION_FAILED',
+      'Invalid request: id: expected integer, got string "abc"',
+      {
+        details: [{ path: 'id', message: 'expected integer, got string "abc"' }],
+      },
+    ),
+  ),
+  '403': errorDoc(
+    'Refused: an app token without `read_orders` and `read_customers`',
+    errorExample('forbidden', 'INSUFFICIENT_SCOPE', 'This operation needs the app scope read_customers', {
+      required_scope: 'read_customers',
+    }),
+    errorExample('forbidden', 'INSUFFICIENT_SCOPE', 'This operation needs the app scope read_orders', {
+      required_scope: 'read_orders',
+    }),
+  ),
+  '404': errorDoc(
+    'No such order in the store, or no invoice yet (it is issued when the order ships)',
+    errorExample(
+      'not_found',
+      'INVOICE_NOT_ISSUED',
+      'This order has no tax invoice yet: it is issued when the order ships',
+    ),
+    errorExample('not_found', 'ORDER_NOT_FOUND', 'No order with id 9001'),
+  ),
+};
+
 function invoiceResponses(): oas31.ResponsesObject {
   return {
     '200': {
@@ -44,28 +79,11 @@ function invoiceResponses(): oas31.ResponsesObject {
       },
       content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
     },
-    '400': errorResponse('Invalid id', '400', genericError('400', false, 'read_orders')),
-    '401': errorResponse('Missing or invalid credential', '401', genericError('401', false, null)),
-    '403': errorResponse(
-      'Scope refused',
-      '403',
-      errorExample('forbidden', 'INSUFFICIENT_SCOPE', 'This operation needs the app scope read_customers', {
-        required_scope: 'read_customers',
-      }),
-    ),
-    '404': errorResponse(
-      'No such order, or no invoice yet',
-      '404',
-      errorExample(
-        'not_found',
-        'INVOICE_NOT_ISSUED',
-        'This order has no tax invoice yet: it is issued when the order ships',
-      ),
-    ),
-    '429': errorResponse(
-      'Rate limited (app tokens: 120 requests a minute per store per app)',
-      '429',
-      genericError('429', false, null),
+    ...Object.fromEntries(
+      ['400', '401', '403', '404', '429'].map((status) => [
+        status,
+        answerResponse(status, errorAnswer(status, INVOICE_ERRORS[status], undefined, CONTEXT)),
+      ]),
     ),
   };
 }

@@ -1,5 +1,6 @@
 import type { AppScopeRule } from '../../src/auth/actor.ts';
 import { catalogueDocs } from '../../src/catalogue/router.docs.ts';
+import { eventLogDocs } from '../../src/event-log/router.docs.ts';
 import { externalOrdersDocs } from '../../src/external-orders/router.docs.ts';
 import { inventoryDocs } from '../../src/inventory/router.docs.ts';
 import { listingsDocs } from '../../src/listings/router.docs.ts';
@@ -18,6 +19,12 @@ export interface OperationFacts {
   appScope: AppScopeRule;
   /** Counts against a limit of its own (besides the per-app limit of app tokens). */
   rateLimited: boolean;
+  /**
+   * The texts the meta's `errorResponses` give its error statuses. trpc-to-openapi keeps one
+   * response object per status for the whole document (the first text it met, so every 409 read
+   * "Already in the store"): the contract takes each operation's texts from here and its docs.
+   */
+  errorTexts: Partial<Record<string, string>>;
   docs: OperationDocs | undefined;
 }
 
@@ -32,6 +39,7 @@ const DOMAIN_DOCS: {
   inventory: inventoryDocs,
   externalOrders: externalOrdersDocs,
   webhooks: webhooksDocs,
+  events: eventLogDocs,
 };
 
 const DOCS_BY_DOMAIN = new Map(Object.entries(DOMAIN_DOCS));
@@ -47,11 +55,20 @@ export function operationFacts(): Map<string, OperationFacts> {
       successStatus: meta.successStatus || undefined,
       appScope: meta.appScope ?? null,
       rateLimited: Boolean(meta.rateLimit),
+      errorTexts: errorTexts(meta.openapi?.errorResponses),
       docs: DOCS_BY_DOMAIN.get(domain)?.[procedure.join('.')],
     });
   }
   assertDocsUsed(out);
   return out;
+}
+
+/** `errorResponses` as texts by status (a list of statuses names none). */
+function errorTexts(
+  responses: number[] | Record<number, string> | undefined,
+): Partial<Record<string, string>> {
+  if (!responses || Array.isArray(responses)) return {};
+  return Object.fromEntries(Object.entries(responses));
 }
 
 /** Docs of a procedure that is not a REST operation would silently say nothing: refuse them. */

@@ -1,5 +1,5 @@
-import type { ErrorExample, OperationDocs } from '../../src/trpc/operation-docs.ts';
-import { errorResponse, genericError } from './error-body.ts';
+import type { ErrorDoc, OperationDocs } from '../../src/trpc/operation-docs.ts';
+import { answerResponse, errorAnswer } from './error-body.ts';
 import { RATE_LIMIT_HEADERS } from './headers.ts';
 import type { OperationFacts } from './operation-facts.ts';
 import { sampleOf } from './sample.ts';
@@ -40,9 +40,8 @@ export function describeOperation(
     delete responses['200'];
   }
   const rateLimitedHere = facts.rateLimited || appScope !== null;
-  if (rateLimitedHere && !responses['429']) {
-    responses['429'] = { description: 'Rate limited (app tokens: 120 requests a minute per store per app)' };
-  }
+  // Described with the other errors below.
+  if (rateLimitedHere && !responses['429']) responses['429'] = { description: '' };
   describeResponses(doc, op, responses, { write: method !== 'get', rateLimitedHere, facts });
   addOtherSuccesses(responses, success, docs);
   op.responses = sortedResponses(responses);
@@ -73,13 +72,15 @@ function describeResponses(
   o: Described,
 ) {
   const { write, rateLimitedHere, facts } = o;
-  const ownErrors: Partial<Record<string, ErrorExample>> = facts.docs?.errors ?? {};
+  const ownErrors: Partial<Record<string, ErrorDoc>> = facts.docs?.errors ?? {};
+  const context = { write, appScope: facts.appScope, rateLimited: facts.rateLimited, op };
   for (const [code, entry] of Object.entries(responses)) {
     const response: oas31.ResponseObject | oas31.ReferenceObject = entry;
     if ('$ref' in response) continue;
     if (Number(code) >= 400) {
-      const example = ownErrors[code] ?? genericError(code, write, facts.appScope, op);
-      responses[code] = errorResponse(response.description, code, example);
+      // Not `response.description`: trpc-to-openapi shares one response per status across operations.
+      const answer = errorAnswer(code, ownErrors[code], facts.errorTexts[code], context);
+      responses[code] = answerResponse(code, answer);
       continue;
     }
     if (response.description === 'Successful response')

@@ -49,6 +49,15 @@ const ORDER_STATUS_AT: Record<string, OrderStatus> = {
 };
 
 const WEBHOOK_PARAMETERS: Record<string, oas31.ParameterObject> = {
+  WebhookEventId: {
+    in: 'header',
+    name: 'X-Stockless-Event-Id',
+    required: true,
+    description:
+      'The event id, as `id` in the body: the same on every attempt and resend, and GET /api/v1/events/{id} ' +
+      'answers the same envelope.',
+    schema: { type: 'string', example: 'evt_52817' },
+  },
   WebhookDeliveryId: {
     in: 'header',
     name: 'X-Stockless-Delivery-Id',
@@ -247,8 +256,15 @@ function payloadOf(event: string): oas31.SchemaObject {
   return {
     type: 'object',
     description: `The body of a \`${event}\` delivery.`,
-    required: ['event', 'event_key', 'created_at', 'data'],
+    required: ['id', 'event', 'event_key', 'created_at', 'livemode', 'data'],
     properties: {
+      id: {
+        type: 'string',
+        description:
+          'The event id (`evt_` and digits), the same on every attempt and resend: GET /api/v1/events/{id} answers ' +
+          'this envelope, and GET /api/v1/events lists every event of the last 30 days.',
+        example: 'evt_52817',
+      },
       event: { type: 'string', const: event },
       event_key: {
         type: 'string',
@@ -261,6 +277,12 @@ function payloadOf(event: string): oas31.SchemaObject {
         description: 'When the event happened.',
         example: '2026-11-03T02:40:00.000Z',
       },
+      livemode: {
+        type: 'boolean',
+        description:
+          '`true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).',
+        example: true,
+      },
       data: ref('schemas', dataOf(event)),
     },
   };
@@ -268,9 +290,11 @@ function payloadOf(event: string): oas31.SchemaObject {
 
 /** A delivery's body as sampled from its schema (`payloadOf`). */
 interface Delivery {
+  id: string;
   event: string;
   event_key: string;
   created_at: string;
+  livemode: boolean;
   data: unknown;
 }
 

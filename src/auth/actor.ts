@@ -42,6 +42,12 @@ export interface Actor {
   appId?: number;
   /** Whether buyer names, emails, phones and addresses may appear in answers. */
   canReadCustomers: boolean;
+  /**
+   * Live or test mode: an `sl_test_` key acts on the store's test orders, invoices, webhook
+   * subscriptions and events, and never sees live ones (docs/decisions.md, "Test mode"). OAuth tokens
+   * act in live mode.
+   */
+  livemode: boolean;
 }
 
 export function isAppScope(s: string): s is AppScope {

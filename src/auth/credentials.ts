@@ -82,6 +82,7 @@ function oauthActor(t: AccessToken, kind: 'app' | 'mcp'): Actor {
     credentialId: t.id,
     appId: t.client_id,
     canReadCustomers: appScopes.has('read_customers'),
+    livemode: true,
   };
 }
 
@@ -114,7 +115,7 @@ export async function resolveCredential(
   const key = await first(
     db(em)
       .selectFrom('api_keys')
-      .select(['id', 'store_id', 'scope'])
+      .select(['id', 'store_id', 'scope', 'mode'])
       .where('token_hash', '=', hashToken(token))
       .where('revoked_at', 'is', null),
   );
@@ -127,6 +128,7 @@ export async function resolveCredential(
     appScopes: new Set(),
     credentialId: key.id,
     canReadCustomers: true,
+    livemode: key.mode === 'live',
   };
 }
 

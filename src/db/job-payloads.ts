@@ -60,22 +60,37 @@ export const inventoryFanoutPayload = z
   .describe('[{ product_id, variant_ids }] from the stock trigger, or an older { product_id }');
 
 /**
- * `webhook_coalesce`, queued by the webhook fan-out (fanOutToWebhooks, src/webhooks/fanout.ts): one
- * item per store's change of the product while the window is open. `event` stays a string, not the
- * coalesced events' list: a kind added there must not make its own windows unreadable. `at` (ms)
- * came later: older items have none.
+ * `webhook_coalesce`, queued by the webhook fan-out (fanOutToWebhooks, src/webhooks/fanout.ts) per
+ * (event, product): one item per change while the window is open. Since the event log keeps every
+ * store's events (not only those a subscription wants), an item names the stores that changed alike as
+ * `store_ids` (a batch of the dispatcher, a few bytes a store); `livemode` only when false. The older
+ * item named one `store_id`, and `at` (ms) came later still: both stay readable for jobs queued before.
+ * `event` stays a string, not the coalesced events' list: a kind added there must not make its own
+ * windows unreadable.
  */
 export const webhookCoalescePayload = z
   .array(
-    z.strictObject({
-      store_id: id,
-      event: z.string().min(1),
-      product_id: id,
-      variant_id: id.nullable(),
-      /** When the change was dispatched (ms): a store's event key takes its first, so a retried close repeats it. */
-      at: z.int().nonnegative().optional(),
-    }),
+    z.union([
+      z.strictObject({
+        event: z.string().min(1),
+        product_id: id,
+        variant_id: id.nullable(),
+        /** When the change was dispatched (ms): a store's event key takes its first, so a retried close repeats it. */
+        at: z.int().nonnegative(),
+        store_ids: z.array(id).min(1),
+        livemode: z.boolean().optional(),
+      }),
+      z.strictObject({
+        store_id: id,
+        event: z.string().min(1),
+        product_id: id,
+        variant_id: id.nullable(),
+        at: z.int().nonnegative().optional(),
+      }),
+    ]),
   )
-  .describe('[{ store_id, event, product_id, variant_id, at }]');
+  .describe(
+    '[{ event, product_id, variant_id, at, store_ids, livemode? }] or older [{ store_id, event, product_id, variant_id, at? }]',
+  );
 
 export type WebhookCoalescePayload = z.output<typeof webhookCoalescePayload>;

@@ -24,6 +24,7 @@ export const JOBS = {
   readinessPass: 'readiness_pass',
   pruneRateLimits: 'prune_rate_limits',
   pruneIdempotencyKeys: 'prune_idempotency_keys',
+  pruneEvents: 'prune_events',
 } as const;
 
 export type JobName = (typeof JOBS)[keyof typeof JOBS];
@@ -40,6 +41,7 @@ export const JOB_PAYLOADS = {
   [JOBS.readinessPass]: cronPayload,
   [JOBS.pruneRateLimits]: cronPayload,
   [JOBS.pruneIdempotencyKeys]: cronPayload,
+  [JOBS.pruneEvents]: cronPayload,
 } as const satisfies { [N in JobName]: z.ZodType };
 
 /** What may be queued for job `N`. */

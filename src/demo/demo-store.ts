@@ -149,8 +149,11 @@ function workshopProduct(supplierId: number, w: number) {
 
 export interface DemoCredentials {
   store_id: number;
+  /** Live keys: the demo store's own orders and events. */
   read_write_key: string;
   read_key: string;
+  /** A test key: its orders, subscriptions and events are the store's test data (absent before test mode). */
+  test_key?: string;
 }
 
 /** Whether the database has never been seeded (no store exists yet). */
@@ -189,11 +192,15 @@ export async function seedDemo(
   await demoOrders(em, store.id);
   const rw = await createApiKey(
     { em },
-    { storeId: store.id, scope: 'read_write', mode: 'test', name: 'Demo read_write' },
+    { storeId: store.id, scope: 'read_write', mode: 'live', name: 'Demo read_write' },
   );
   const ro = await createApiKey(
     { em },
-    { storeId: store.id, scope: 'read', mode: 'test', name: 'Demo read' },
+    { storeId: store.id, scope: 'read', mode: 'live', name: 'Demo read' },
   );
-  return { store_id: store.id, read_write_key: rw.key, read_key: ro.key };
+  const test = await createApiKey(
+    { em },
+    { storeId: store.id, scope: 'read_write', mode: 'test', name: 'Demo test mode' },
+  );
+  return { store_id: store.id, read_write_key: rw.key, read_key: ro.key, test_key: test.key };
 }

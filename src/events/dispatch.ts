@@ -28,7 +28,15 @@ function takeBatch(tx: EntityManager) {
           )
           .set({ dispatched_at: sql`now()` })
           .whereRef('d.id', '=', 'pending.id')
-          .returning(['d.id', 'd.store_id', 'd.event', 'd.entity_id', 'd.data', 'd.created_at']),
+          .returning([
+            'd.id',
+            'd.store_id',
+            'd.event',
+            'd.entity_id',
+            'd.data',
+            'd.created_at',
+            'd.livemode',
+          ]),
       )
       .selectFrom('taken')
       .select((eb) => [
@@ -38,6 +46,7 @@ function takeBatch(tx: EntityManager) {
         eb.cast<string>('entity_id', 'text').as('entity_id'),
         eb.ref('data').$castTo<NonNullable<DomainEvent['data']>>().as('data'),
         isoTime(eb.ref('created_at')).as('created_at'),
+        'livemode',
       ])
       // RETURNING has no order of its own: sort the batch after the update, by the bigint id
       // (a bare `id` would name the text output column: '100' before '96').

@@ -7,6 +7,8 @@ export type ProductEvent = (typeof PRODUCT_EVENTS)[number];
 
 export interface DomainEvent {
   storeId: number;
+  /** The mode of the change (a test order's events are test events); live when absent. */
+  livemode?: boolean;
   event: string;
   entityId: number;
   data?: Record<string, unknown>;
@@ -35,9 +37,10 @@ export async function recordEvents(tx: EntityManager, events: DomainEvent[]): Pr
   // Raw SQL: one statement for any number of events, as unnest() of one array per column.
   await rows(
     tx,
-    sql`INSERT INTO domain_events (store_id, event, entity_id, data)
+    sql`INSERT INTO domain_events (store_id, event, entity_id, data, livemode)
       SELECT * FROM unnest(${events.map((e) => e.storeId)}::integer[], ${events.map((e) => e.event)}::text[],
-        ${events.map((e) => e.entityId)}::bigint[], ${events.map((e) => JSON.stringify(e.data ?? {}))}::jsonb[])`,
+        ${events.map((e) => e.entityId)}::bigint[], ${events.map((e) => JSON.stringify(e.data ?? {}))}::jsonb[],
+        ${events.map((e) => e.livemode ?? true)}::boolean[])`,
   );
   await enqueueDispatch(tx);
 }

@@ -21,6 +21,7 @@ export async function cancelExternalOrder(ctx: PartnerContext, { id: orderId, no
         .select(['order_type', 'status'])
         .where('id', '=', orderId)
         .where('store_id', '=', actor.storeId)
+        .where('livemode', '=', actor.livemode)
         .forUpdate(),
     );
     if (!order) throw notFound(`No order with id ${orderId}`, 'ORDER_NOT_FOUND');

@@ -14,6 +14,7 @@ export function listHeldPosts(ctx: UseCaseContext, { storeId }: StoreRef) {
         'external_order_id',
         eb.ref('hold_reason').as('reason'),
         eb.ref('hold_lines').as('lines'),
+        'livemode',
         isoTime(eb.ref('updated_at')).as('updated_at'),
       ])
       .where('store_id', '=', storeId)

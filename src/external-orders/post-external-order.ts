@@ -78,10 +78,10 @@ export async function postExternalOrder(ctx: PartnerContext, input: ExternalOrde
   const result = await em.transactional(async (tx): Promise<Posted> => {
     const post = await claimPost(tx, actor, input);
     if ('orderId' in post) return { result: 'existing', orderId: post.orderId };
-    const mapped = await mapAndLock(tx, actor.storeId, input);
+    const mapped = await mapAndLock(tx, actor, input);
     const hold = holdLines(input, mapped);
-    if (hold.length) return holdPost(tx, actor.storeId, post.id, input, hold);
-    const orderId = await createOrder(tx, actor.storeId, input, mapped);
+    if (hold.length) return holdPost(tx, actor, post.id, input, hold);
+    const orderId = await createOrder(tx, actor, input, mapped);
     await run(
       db(tx)
         .updateTable('external_orders')
@@ -126,6 +126,7 @@ async function claimPost(tx: EntityManager, actor: Actor, input: ExternalOrderIn
   const storeId = actor.storeId;
   const key = {
     store_id: storeId,
+    livemode: actor.livemode,
     marketplace: input.marketplace,
     external_order_id: input.external_order_id,
   };
@@ -138,7 +139,9 @@ async function claimPost(tx: EntityManager, actor: Actor, input: ExternalOrderIn
         payload: JSON.stringify(input),
         credential: `${actor.kind}:${actor.credentialId}`,
       })
-      .onConflict((oc) => oc.columns(['store_id', 'marketplace', 'external_order_id']).doNothing()),
+      .onConflict((oc) =>
+        oc.columns(['store_id', 'livemode', 'marketplace', 'external_order_id']).doNothing(),
+      ),
   );
   const post = await first(
     db(tx)
@@ -167,21 +170,20 @@ async function claimPost(tx: EntityManager, actor: Actor, input: ExternalOrderIn
 
 /**
  * Maps the lines' SKUs, then locks the store's variants (id order, as every reservation does) and
- * reads their stock under the lock, so two posts racing for the last units hold rather than fail.
+ * reads their stock under the lock, so two posts racing for the last units hold rather than fail. A
+ * test post takes no stock, so it reads it without a lock and never makes a live buyer wait.
  */
-async function mapAndLock(tx: EntityManager, storeId: number, input: ExternalOrderInput) {
+async function mapAndLock(tx: EntityManager, { storeId, livemode }: Actor, input: ExternalOrderInput) {
   const mapped = await resolveSkus(tx, storeId, [...new Set(input.items.map((i) => i.sku))]);
   const ownIds = [
     ...new Set([...mapped.values()].filter((m) => m.own && m.variant_id).map((m) => m.variant_id as number)),
   ];
-  const locked = await run(
-    db(tx)
-      .selectFrom('product_variants')
-      .select(['id', 'stock_quantity'])
-      .where((eb) => eb('id', '=', eb.fn.any(sql<number[]>`${ownIds.sort((a, b) => a - b)}::integer[]`)))
-      .orderBy('id')
-      .forUpdate(),
-  );
+  const variants = db(tx)
+    .selectFrom('product_variants')
+    .select(['id', 'stock_quantity'])
+    .where((eb) => eb('id', '=', eb.fn.any(sql<number[]>`${ownIds.sort((a, b) => a - b)}::integer[]`)))
+    .orderBy('id');
+  const locked = await run(livemode ? variants.forUpdate() : variants);
   for (const m of mapped.values()) {
     const fresh = locked.find((l) => l.id === m.variant_id);
     if (fresh) m.stock = fresh.stock_quantity;
@@ -209,7 +211,7 @@ function holdLines(input: ExternalOrderInput, mapped: MappedSkus): HoldLine[] {
 
 async function holdPost(
   tx: EntityManager,
-  storeId: number,
+  { storeId, livemode }: Actor,
   postId: number,
   input: ExternalOrderInput,
   hold: HoldLine[],
@@ -232,6 +234,7 @@ async function holdPost(
   await recordEvents(tx, [
     {
       storeId,
+      livemode,
       event: 'order.held',
       entityId: postId,
       data: {
@@ -248,7 +251,7 @@ async function holdPost(
 /** The order, paid on the marketplace, and a draft purchase order per supplier for the store. */
 async function createOrder(
   tx: EntityManager,
-  storeId: number,
+  { storeId, livemode }: Actor,
   input: ExternalOrderInput,
   mapped: MappedSkus,
 ): Promise<number> {
@@ -267,6 +270,7 @@ async function createOrder(
   // Paid on the marketplace: recorded as paid, no buyer mail, nothing in Stockless's ledger.
   const order = await insertOrder(tx, {
     storeId,
+    livemode,
     orderType: 'marketplace',
     channel: 'other_referral',
     source: input.marketplace,
@@ -280,7 +284,8 @@ async function createOrder(
     external: { marketplace: input.marketplace, orderId: input.external_order_id },
     lines,
   });
-  await insertPurchaseOrders(tx, storeId, order.id, lines);
+  // Test orders are never fulfilled: no purchase order reaches a supplier.
+  if (livemode) await insertPurchaseOrders(tx, storeId, order.id, lines);
   return order.id;
 }
 

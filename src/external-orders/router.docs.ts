@@ -1,5 +1,5 @@
 import type { OrderDetail } from '../orders/schemas.ts';
-import { errorExample, type RouterDocs } from '../trpc/operation-docs.ts';
+import { errorDoc, errorExample, type RouterDocs } from '../trpc/operation-docs.ts';
 import type { externalOrdersRouter } from './router.ts';
 
 /** The sampled order reads as a store's own sale; a marketplace order is the one posted here. */
@@ -33,6 +33,13 @@ function asMarketplaceOrder(order: OrderDetail): OrderDetail {
   };
 }
 
+const FEATURE_OFF = errorExample(
+  'not_found',
+  'FEATURE_DISABLED',
+  'External orders are switched off on this platform',
+);
+const FEATURE_DISABLED = errorDoc('External orders are switched off on this platform', FEATURE_OFF);
+
 /** The marketplace order operations' contract prose beyond their schemas (see src/trpc/operation-docs.ts). */
 export const externalOrdersDocs: RouterDocs<typeof externalOrdersRouter> = {
   post: {
@@ -54,19 +61,13 @@ export const externalOrdersDocs: RouterDocs<typeof externalOrdersRouter> = {
       },
     },
     errors: {
-      '400': errorExample(
-        'bad_request',
-        'TOTAL_MISMATCH',
-        'total_cents is 9500 but the lines add up to 9000',
-        {
+      '400': errorDoc(
+        'The lines do not add up to `total_cents`, or the order is invalid',
+        errorExample('bad_request', 'TOTAL_MISMATCH', 'total_cents is 9500 but the lines add up to 9000', {
           details: [{ path: 'total_cents', message: 'must equal the sum of the lines (9000)' }],
-        },
+        }),
       ),
-      '404': errorExample(
-        'not_found',
-        'FEATURE_DISABLED',
-        'External orders are switched off on this platform',
-      ),
+      '404': FEATURE_DISABLED,
     },
   },
   cancel: {
@@ -75,13 +76,23 @@ export const externalOrdersDocs: RouterDocs<typeof externalOrdersRouter> = {
       order: { ...asMarketplaceOrder(sample.order), status: 'cancelled', cancel_reason: 'marketplace' },
     }),
     errors: {
-      '403': errorExample(
-        'forbidden',
-        'NOT_AN_APP_ORDER',
-        'Only orders posted through /orders/external can be cancelled here',
+      '403': errorDoc(
+        'Not an order posted through /orders/external, or scope refused',
+        errorExample(
+          'forbidden',
+          'NOT_AN_APP_ORDER',
+          'Only orders posted through /orders/external can be cancelled here',
+        ),
       ),
-      '404': errorExample('not_found', 'ORDER_NOT_FOUND', 'No order with id 9003'),
-      '409': errorExample('conflict', 'ORDER_NOT_CANCELLABLE', 'A delivered order cannot be cancelled'),
+      '404': errorDoc(
+        'No such order in the store, or external orders are switched off on this platform',
+        errorExample('not_found', 'ORDER_NOT_FOUND', 'No order with id 9003'),
+        FEATURE_OFF,
+      ),
+      '409': errorDoc(
+        'The order was delivered: it can no longer be cancelled',
+        errorExample('conflict', 'ORDER_NOT_CANCELLABLE', 'A delivered order cannot be cancelled'),
+      ),
     },
   },
 };

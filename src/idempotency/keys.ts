@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/kysely.ts';
 import { first, rows, run, sql } from '../db/sql.ts';
@@ -24,7 +25,7 @@ export interface StoredResponse {
 }
 
 export type Claim =
-  | { outcome: 'claimed' }
+  | { outcome: 'claimed'; token: string }
   | { outcome: 'in_use' }
   | { outcome: 'reused' }
   | { outcome: 'replay'; response: StoredResponse; requestId: string };
@@ -41,6 +42,8 @@ export async function claimKey(
   fingerprint: string,
   requestId: string,
 ): Promise<Claim> {
+  // The claim's owner: request ids may come from clients, so they are not unique.
+  const token = randomUUID();
   for (let round = 0; ; round++) {
     const claimed = await first(
       db(em)
@@ -51,6 +54,7 @@ export async function claimKey(
           key: scope.key,
           fingerprint,
           request_id: requestId,
+          claim_token: token,
         })
         .onConflict((oc) =>
           oc
@@ -58,6 +62,7 @@ export async function claimKey(
             .doUpdateSet({
               fingerprint,
               request_id: requestId,
+              claim_token: token,
               status: null,
               headers: null,
               body: null,
@@ -76,7 +81,7 @@ export async function claimKey(
         )
         .returning('key'),
     );
-    if (claimed) return { outcome: 'claimed' };
+    if (claimed) return { outcome: 'claimed', token };
     const held = await first(
       db(em)
         .selectFrom('idempotency_keys')
@@ -104,7 +109,7 @@ export async function claimKey(
 export async function completeKey(
   em: EntityManager,
   scope: KeyScope,
-  requestId: string,
+  token: string,
   response: StoredResponse,
 ) {
   await run(
@@ -119,19 +124,19 @@ export async function completeKey(
       .where('store_id', '=', scope.storeId)
       .where('livemode', '=', scope.livemode)
       .where('key', '=', scope.key)
-      .where('request_id', '=', requestId),
+      .where('claim_token', '=', token),
   );
 }
 
 /** Gives a claimed key back unanswered: its request was refused before it ran, or failed. */
-export async function releaseKey(em: EntityManager, scope: KeyScope, requestId: string) {
+export async function releaseKey(em: EntityManager, scope: KeyScope, token: string) {
   await run(
     db(em)
       .deleteFrom('idempotency_keys')
       .where('store_id', '=', scope.storeId)
       .where('livemode', '=', scope.livemode)
       .where('key', '=', scope.key)
-      .where('request_id', '=', requestId)
+      .where('claim_token', '=', token)
       .where('status', 'is', null),
   );
 }

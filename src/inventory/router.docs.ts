@@ -1,4 +1,4 @@
-import { errorExample, type RouterDocs } from '../trpc/operation-docs.ts';
+import { errorDoc, errorExample, type RouterDocs } from '../trpc/operation-docs.ts';
 import type { inventoryRouter } from './router.ts';
 
 /** The inventory feed's contract prose beyond its schemas (see src/trpc/operation-docs.ts). */
@@ -44,16 +44,18 @@ export const inventoryDocs: RouterDocs<typeof inventoryRouter> = {
       has_more: false,
     }),
     errors: {
-      '400': errorExample(
-        'bad_request',
-        'INVALID_CURSOR',
-        'updated_since is not a cursor this feed gave out for this store',
-        { details: [{ path: 'updated_since', message: 'not a next_cursor of this feed' }] },
+      '400': errorDoc(
+        '`updated_since` is not a cursor this feed gave out for this store, or `limit` is out of range',
+        errorExample(
+          'bad_request',
+          'INVALID_CURSOR',
+          'updated_since is not a cursor this feed gave out for this store',
+          { details: [{ path: 'updated_since', message: 'not a next_cursor of this feed' }] },
+        ),
       ),
-      '404': errorExample(
-        'not_found',
-        'FEATURE_DISABLED',
+      '404': errorDoc(
         'Inventory reads are switched off on this platform',
+        errorExample('not_found', 'FEATURE_DISABLED', 'Inventory reads are switched off on this platform'),
       ),
     },
   },

@@ -3,7 +3,7 @@ import type { SqlBool } from 'kysely';
 import { minimumPrice, visibility } from '../catalogue/filters.ts';
 import { db } from '../db/kysely.ts';
 import { first, sql } from '../db/sql.ts';
-import { AppError, notFound } from '../errors.ts';
+import { AppError, field } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { loadCatalogueContext } from '../store/catalogue-context.ts';
 import type { PartnerContext } from '../trpc/context.ts';
@@ -27,12 +27,17 @@ export async function addListing(ctx: PartnerContext, input: AddListingInput) {
         .where('p.id', '=', productId)
         .where(visibility(store).$castTo<SqlBool>()),
     );
-    if (!product) throw notFound(`No catalogue product with id ${productId}`, 'PRODUCT_NOT_FOUND');
+    if (!product) {
+      throw new AppError('not_found', 'PRODUCT_NOT_FOUND', `No catalogue product with id ${productId}`, {
+        details: field('product_id', 'no such catalogue product'),
+      });
+    }
     if (customPrice !== undefined && customPrice < product.minimum) throw belowMinimum(product.minimum);
     const written = await first(insertListing(tx, storeId, productId, product.minimum, customPrice));
     if (!written) {
       throw new AppError('conflict', 'ALREADY_LISTED', `Product ${productId} is already in your store`, {
         extra: { product_id: productId },
+        details: field('product_id', 'already in your store'),
       });
     }
     await recordEvents(tx, [productEvent(storeId, 'product.created', productId)]);

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/kysely.ts';
 import { first, run } from '../db/sql.ts';
-import { AppError, notFound } from '../errors.ts';
+import { AppError, field, notFound } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
 import type { CreateOwnGoodsInput } from './schemas.ts';
@@ -41,7 +41,11 @@ export async function createOwnGoods(ctx: UseCaseContext, input: CreateOwnGoodsI
         .select((eb) => eb.lit(1).as('one'))
         .where('sku', '=', input.sku),
     );
-    if (taken) throw new AppError('conflict', 'SKU_TAKEN', `SKU ${input.sku} is already in the catalogue`);
+    if (taken) {
+      throw new AppError('conflict', 'SKU_TAKEN', `SKU ${input.sku} is already in the catalogue`, {
+        details: field('sku', 'already in the catalogue'),
+      });
+    }
     const supplier = await ownSupplier(tx, input.storeId, store.name);
     const prices = { wholesale_price_cents: input.costCents ?? 0, retail_price_cents: input.priceCents };
     const product = await first(

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { EFFECTIVE_PURCHASE_MODE, minimumPrice, SELLABLE_STOCK } from '../catalogue/filters.ts';
 import { type DB, db } from '../db/kysely.ts';
 import { first, isoTime, type RawBuilder, rows, run, sql } from '../db/sql.ts';
-import { AppError, notFound } from '../errors.ts';
+import { AppError, field, notFound } from '../errors.ts';
 import { type ProductEvent, productEventsFrom, recordEvents } from '../events/outbox.ts';
 import { loadCatalogueContext, type StoreCatalogueContext } from '../store/catalogue-context.ts';
 import type { bulkAddOutput, ListingListItem, Skip, VendorProduct } from './schemas.ts';
@@ -90,7 +90,10 @@ export function belowMinimum(minimum: number): AppError {
     'bad_request',
     'PRICE_BELOW_MINIMUM',
     `The retail price must be at least ${minimum} cents for this product`,
-    { extra: { minimum_price_cents: minimum } },
+    {
+      extra: { minimum_price_cents: minimum },
+      details: field('custom_retail_price_cents', `must be at least ${minimum}`),
+    },
   );
 }
 
@@ -180,6 +183,7 @@ export async function updateListing(
           'conflict',
           'PURCHASE_MODE_LOCKED',
           'This product is quote-only in the catalogue and cannot be sold with card checkout',
+          { details: field('purchase_mode', 'the catalogue sells this product only on quote') },
         );
       }
       set = { purchase_mode: change.mode };

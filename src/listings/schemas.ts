@@ -154,13 +154,13 @@ export const vendorProductOutput = z.object({
 
 const priceCents = intParam(0, PG_INT_MAX, { description: 'Retail price in cents.', example: 64900 });
 
-export const addListingInput = z.object({
+export const addListingInput = z.strictObject({
   product_id: productId('The catalogue product to list.'),
   custom_retail_price_cents: priceCents.optional(),
 });
 export type AddListingInput = z.output<typeof addListingInput>;
 
-export const pricingInput = z.object({
+export const pricingInput = z.strictObject({
   productId: productId('The catalogue product id of the listing.'),
   custom_retail_price_cents: priceCents
     .nullable()
@@ -168,7 +168,7 @@ export const pricingInput = z.object({
 });
 export type PricingInput = z.output<typeof pricingInput>;
 
-export const purchaseModeInput = z.object({
+export const purchaseModeInput = z.strictObject({
   productId: productId('The catalogue product id of the listing.'),
   purchase_mode: z.enum(['buy_now', 'enquiry']).meta({
     description:
@@ -178,7 +178,7 @@ export const purchaseModeInput = z.object({
 });
 export type PurchaseModeInput = z.output<typeof purchaseModeInput>;
 
-export const vendorFulfilledInput = z.object({
+export const vendorFulfilledInput = z.strictObject({
   productId: productId('The catalogue product id of the listing.'),
   vendor_fulfilled: boolParam.meta({
     override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
@@ -213,13 +213,16 @@ export const bulkInput = z
       .meta({ description: 'With mode `filter`: the catalogue filter parameters; `{}` matches everything.' }),
   })
   .strict()
-  .superRefine((v, ctx) => {
+  // A transform, not a refinement: trpc-to-openapi rebuilds a refined object without its strictness
+  // when it takes the path parameters out for the request body, and the contract must say strict.
+  .transform((v, ctx) => {
     if (v.mode === 'ids' && v.product_ids === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['product_ids'], message: 'required with mode ids' });
+      ctx.addIssue({ code: 'custom', path: ['product_ids'], message: 'required with mode ids', input: v });
     }
     if (v.mode === 'filter' && v.filters === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['filters'], message: 'required with mode filter' });
+      ctx.addIssue({ code: 'custom', path: ['filters'], message: 'required with mode filter', input: v });
     }
+    return v;
   });
 export type BulkInput = z.output<typeof bulkInput>;
 

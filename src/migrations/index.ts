@@ -25,6 +25,9 @@ import { Migration20261125120000_catalogue_maintenance } from './Migration202611
 import { Migration20261125130000_delivery_claims } from './Migration20261125130000_delivery_claims.ts';
 import { Migration20261125140000_subscription_holds } from './Migration20261125140000_subscription_holds.ts';
 import { Migration20261125190000_idempotency_keys } from './Migration20261125190000_idempotency_keys.ts';
+import { Migration20261125200000_event_log } from './Migration20261125200000_event_log.ts';
+import { Migration20261125210000_test_mode } from './Migration20261125210000_test_mode.ts';
+import { Migration20261125215000_idempotency_claim_token } from './Migration20261125215000_idempotency_claim_token.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -72,5 +75,11 @@ export const migrationsList = [
   {
     name: 'Migration20261125190000_idempotency_keys',
     class: Migration20261125190000_idempotency_keys,
+  },
+  { name: 'Migration20261125200000_event_log', class: Migration20261125200000_event_log },
+  { name: 'Migration20261125210000_test_mode', class: Migration20261125210000_test_mode },
+  {
+    name: 'Migration20261125215000_idempotency_claim_token',
+    class: Migration20261125215000_idempotency_claim_token,
   },
 ];

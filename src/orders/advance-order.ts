@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/kysely.ts';
 import { first, run, sql } from '../db/sql.ts';
-import { AppError, notFound } from '../errors.ts';
+import { AppError, field, notFound } from '../errors.ts';
 import { type DomainEvent, recordEvents } from '../events/outbox.ts';
 import { queueMail } from '../mail/outbox.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
@@ -57,6 +57,7 @@ async function lockOrder(tx: EntityManager, orderId: number, storeId?: number) {
       eb.ref('s.name').as('store_name'),
       eb.ref('s.owner_email').as('store_email'),
       'o.order_type',
+      'o.livemode',
     ])
     .where('o.id', '=', orderId);
   const locked = await first(
@@ -83,7 +84,13 @@ export async function advanceOrder(
     const tracking = checkTransition(order, to, opts);
     const events: DomainEvent[] = [];
     const event = (name: string) =>
-      events.push({ storeId: order.store_id, event: name, entityId: order.id, data: { order_id: order.id } });
+      events.push({
+        storeId: order.store_id,
+        livemode: order.livemode,
+        event: name,
+        entityId: order.id,
+        data: { order_id: order.id },
+      });
 
     let invoice: string | null = null;
     if (to === 'shipped') {
@@ -94,9 +101,10 @@ export async function advanceOrder(
           .where('order_id', '=', order.id),
       );
       // Stockless is merchant of record for the orders it fulfils; own-goods marketplace orders are the store's.
-      if (order.order_type !== 'marketplace') invoice = await takeInvoiceNumber(tx);
+      if (order.order_type !== 'marketplace') invoice = await takeInvoiceNumber(tx, order.livemode);
     }
-    if (to === 'cancelled') await releaseOpenLines(tx, order.id);
+    // A test order took no stock, so it gives none back.
+    if (to === 'cancelled' && order.livemode) await releaseOpenLines(tx, order.id);
     await moveOrder(tx, order.id, to, { tracking, invoice, reason: opts.reason });
     await run(
       db(tx)
@@ -106,7 +114,8 @@ export async function advanceOrder(
     event(EVENT[to] ?? 'order.updated');
     if (invoice) {
       event('invoice.issued');
-      await mailInvoice(tx, order, invoice, tracking as string);
+      // Test mode mails nobody: the invoice is there to read through the API.
+      if (order.livemode) await mailInvoice(tx, order, invoice, tracking as string);
     }
     await recordEvents(tx, events);
     return {
@@ -185,7 +194,9 @@ function checkTransition(
   }
   const tracking = opts.tracking?.trim() || order.tracking_number;
   if (to === 'shipped' && !tracking) {
-    throw new AppError('bad_request', 'TRACKING_REQUIRED', 'A tracking number is needed to ship an order');
+    throw new AppError('bad_request', 'TRACKING_REQUIRED', 'A tracking number is needed to ship an order', {
+      details: field('tracking', 'required to ship'),
+    });
   }
   return tracking ?? null;
 }

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import { EFFECTIVE_PURCHASE_MODE } from '../catalogue/filters.ts';
 import { type DB, db } from '../db/kysely.ts';
 import { run, sql } from '../db/sql.ts';
-import { AppError } from '../errors.ts';
+import { AppError, field } from '../errors.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
 import { insertOrder, resolveVariants } from './place.ts';
 import type { CheckoutStorefrontInput } from './schemas.ts';
@@ -41,7 +41,10 @@ function storeListings(tx: EntityManager, storeId: number, productIds: number[])
  * tests drive it here). Each product must be a live listing sold by card; the price is the listing's
  * effective price. Stock is reserved like any order.
  */
-export async function checkoutStorefront(ctx: Pick<UseCaseContext, 'em'>, input: CheckoutStorefrontInput) {
+export async function checkoutStorefront(
+  ctx: Pick<UseCaseContext, 'em'>,
+  input: Omit<CheckoutStorefrontInput, 'livemode'> & { livemode?: boolean },
+) {
   return ctx.em.transactional(async (tx) => {
     const resolved = await resolveVariants(tx, input.storeId, input.items);
     const listings = await storeListings(
@@ -50,7 +53,7 @@ export async function checkoutStorefront(ctx: Pick<UseCaseContext, 'em'>, input:
       resolved.map((r) => r.line.product_id),
     );
     const byProduct = new Map(listings.map((l) => [l.product_id, l]));
-    const lines = resolved.map(({ line, variant }) => {
+    const lines = resolved.map(({ line, index, variant }) => {
       const listing = byProduct.get(line.product_id);
       if (!listing || !variant.active || listing.mode !== 'buy_now' || !listing.shown) {
         throw new AppError(
@@ -59,6 +62,7 @@ export async function checkoutStorefront(ctx: Pick<UseCaseContext, 'em'>, input:
           `Product ${line.product_id} is not for sale in this store`,
           {
             extra: { product_id: line.product_id },
+            details: field(`items.${index}.product_id`, 'not for sale in this store'),
           },
         );
       }
@@ -71,6 +75,6 @@ export async function checkoutStorefront(ctx: Pick<UseCaseContext, 'em'>, input:
         priceCents: listing.custom ?? variant.retail_price_cents,
       };
     });
-    return insertOrder(tx, { ...input, orderType: 'storefront', lines });
+    return insertOrder(tx, { ...input, livemode: input.livemode ?? true, orderType: 'storefront', lines });
   });
 }

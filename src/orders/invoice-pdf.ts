@@ -16,7 +16,12 @@ export interface InvoiceData {
   shippingCents: number;
   totalCents: number;
   currency: string;
+  /** A test order's invoice: marked as such, never a tax document. */
+  livemode: boolean;
 }
+
+/** The document's title: a test invoice must never pass for a tax invoice. */
+const titleOf = (d: InvoiceData) => (d.livemode ? 'Tax Invoice' : 'Test invoice: not a tax invoice');
 
 const styles = StyleSheet.create({
   page: { padding: 40, fontSize: 10, fontFamily: 'Helvetica', color: '#1f2933' },
@@ -58,7 +63,7 @@ function heading(merchant: Merchant, d: InvoiceData): ReactElement {
     h(
       View,
       null,
-      h(Text, { style: styles.title }, 'Tax Invoice'),
+      h(Text, { style: styles.title }, titleOf(d)),
       h(Text, null, `Invoice number: ${d.invoiceNumber}`),
       h(Text, null, `Date of issue: ${d.issuedAt.slice(0, 10)}`),
       h(Text, null, `Order: ${d.orderNumber}`),
@@ -143,7 +148,7 @@ function totals(d: InvoiceData): ReactElement {
 function invoiceDocument(merchant: Merchant, d: InvoiceData): ReactElement {
   return h(
     Document,
-    { title: `Tax invoice ${d.invoiceNumber}`, author: merchant.name },
+    { title: `${titleOf(d)} ${d.invoiceNumber}`, author: merchant.name },
     h(
       Page,
       { size: 'A4', style: styles.page },

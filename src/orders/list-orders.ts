@@ -1,3 +1,4 @@
+import type { Actor } from '../auth/actor.ts';
 import { likePattern, pageOffset, pagination, type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { LIST_COLUMNS, type ListRow, toListItem } from './queries.ts';
@@ -41,13 +42,16 @@ function search(term: string, canReadCustomers: boolean): RawBuilder<unknown> {
     : sql`o.order_number ILIKE ${pattern}`;
 }
 
-function filters(storeId: number, input: ListOrdersInput, canReadCustomers: boolean): RawBuilder<unknown> {
-  const conds: RawBuilder<unknown>[] = [sql`o.store_id = ${storeId}`];
+function filters(actor: Actor, input: ListOrdersInput): RawBuilder<unknown> {
+  const conds: RawBuilder<unknown>[] = [
+    sql`o.store_id = ${actor.storeId}`,
+    sql`o.livemode = ${actor.livemode}`,
+  ];
   if (input.status) conds.push(sql`o.status = ${input.status}`);
   if (input.channel) conds.push(sql`o.channel = ${input.channel}`);
   if (input.attention) conds.push(sql`o.needs_attention`);
   conds.push(...dateBounds(input));
-  if (input.search) conds.push(search(input.search, canReadCustomers));
+  if (input.search) conds.push(search(input.search, actor.canReadCustomers));
   return sql.join(conds, sql` AND `);
 }
 
@@ -55,7 +59,7 @@ const SORT = { created_at: sql`o.created_at`, updated_at: sql`o.updated_at`, id:
 
 export async function listOrders(ctx: PartnerContext, input: ListOrdersInput) {
   const { em, actor } = ctx;
-  const where = filters(actor.storeId, input, actor.canReadCustomers);
+  const where = filters(actor, input);
   const dir = input.order === 'asc' ? sql`ASC` : sql`DESC`;
   const order = sql`${SORT[input.sort_by]} ${dir}, o.id ${dir}`;
   const offset = pageOffset(input.page, input.limit);

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.ts';
+import { AppError, field } from '../errors.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { insertOrder, resolveVariants } from './place.ts';
 import type { WholesaleOrderInput } from './schemas.ts';
@@ -12,7 +12,7 @@ export async function placeWholesaleOrder(ctx: PartnerContext, input: WholesaleO
   const { storeId } = ctx.actor;
   return ctx.em.transactional(async (tx) => {
     const resolved = await resolveVariants(tx, storeId, input.items);
-    for (const { line, variant } of resolved) {
+    for (const { line, index, variant } of resolved) {
       const why = variant.own_goods
         ? 'it is your own goods, not sold by Stockless'
         : !variant.active
@@ -27,6 +27,7 @@ export async function placeWholesaleOrder(ctx: PartnerContext, input: WholesaleO
           `Product ${line.product_id} cannot be ordered: ${why}`,
           {
             extra: { product_id: line.product_id },
+            details: field(`items.${index}.product_id`, `cannot be ordered: ${why}`),
           },
         );
       }
@@ -48,11 +49,16 @@ export async function placeWholesaleOrder(ctx: PartnerContext, input: WholesaleO
               price_cents: variant.wholesale_price_cents,
             })),
           },
+          details: stale.map(({ index, variant }) => ({
+            path: `items.${index}.price_cents`,
+            message: `the wholesale price is now ${variant.wholesale_price_cents}`,
+          })),
         },
       );
     }
     const order = await insertOrder(tx, {
       storeId,
+      livemode: ctx.actor.livemode,
       orderType: 'wholesale_api',
       channel: 'direct',
       customer: input.customer,

@@ -2,9 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { db } from '../db/kysely.ts';
 import { isoTime, rows, run, sql } from '../db/sql.ts';
-import { AppError, notFound } from '../errors.ts';
+import { AppError, field } from '../errors.ts';
 import { DISPATCH_WAKE } from '../events/outbox.ts';
-import { reserveStock } from './reserve.ts';
+import { checkStock, reserveStock } from './reserve.ts';
 import type { createdOrderOutput, ORDER_CHANNELS, ORDER_TYPES } from './schemas.ts';
 
 /** The new order as POST /api/v1/orders answers it. */
@@ -21,6 +21,8 @@ export interface OrderLine {
 
 export interface NewOrder {
   storeId: number;
+  /** A test order takes no stock, is numbered `TEST-SL-…` and is seen by test keys only. */
+  livemode: boolean;
   orderType: (typeof ORDER_TYPES)[number];
   channel: (typeof ORDER_CHANNELS)[number];
   source?: string | null;
@@ -94,20 +96,32 @@ export async function resolveVariants<L extends RequestedLine>(
   lines: L[],
 ) {
   const found = await orderableVariants(tx, storeId, [...new Set(lines.map((l) => l.product_id))]);
-  return lines.map((line) => {
+  return lines.map((line, index) => {
     const variants = found.filter((r) => r.product_id === line.product_id);
     if (!variants.length)
-      throw notFound(`No catalogue product with id ${line.product_id}`, 'PRODUCT_NOT_FOUND');
-    return { line, variant: pickVariant(variants, line) };
+      throw new AppError(
+        'not_found',
+        'PRODUCT_NOT_FOUND',
+        `No catalogue product with id ${line.product_id}`,
+        {
+          details: field(`items.${index}.product_id`, 'no such catalogue product'),
+        },
+      );
+    return { line, index, variant: pickVariant(variants, line, index) };
   });
 }
 
-/** The variant a line names, or the product's only one. */
-function pickVariant<V extends { variant_id: number }>(variants: V[], line: RequestedLine): V {
+/** The variant a line (the `index`th item) names, or the product's only one. */
+function pickVariant<V extends { variant_id: number }>(variants: V[], line: RequestedLine, index: number): V {
   if (line.variant_id !== undefined) {
     const variant = variants.find((v) => v.variant_id === line.variant_id);
     if (!variant) {
-      throw notFound(`Product ${line.product_id} has no variant ${line.variant_id}`, 'VARIANT_NOT_FOUND');
+      throw new AppError(
+        'not_found',
+        'VARIANT_NOT_FOUND',
+        `Product ${line.product_id} has no variant ${line.variant_id}`,
+        { details: field(`items.${index}.variant_id`, `not a variant of product ${line.product_id}`) },
+      );
     }
     return variant;
   }
@@ -117,7 +131,10 @@ function pickVariant<V extends { variant_id: number }>(variants: V[], line: Requ
     'bad_request',
     'VARIANT_REQUIRED',
     `Product ${line.product_id} has ${variants.length} variants: name one with variant_id`,
-    { extra: { product_id: line.product_id, variant_ids: variants.map((v) => v.variant_id) } },
+    {
+      extra: { product_id: line.product_id, variant_ids: variants.map((v) => v.variant_id) },
+      details: field(`items.${index}.variant_id`, `required: the product has ${variants.length} variants`),
+    },
   );
 }
 
@@ -135,13 +152,22 @@ export async function insertOrder(tx: EntityManager, order: NewOrder) {
       'bad_request',
       'PAYMENT_MISMATCH',
       `payment.amount_cents (${order.payment.amount_cents}) must equal the order total (${subtotal})`,
-      { extra: { total_cents: subtotal } },
+      {
+        extra: { total_cents: subtotal },
+        details: field('payment.amount_cents', `must equal the order total (${subtotal})`),
+      },
     );
   }
-  await reserveStock(
-    tx,
-    order.lines.map((l) => ({ variantId: l.variantId, productId: l.productId, quantity: l.quantity })),
-  );
+  const reservations = order.lines.map((l) => ({
+    variantId: l.variantId,
+    productId: l.productId,
+    quantity: l.quantity,
+  }));
+  // Test orders are refused for want of stock exactly as live ones, but never take it.
+  await (order.livemode ? reserveStock(tx, reservations) : checkStock(tx, reservations));
+  const numbering = order.livemode
+    ? sql`'SL-' || nextval('order_number_seq')`
+    : sql`'TEST-SL-' || nextval('test_order_number_seq')`;
   const c = order.customer;
   const s = order.shipping;
   const l = order.lines;
@@ -153,13 +179,14 @@ export async function insertOrder(tx: EntityManager, order: NewOrder) {
     sql<CreatedOrder>`WITH o AS (
         INSERT INTO orders (store_id, order_number, order_type, channel, source, customer_name, customer_email,
           customer_phone, ship_address, ship_address2, ship_city, ship_state, ship_zip, ship_country, subtotal_cents,
-          total_cents, payment_method, payment_transaction_id, payment_amount_cents, marketplace, external_order_id)
-        VALUES (${order.storeId}, 'SL-' || nextval('order_number_seq'), ${order.orderType}, ${order.channel},
+          total_cents, payment_method, payment_transaction_id, payment_amount_cents, marketplace, external_order_id,
+          livemode)
+        VALUES (${order.storeId}, ${numbering}, ${order.orderType}, ${order.channel},
           ${order.source ?? null}, ${c.name}, ${c.email}, ${c.phone}, ${s.address}, ${s.address2}, ${s.city}, ${s.state},
           ${s.zip}, ${s.country}, ${subtotal}, ${subtotal}, ${order.payment?.method ?? null},
           ${order.payment?.transaction_id ?? null}, ${order.payment?.amount_cents ?? null},
-          ${order.external?.marketplace ?? null}, ${order.external?.orderId ?? null})
-        RETURNING id, order_number, status, order_type, total_cents, created_at
+          ${order.external?.marketplace ?? null}, ${order.external?.orderId ?? null}, ${order.livemode})
+        RETURNING id, order_number, status, order_type, total_cents, livemode, created_at
       ), lines AS (
         INSERT INTO order_lines (order_id, product_id, variant_id, sku, name, quantity, price_cents)
         SELECT o.id, u.* FROM o, unnest(${l.map((x) => x.productId)}::integer[], ${l.map((x) => x.variantId)}::integer[],
@@ -168,10 +195,11 @@ export async function insertOrder(tx: EntityManager, order: NewOrder) {
       ), history AS (
         INSERT INTO order_status_history (order_id, from_status, to_status) SELECT o.id, NULL, 'pending' FROM o
       ), events AS (
-        INSERT INTO domain_events (store_id, event, entity_id, data)
-        SELECT ${order.storeId}, 'order.created', o.id, jsonb_build_object('order_id', o.id) FROM o
+        INSERT INTO domain_events (store_id, event, entity_id, data, livemode)
+        SELECT ${order.storeId}, 'order.created', o.id, jsonb_build_object('order_id', o.id), ${order.livemode} FROM o
       )
-      SELECT o.id, o.order_number, o.status, o.order_type, o.total_cents, ${isoTime(sql`o.created_at`)} AS created_at
+      SELECT o.id, o.order_number, o.status, o.order_type, o.total_cents, o.livemode,
+        ${isoTime(sql`o.created_at`)} AS created_at
       FROM o CROSS JOIN LATERAL (SELECT ${DISPATCH_WAKE}) AS wake`,
   );
   if (!created) throw new Error('order insert returned nothing');

@@ -17,7 +17,7 @@ export type ListRow = Omit<OrderListItem, 'customer' | 'currency'> &
 
 /** The columns of `ListRow`, read from orders as `o`. */
 export const LIST_COLUMNS = sql`o.id, o.order_number, o.status, o.order_type, o.channel, o.total_cents, o.currency,
-  o.customer_email, o.customer_name, o.customer_phone, o.needs_attention, o.tracking_number, o.invoice_number,
+  o.customer_email, o.customer_name, o.customer_phone, o.needs_attention, o.tracking_number, o.invoice_number, o.livemode,
   (SELECT count(*)::integer FROM order_lines ol WHERE ol.order_id = o.id) AS items_count,
   ${isoTime(sql`o.created_at`)} AS created_at, ${isoTime(sql`o.updated_at`)} AS updated_at`;
 

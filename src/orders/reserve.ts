@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Selectable } from 'kysely';
-import type { DB } from '../db/kysely.ts';
-import { rows, sql } from '../db/sql.ts';
+import { type DB, db } from '../db/kysely.ts';
+import { rows, run, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 
 export interface Reservation {
@@ -21,11 +21,7 @@ type Locked = Pick<Selectable<DB['product_variants']>, 'id' | 'stock_quantity'> 
  * Must run inside the order's transaction.
  */
 export async function reserveStock(tx: EntityManager, lines: Reservation[]): Promise<void> {
-  const wanted = new Map<number, Reservation>();
-  for (const l of lines) {
-    const prev = wanted.get(l.variantId);
-    wanted.set(l.variantId, { ...l, quantity: (prev?.quantity ?? 0) + l.quantity });
-  }
+  const wanted = mergeLines(lines);
   const ids = [...wanted.keys()].sort((a, b) => a - b);
   const quantities = ids.map((id) => wanted.get(id)?.quantity ?? 0);
   // Raw SQL: unnest() of the wanted arrays and a row lock inside a MATERIALIZED CTE.
@@ -45,7 +41,22 @@ export async function reserveStock(tx: EntityManager, lines: Reservation[]): Pro
       )
       SELECT l.id, l.stock_quantity, (SELECT count(*)::integer FROM taken) AS taken FROM locked l`,
   );
-  const available = new Map(locked.map((v) => [v.id, v.stock_quantity]));
+  throwIfShort(wanted, new Map(locked.map((v) => [v.id, v.stock_quantity])));
+  if ((locked[0]?.taken ?? 0) !== ids.length) throw new Error('stock changed under a row lock');
+}
+
+/** The lines by variant, a variant asked twice summed. */
+function mergeLines(lines: Reservation[]): Map<number, Reservation> {
+  const wanted = new Map<number, Reservation>();
+  for (const l of lines) {
+    const prev = wanted.get(l.variantId);
+    wanted.set(l.variantId, { ...l, quantity: (prev?.quantity ?? 0) + l.quantity });
+  }
+  return wanted;
+}
+
+/** 400 INSUFFICIENT_STOCK naming every short line, unless each has enough. */
+function throwIfShort(wanted: Map<number, Reservation>, available: Map<number, number>) {
   const short = [...wanted.values()]
     .filter((w) => (available.get(w.variantId) ?? 0) < w.quantity)
     .map((w) => ({
@@ -64,7 +75,20 @@ export async function reserveStock(tx: EntityManager, lines: Reservation[]): Pro
       },
     );
   }
-  if ((locked[0]?.taken ?? 0) !== ids.length) throw new Error('stock changed under a row lock');
+}
+
+/**
+ * What `reserveStock` checks, without taking anything: a test order is refused for want of stock as
+ * a live one would be, and leaves the stock every live buyer shares as it was. No lock: nothing is
+ * taken, so a concurrent live order cannot be oversold by it.
+ */
+export async function checkStock(tx: EntityManager, lines: Reservation[]): Promise<void> {
+  const wanted = mergeLines(lines);
+  const ids = [...wanted.keys()];
+  const found = await run(
+    db(tx).selectFrom('product_variants').select(['id', 'stock_quantity']).where('id', 'in', ids),
+  );
+  throwIfShort(wanted, new Map(found.map((v) => [v.id, v.stock_quantity])));
 }
 
 /** Gives stock back (cancellation of lines not shipped). */

@@ -78,7 +78,9 @@ const shipping = z.object({
 
 export const orderListItem = z.object({
   id: z.int().meta({ description: 'The order id.', example: 9001 }),
-  order_number: z.string().meta({ example: 'SL-100231' }),
+  order_number: z
+    .string()
+    .meta({ description: '`SL-…`; `TEST-SL-…` for a test order.', example: 'SL-100231' }),
   status: z.enum(ORDER_STATUSES).meta({ example: 'shipped' }),
   order_type: z.enum(ORDER_TYPES).meta({
     description:
@@ -96,10 +98,15 @@ export const orderListItem = z.object({
     .string()
     .nullable()
     .meta({ description: 'Set once shipped.', example: 'TRK123456789AU' }),
-  invoice_number: z
-    .string()
-    .nullable()
-    .meta({ description: '`INV-YYYYMM-NNNNNN`, set once the invoice exists.', example: 'INV-202611-000123' }),
+  invoice_number: z.string().nullable().meta({
+    description: '`INV-YYYYMM-NNNNNN` (`TEST-INV-YYYYMM-NNNNNN` in test mode), set once the invoice exists.',
+    example: 'INV-202611-000123',
+  }),
+  livemode: z.boolean().meta({
+    description:
+      '`false` for a test order, placed with an `sl_test_` key: seen by test keys only, numbered `TEST-SL-…`, never fulfilled, mailed or taken from stock.',
+    example: true,
+  }),
   created_at: z.iso.datetime().meta({ example: '2026-11-01T22:04:11.000Z' }),
   updated_at: z.iso.datetime().meta({ example: '2026-11-03T02:40:00.000Z' }),
 });
@@ -197,6 +204,9 @@ export const createdOrderOutput = z.object({
     status: z.enum(ORDER_STATUSES),
     order_type: z.enum(ORDER_TYPES).meta({ example: 'wholesale_api' }),
     total_cents: z.int().meta({ example: 84000 }),
+    livemode: z
+      .boolean()
+      .meta({ description: '`false` for a test order (an `sl_test_` key).', example: true }),
     created_at: z.iso.datetime().meta({ example: '2026-11-02T09:30:00.000Z' }),
   }),
 });
@@ -209,6 +219,8 @@ export const invoiceOutput = z.object({
 
 export const checkoutStorefrontInput = z.object({
   storeId: idParam,
+  /** A test checkout (`cli trigger`, demos): a test order, seen by the store's test keys only. */
+  livemode: z.boolean().default(true),
   channel: z.enum(ORDER_CHANNELS).default('direct'),
   customer: customerInput,
   shipping: shippingInput,

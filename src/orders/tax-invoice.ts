@@ -40,8 +40,14 @@ const lines = (eb: ExpressionBuilder<DB & { o: DB['orders'] }, 'o'>) =>
     .$asScalar()
     .as('lines');
 
-/** The order with what its invoice shows; `storeId` limits to one store's orders. */
-function invoicedOrder(em: EntityManager, orderId: number, storeId?: number) {
+/** Whose invoice a partner may read: a store's, in the mode of its credential. */
+export interface InvoiceOwner {
+  storeId: number;
+  livemode: boolean;
+}
+
+/** The order with what its invoice shows; `owner` limits to one store's orders of one mode. */
+function invoicedOrder(em: EntityManager, orderId: number, owner?: InvoiceOwner) {
   const invoiced = db(em)
     .selectFrom('orders as o')
     .innerJoin('stores as s', 's.id', 'o.store_id')
@@ -65,18 +71,29 @@ function invoicedOrder(em: EntityManager, orderId: number, storeId?: number) {
       'o.shipping_cents',
       'o.total_cents',
       'o.currency',
+      'o.livemode',
       lines(eb),
     ])
     .where('o.id', '=', orderId);
-  return first(storeId === undefined ? invoiced : invoiced.where('o.store_id', '=', storeId));
+  return first(
+    owner === undefined
+      ? invoiced
+      : invoiced.where('o.store_id', '=', owner.storeId).where('o.livemode', '=', owner.livemode),
+  );
 }
 
 /**
  * The order's tax invoice as a PDF, rendered from the order as it was shipped. 404 while the
- * order has no invoice (it is issued when the order ships). `storeId` limits to one store's orders.
+ * order has no invoice (it is issued when the order ships). `owner` limits to one store's orders of
+ * one mode.
  */
-export async function invoicePdf(em: EntityManager, merchant: Merchant, orderId: number, storeId?: number) {
-  const o = await invoicedOrder(em, orderId, storeId);
+export async function invoicePdf(
+  em: EntityManager,
+  merchant: Merchant,
+  orderId: number,
+  owner?: InvoiceOwner,
+) {
+  const o = await invoicedOrder(em, orderId, owner);
   if (!o) throw notFound(`No order with id ${orderId}`, 'ORDER_NOT_FOUND');
   if (!o.invoice_number || !o.invoice_issued_at) {
     throw notFound(
@@ -87,6 +104,7 @@ export async function invoicePdf(em: EntityManager, merchant: Merchant, orderId:
   const pdf = await renderInvoicePdf(merchant, {
     invoiceNumber: o.invoice_number,
     issuedAt: o.invoice_issued_at,
+    livemode: o.livemode,
     orderNumber: o.order_number,
     storeName: o.store_name,
     // A wholesale order is the store's purchase: the invoice is the store's, at wholesale prices.

@@ -1,5 +1,5 @@
 import { Store } from '../db/entities/store.ts';
-import { AppError } from '../errors.ts';
+import { AppError, field } from '../errors.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
 import type { CreateStoreInput } from './schemas.ts';
 import { slugify } from './slug.ts';
@@ -12,7 +12,9 @@ export async function createStore(ctx: Pick<UseCaseContext, 'em'>, input: Create
   const slug = input.slug ?? slugify(input.name);
   return ctx.em.transactional(async (tx) => {
     if (await tx.count(Store, { slug })) {
-      throw new AppError('conflict', 'SLUG_TAKEN', `A store with slug ${slug} already exists`);
+      throw new AppError('conflict', 'SLUG_TAKEN', `A store with slug ${slug} already exists`, {
+        details: field(input.slug === undefined ? 'name' : 'slug', `the slug ${slug} is taken`),
+      });
     }
     const store = tx.create(Store, {
       name: input.name,

@@ -33,6 +33,7 @@ export async function getStoreProfile(ctx: PartnerContext): Promise<StoreProfile
           isoTime(eb.fn.max('created_at')).as('last'),
         ])
         .where('store_id', '=', storeId)
+        .where('livemode', '=', ctx.actor.livemode)
         .groupBy('status'),
     ),
   ]);

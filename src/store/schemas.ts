@@ -76,3 +76,10 @@ export type RevokeApiKeyInput = z.output<typeof revokeApiKeyInput>;
 
 export const setPublishedInput = z.object({ storeId: idParam, published: z.boolean() });
 export type SetPublishedInput = z.output<typeof setPublishedInput>;
+
+/** Every store, for operators; takes nothing. */
+export const listStoresInput = z.object({});
+export type ListStoresInput = z.output<typeof listStoresInput>;
+
+export const listApiKeysInput = z.object({ storeId: idParam });
+export type ListApiKeysInput = z.output<typeof listApiKeysInput>;

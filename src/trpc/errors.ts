@@ -1,7 +1,16 @@
 import { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
-import { ZodError } from 'zod';
-import { AppError, type ErrorCategory, httpError, type ShapedError } from '../errors.ts';
+import { ZodError, z } from 'zod';
+import {
+  AppError,
+  type ErrorCategory,
+  type FieldDetail,
+  httpError,
+  jsonTypeOf,
+  quoted,
+  type ShapedError,
+  wrongType,
+} from '../errors.ts';
 
 const TRPC_CODE: Record<ErrorCategory, TRPCError['code']> = {
   bad_request: 'BAD_REQUEST',
@@ -33,11 +42,102 @@ const TRANSPORT: Partial<
   TOO_MANY_REQUESTS: { category: 'rate_limited', code: 'RATE_LIMITED', status: 429 },
 };
 
-function zodDetails(err: ZodError) {
-  return err.issues.map((issue) => ({
-    path: issue.path.map(String).join('.') || '(root)',
-    message: issue.message,
-  }));
+/** zod's names for what it expected, in JSON's terms (the contract documents JSON Schema types). */
+const EXPECTED: Record<string, string> = {
+  int: 'integer',
+  record: 'object',
+  tuple: 'array',
+  map: 'object',
+  set: 'array',
+};
+const INTEGER_FORMATS = new Set(['safeint', 'int32', 'uint32', 'int64', 'uint64']);
+
+function expectedName(issue: z.core.$ZodRawIssue<z.core.$ZodIssueInvalidType>): string {
+  const format = (issue.inst as { _zod?: { def?: { format?: string } } } | undefined)?._zod?.def?.format;
+  if (issue.expected === 'number' && format && INTEGER_FORMATS.has(format)) return 'integer';
+  return EXPECTED[issue.expected] ?? issue.expected;
+}
+
+type Bound = z.core.$ZodRawIssue<z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig>;
+
+/** A range refusal: `must be at most 500`, `must be at least 2 characters`, `must not be empty`. */
+function boundMessage(issue: Bound, limit: number | bigint, small: boolean): string | undefined {
+  const n = Number(limit);
+  const plural = (unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  const edge = small ? 'at least' : 'at most';
+  switch (issue.origin) {
+    case 'number':
+    case 'int':
+    case 'bigint':
+      if (issue.inclusive === false) return `must be ${small ? 'greater' : 'less'} than ${limit}`;
+      return `must be ${edge} ${limit}`;
+    case 'string':
+      if (issue.exact) return `must be exactly ${plural('character')}`;
+      if (small && n === 1) return 'must not be empty';
+      return `must be ${edge} ${plural('character')}`;
+    case 'array':
+    case 'set':
+      if (issue.exact) return `must have exactly ${plural('item')}`;
+      if (small && n === 1) return 'must not be empty';
+      return `must have ${edge} ${plural('item')}`;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The contract's words for zod's commonest refusals, for every schema in the process (installed with
+ * the error mapping, so every transport that parses a procedure's input answers alike): a wrong type
+ * says what was expected and what came (`expected integer, got string`), a missing field `required`,
+ * a range its bound. A schema's own message (`.min(1, '…')`) still wins; anything else is zod's.
+ */
+function contractIssueMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case 'invalid_type':
+      return wrongType(expectedName(issue), issue.input);
+    case 'too_small':
+      return boundMessage(issue, issue.minimum, true);
+    case 'too_big':
+      return boundMessage(issue, issue.maximum, false);
+    case 'invalid_value': {
+      if (issue.input === undefined) return 'required';
+      const options = issue.values.map((v) => (typeof v === 'string' ? quoted(v) : String(v)));
+      const expected = options.length === 1 ? options[0] : `one of ${options.join(', ')}`;
+      const got = typeof issue.input === 'string' ? quoted(issue.input) : jsonTypeOf(issue.input);
+      return `expected ${expected}, got ${got}`;
+    }
+    default:
+      return undefined;
+  }
+}
+z.config({ customError: contractIssueMessage });
+
+/** A key of the client's shown in a path: any text is allowed in JSON keys, so it is capped. */
+const keyText = (key: PropertyKey) => {
+  const text = String(key);
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+};
+
+/** At most this many refusals are spelled out in the message; `details` has them all. */
+const SUMMARY_MAX = 10;
+
+/**
+ * zod's issues as the contract's `details`: one per field, its path dotted (`items.0.quantity`). An
+ * unknown key (zod reports the keys on their parent) becomes one detail per key, at the key's path.
+ */
+function zodDetails(err: ZodError): FieldDetail[] {
+  return err.issues.flatMap((issue) => {
+    const at = issue.path.map(keyText);
+    if (issue.code === 'unrecognized_keys')
+      return issue.keys.map((key) => ({ path: [...at, keyText(key)].join('.'), message: 'unknown field' }));
+    return [{ path: at.join('.') || '(root)', message: issue.message }];
+  });
+}
+
+function summaryOf(details: FieldDetail[]): string {
+  const shown = details.slice(0, SUMMARY_MAX).map((d) => `${d.path}: ${d.message}`);
+  const more = details.length - SUMMARY_MAX;
+  return more > 0 ? `${shown.join('; ')}; and ${more} more` : shown.join('; ');
 }
 
 /**
@@ -53,7 +153,7 @@ export function shapeError(thrown: unknown): ShapedError {
   // failing its schema: a server error, never the caller's fault.
   if (error.code === 'BAD_REQUEST' && error.cause instanceof ZodError) {
     const details = zodDetails(error.cause);
-    const summary = details.map((d) => `${d.path}: ${d.message}`).join('; ');
+    const summary = summaryOf(details);
     return {
       status: 400,
       body: {

@@ -21,8 +21,35 @@ export interface OperationDocs<Input = unknown, Output = unknown> {
   otherSuccesses?: Partial<Record<SuccessStatus, OtherSuccess<Output>>>;
   /** Named request examples, where one body has several forms. */
   requestExamples?: Record<string, { summary: string; value: Input }>;
-  /** This operation's own error examples by status; the others get a generic one. */
-  errors?: Partial<Record<ErrorStatus, ErrorExample>>;
+  /**
+   * The query the request samples (`x-codeSamples`) send; default: the required parameters and
+   * those whose schema has an example.
+   */
+  sampleQuery?: Partial<Input>;
+  /**
+   * This operation's own error answers by status: what the status means here and an example per
+   * code. A status without one gets the text the operation's meta gives it, else a neutral one
+   * ("Not found"): never another operation's. 400, 401, 403 and 429 add the codes every operation
+   * shares (`VALIDATION_FAILED`, `INVALID_CREDENTIAL`, the scope refusals, `RATE_LIMITED`) after
+   * these; 404 and 409 are the operation's alone.
+   */
+  errors?: Partial<Record<ErrorStatus, ErrorDoc>>;
+}
+
+/** One error status of one operation, as its docs describe it. */
+export interface ErrorDoc {
+  /**
+   * What the status means for this operation ("No such order"). The contract lists the examples'
+   * codes after it, but for those it names in backticks already.
+   */
+  description: string;
+  /** An example body for each code this operation answers with this status, the likeliest first. */
+  examples: readonly [ErrorExample, ...ErrorExample[]];
+}
+
+/** An operation's answer for one error status: `errorDoc('No such order', errorExample(…))`. */
+export function errorDoc(description: string, ...examples: [ErrorExample, ...ErrorExample[]]): ErrorDoc {
+  return { description, examples };
 }
 
 export interface OtherSuccess<Output> {

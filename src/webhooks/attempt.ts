@@ -1,3 +1,4 @@
+import { eventId } from '../events/envelope.ts';
 import type { Claimed } from './delivery-queries.ts';
 import { rememberUpTo } from './remember.ts';
 import { decryptSecret } from './secrets.ts';
@@ -44,6 +45,8 @@ async function send(d: Claimed, s: WebhookSettings, key: Buffer): Promise<Attemp
   const number = d.attempts + 1;
   const headers = {
     'x-stockless-event': d.event,
+    // The event's id in the log (as `id` in the body): GET /api/v1/events/{id} answers the same envelope.
+    'x-stockless-event-id': eventId(d.event_id),
     'x-stockless-delivery-id': `${d.subscription_id}:${d.event_key}:${number}`,
     ...signatureHeaders(secretOf(key, d.secret_encrypted), d.body, `msg_${d.event_id}`),
   };

@@ -19,13 +19,14 @@ export async function createWebhook(ctx: PartnerContext, input: CreateWebhookInp
       db(tx)
         .selectFrom('webhook_subscriptions')
         .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('store_id', '=', storeId),
+        .where('store_id', '=', storeId)
+        .where('livemode', '=', ctx.actor.livemode),
     );
     if (Number(counted?.n ?? 0) >= MAX_SUBSCRIPTIONS_PER_STORE) {
       throw new AppError(
         'conflict',
         'WEBHOOK_LIMIT_REACHED',
-        `A store can have at most ${MAX_SUBSCRIPTIONS_PER_STORE} webhook subscriptions; delete one first`,
+        `A store can have at most ${MAX_SUBSCRIPTIONS_PER_STORE} webhook subscriptions in each mode; delete one first`,
       );
     }
     const created = await first(
@@ -33,6 +34,7 @@ export async function createWebhook(ctx: PartnerContext, input: CreateWebhookInp
         .insertInto('webhook_subscriptions')
         .values({
           store_id: storeId,
+          livemode: ctx.actor.livemode,
           url,
           events: input.events,
           secret_encrypted: encryptSecret(secretsKey(s.secretKey), secret),

@@ -10,6 +10,7 @@ export async function deleteWebhook(ctx: PartnerContext, { id }: WebhookPathInpu
       .deleteFrom('webhook_subscriptions')
       .where('id', '=', id)
       .where('store_id', '=', ctx.actor.storeId)
+      .where('livemode', '=', ctx.actor.livemode)
       .returning('id'),
   );
   if (!gone) throw notFoundHook(id);

@@ -2,10 +2,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor.ts';
 import type { WebhookCoalescePayload } from '../db/job-payloads.ts';
 import { JOBS, type JobInput, jobPayloadJson, keyedJob } from '../db/jobs.ts';
-import { db } from '../db/kysely.ts';
-import { rows, run, sql } from '../db/sql.ts';
+import { rows, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import type { EventFanOut } from '../events/dispatch.ts';
+import { envelopeWithoutId } from '../events/envelope.ts';
 import { idsOnlyData, onlyVariant } from '../events/ids-only.ts';
 import { getOrder } from '../orders/get-order.ts';
 import { COALESCED_EVENTS, ORDER_PAYLOAD_EVENTS } from './events.ts';
@@ -17,6 +17,8 @@ export interface SourceEvent {
   entity_id: string;
   data: Record<string, unknown>;
   created_at: string;
+  /** Absent: a live event (test mode is not there yet). */
+  livemode?: boolean;
 }
 
 export interface NewWebhookEvent {
@@ -25,15 +27,27 @@ export interface NewWebhookEvent {
   eventKey: string;
   createdAt: string;
   data: Record<string, unknown>;
+  /** Absent: true. */
+  livemode?: boolean;
   /** Only this subscription (a ping); otherwise every active subscription of the store that wants it. */
   subscriptionId?: number;
 }
 
-/** One store's change to a product in a coalescing window; Graphile concatenates these per job key. */
-type CoalescedChange = WebhookCoalescePayload[number];
+/** Changes to a product in a coalescing window; Graphile concatenates these per job key. */
+type CoalescedItem = WebhookCoalescePayload[number];
+
+/** One store's change to the product, as a window's items say it. */
+interface StoreChange {
+  store_id: number;
+  event: string;
+  product_id: number;
+  variant_id: number | null;
+  at: number | undefined;
+  livemode: boolean;
+}
 
 /** The store's full view of its own order (webhooks are managed with API keys, never app tokens). */
-function storeActor(storeId: number): Actor {
+function storeActor(storeId: number, livemode = true): Actor {
   return {
     storeId,
     kind: 'api_key',
@@ -41,13 +55,17 @@ function storeActor(storeId: number): Actor {
     appScopes: new Set(),
     credentialId: 0,
     canReadCustomers: true,
+    livemode,
   };
 }
 
 /** `{ order }` as the store reads it; an order that cannot be read never blocks the dispatcher. */
 async function orderPayload(tx: EntityManager, e: SourceEvent): Promise<Record<string, unknown>> {
   try {
-    return await getOrder({ em: tx, actor: storeActor(e.store_id) }, { id: Number(e.entity_id) });
+    return await getOrder(
+      { em: tx, actor: storeActor(e.store_id, e.livemode ?? true) },
+      { id: Number(e.entity_id) },
+    );
   } catch (err) {
     if (err instanceof AppError && err.category === 'not_found')
       return { order: null, order_id: Number(e.entity_id) };
@@ -56,36 +74,46 @@ async function orderPayload(tx: EntityManager, e: SourceEvent): Promise<Record<s
 }
 
 /**
- * Stores the events and one pending delivery per subscription that wants each, in the caller's
- * transaction, and wakes the delivery job. The envelope is serialised once here: every attempt sends
- * and signs the same bytes.
+ * Stores the events in the event log, every one of them whether or not a subscription wants it, and
+ * one pending delivery per active subscription that wants each, in the caller's transaction; wakes
+ * the delivery job when there is one. The envelope is serialised once here, its id (`evt_<row id>`)
+ * put first by the statement that draws the row's id: every attempt sends and signs the same bytes,
+ * and GET /api/v1/events answers them.
  */
 export async function createWebhookEvents(tx: EntityManager, events: NewWebhookEvent[]): Promise<number> {
   if (events.length === 0) return 0;
   const bodies = events.map((e) =>
-    JSON.stringify({ event: e.event, event_key: e.eventKey, created_at: e.createdAt, data: e.data }),
+    envelopeWithoutId({
+      event: e.event,
+      event_key: e.eventKey,
+      created_at: e.createdAt,
+      livemode: e.livemode ?? true,
+      data: e.data,
+    }),
   );
   const [made] = await rows<{ n: number }>(
     tx,
     sql`WITH input AS (
         SELECT * FROM unnest(${events.map((e) => e.storeId)}::integer[], ${events.map((e) => e.event)}::text[],
           ${events.map((e) => e.eventKey)}::text[], ${bodies}::text[], ${events.map((e) => e.createdAt)}::timestamptz[],
-          ${events.map((e) => e.subscriptionId ?? null)}::integer[])
-          WITH ORDINALITY AS i(store_id, event, event_key, body, created_at, only_subscription, ord)
-      ), targets AS MATERIALIZED (
-        -- Ids are drawn first so two identical envelopes in one batch stay two events.
-        SELECT nextval(pg_get_serial_sequence('webhook_events', 'id')) AS event_id, t.* FROM (
-          SELECT i.*, array_agg(s.id) AS subscriptions FROM input i
-          JOIN webhook_subscriptions s ON s.store_id = i.store_id AND s.active
-            AND (s.id = i.only_subscription OR (i.only_subscription IS NULL AND (i.event = ANY (s.events) OR '*' = ANY (s.events))))
-          GROUP BY i.ord, i.store_id, i.event, i.event_key, i.body, i.created_at, i.only_subscription
-        ) t
+          ${events.map((e) => e.livemode ?? true)}::boolean[], ${events.map((e) => e.subscriptionId ?? null)}::integer[])
+          WITH ORDINALITY AS i(store_id, event, event_key, body, created_at, livemode, only_subscription, ord)
+      ), ids AS MATERIALIZED (
+        -- Ids drawn in the batch's order (the log's order within one transaction), before the insert:
+        -- the body carries its own id.
+        SELECT nextval(pg_get_serial_sequence('webhook_events', 'id')) AS event_id, o.*
+        FROM (SELECT * FROM input ORDER BY ord) o
       ), stored AS (
-        INSERT INTO webhook_events (id, store_id, event, event_key, body, created_at) OVERRIDING SYSTEM VALUE
-        SELECT event_id, store_id, event, event_key, body, created_at FROM targets
+        INSERT INTO webhook_events (id, store_id, event, event_key, body, created_at, livemode) OVERRIDING SYSTEM VALUE
+        SELECT event_id, store_id, event, event_key, '{"id":"evt_' || event_id || '",' || substr(body, 2), created_at, livemode
+        FROM ids
       ), deliveries AS (
         INSERT INTO webhook_deliveries (subscription_id, event_id)
-        SELECT unnest(subscriptions), event_id FROM targets
+        SELECT s.id, ids.event_id FROM ids
+        -- A test event reaches the store's test subscriptions only, a live one its live subscriptions.
+        JOIN webhook_subscriptions s ON s.store_id = ids.store_id AND s.livemode = ids.livemode AND s.active
+          AND (s.id = ids.only_subscription OR (ids.only_subscription IS NULL AND (ids.event = ANY (s.events) OR '*' = ANY (s.events))))
+        ORDER BY ids.event_id, s.id
         RETURNING 1
       )
       SELECT count(*)::integer AS n FROM deliveries`,
@@ -100,11 +128,11 @@ export function webhookFanOut(coalesceWindowMs: number): EventFanOut {
 }
 
 /**
- * Attaches webhooks to the event dispatcher, in the dispatcher's transaction. Order, invoice and
- * site events become deliveries now; `product.*` and `inventory.updated` go to a coalescing job per
- * (event, product), whose payload collects every store's changes while the window is open: a stock
- * change of a product 10,000 stores list is one job, not 10,000. Stores with no active subscription
- * for an event cost nothing but the subscription lookup.
+ * Attaches the event log and webhooks to the event dispatcher, in the dispatcher's transaction. Order,
+ * invoice and site events are stored now (deliveries with them); `product.*` and `inventory.updated`
+ * go to a coalescing job per (event, product), whose payload collects every store's changes while the
+ * window is open: a stock change of a product 10,000 stores list is one job, its items naming the
+ * stores as id lists (a few bytes a store), and one stored event per store when the window closes.
  */
 export async function fanOutToWebhooks(
   tx: EntityManager,
@@ -112,34 +140,29 @@ export async function fanOutToWebhooks(
   coalesceWindowMs: number,
 ): Promise<void> {
   if (batch.length === 0) return;
-  const storeIds = [...new Set(batch.map((e) => e.store_id))];
-  const subs = await run(
-    db(tx)
-      .selectFrom('webhook_subscriptions')
-      .select(['store_id', 'events'])
-      .where('active', '=', true)
-      .where('store_id', '=', sql<number>`ANY (${storeIds}::integer[])`),
-  );
-  const wants = (storeId: number, event: string) =>
-    subs.some((s) => s.store_id === storeId && (s.events.includes(event) || s.events.includes('*')));
-
   const immediate: NewWebhookEvent[] = [];
-  const coalesced = new Map<string, CoalescedChange[]>();
+  const coalesced = new Map<string, Map<string, CoalescedItem>>();
+  const at = Date.now();
   for (const e of batch) {
-    if (!wants(e.store_id, e.event)) continue;
+    const livemode = e.livemode ?? true;
     if (COALESCED_EVENTS.includes(e.event)) {
       const productId = Number(e.entity_id);
       const key = `${JOBS.webhookCoalesce}:${e.event}:${productId}`;
       const variant = typeof e.data.variant_id === 'number' ? e.data.variant_id : null;
-      const list = coalesced.get(key) ?? [];
-      list.push({
-        store_id: e.store_id,
-        event: e.event,
-        product_id: productId,
-        variant_id: variant,
-        at: Date.now(),
-      });
-      coalesced.set(key, list);
+      const items = coalesced.get(key) ?? new Map<string, CoalescedItem>();
+      coalesced.set(key, items);
+      const group = `${variant}:${livemode}`;
+      const item = items.get(group);
+      if (item && 'store_ids' in item) item.store_ids.push(e.store_id);
+      else
+        items.set(group, {
+          event: e.event,
+          product_id: productId,
+          variant_id: variant,
+          at,
+          store_ids: [e.store_id],
+          ...(livemode ? {} : { livemode }),
+        });
       continue;
     }
     const data = ORDER_PAYLOAD_EVENTS.includes(e.event) ? await orderPayload(tx, e) : e.data;
@@ -149,13 +172,16 @@ export async function fanOutToWebhooks(
       eventKey: `${e.event}:${e.entity_id}`,
       createdAt: e.created_at,
       data,
+      livemode,
     });
   }
   await createWebhookEvents(tx, immediate);
   if (coalesced.size > 0) {
     // In key order: concurrent dispatcher batches update shared job rows in one order, never a cycle.
     const keys = [...coalesced.keys()].sort();
-    const payloads = keys.map((k) => jobPayloadJson(JOBS.webhookCoalesce, coalesced.get(k) ?? []));
+    const payloads = keys.map((k) =>
+      jobPayloadJson(JOBS.webhookCoalesce, [...(coalesced.get(k)?.values() ?? [])]),
+    );
     await rows(
       tx,
       // 'preserve_run_at': the window opens with the first change and is not pushed back by later
@@ -174,22 +200,34 @@ export async function fanOutToWebhooks(
 /** Stores whose coalesced events are written per transaction when a window closes. */
 const COALESCE_BATCH = 1000;
 
+/** The window's items, one change per store named (items of the older shape name one store each). */
+function storeChanges(items: readonly CoalescedItem[]): StoreChange[] {
+  return items.flatMap((c) => {
+    const base = { event: c.event, product_id: c.product_id, variant_id: c.variant_id, at: c.at };
+    if ('store_ids' in c)
+      return c.store_ids.map((store_id) => ({ ...base, store_id, livemode: c.livemode ?? true }));
+    return [{ ...base, store_id: c.store_id, livemode: true }];
+  });
+}
+
 /**
  * A coalescing window closed: for each store whose changes it collected, one ids-only event for the
  * product, with the variant when every change of that store in the window was to that one variant.
  * Written in batches of stores, each its own transaction, so no transaction holds 10,000 stores' rows.
  */
 export async function closeCoalescingWindow(em: EntityManager, payload: unknown): Promise<number> {
-  const changes = (Array.isArray(payload) ? payload : []) as CoalescedChange[];
-  const byStore = new Map<number, CoalescedChange[]>();
-  for (const c of changes) {
-    const mine = byStore.get(c.store_id);
+  // The task parses the payload with its schema first (`webhook_coalesce` in src/db/job-payloads.ts).
+  const items = (Array.isArray(payload) ? payload : []) as CoalescedItem[];
+  const byStore = new Map<string, StoreChange[]>();
+  for (const c of storeChanges(items)) {
+    const key = `${c.store_id}:${c.livemode}`;
+    const mine = byStore.get(key);
     if (mine) mine.push(c);
-    else byStore.set(c.store_id, [c]);
+    else byStore.set(key, [c]);
   }
   const now = new Date();
   const events: NewWebhookEvent[] = [...byStore.values()].map((mine) => {
-    const first = mine[0] as CoalescedChange;
+    const first = mine[0] as StoreChange;
     const data = idsOnlyData(
       first.product_id,
       onlyVariant(mine.map((c) => (c.variant_id === null ? null : [c.variant_id]))),
@@ -203,6 +241,7 @@ export async function closeCoalescingWindow(em: EntityManager, payload: unknown)
       eventKey: `${first.event}:${first.product_id}.${opened}`,
       createdAt: now.toISOString(),
       data,
+      livemode: first.livemode,
     };
   });
   let made = 0;

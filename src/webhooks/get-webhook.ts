@@ -3,5 +3,5 @@ import { one } from './queries.ts';
 import type { WebhookPathInput } from './schemas.ts';
 
 export async function getWebhook(ctx: PartnerContext, { id }: WebhookPathInput) {
-  return { webhook: await one(ctx.em, ctx.actor.storeId, id) };
+  return { webhook: await one(ctx.em, ctx.actor, id) };
 }

@@ -7,7 +7,7 @@ import { DELIVERY_LOG_SIZE } from './settings.ts';
 
 /** The last 100 attempts, newest first. */
 export async function listAttempts(ctx: PartnerContext, { id }: WebhookPathInput) {
-  await one(ctx.em, ctx.actor.storeId, id);
+  await one(ctx.em, ctx.actor, id);
   const deliveries = await run(
     db(ctx.em)
       .selectFrom('webhook_attempts as a')

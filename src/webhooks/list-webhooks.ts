@@ -11,6 +11,7 @@ export async function listWebhooks(ctx: PartnerContext) {
       .selectFrom('webhook_subscriptions')
       .select(subscription)
       .where('store_id', '=', ctx.actor.storeId)
+      .where('livemode', '=', ctx.actor.livemode)
       .orderBy('id'),
   );
   return { webhooks, valid_events: [...WEBHOOK_EVENTS] };

@@ -8,7 +8,7 @@ import type { DeliverySummary, WebhookPathInput } from './schemas.ts';
 export async function pingWebhook(ctx: PartnerContext, { id }: WebhookPathInput) {
   const storeId = ctx.actor.storeId;
   return ctx.em.transactional(async (tx) => {
-    await oneActive(tx, storeId, id);
+    await oneActive(tx, ctx.actor, id);
     const now = new Date();
     await createWebhookEvents(tx, [
       {
@@ -18,6 +18,7 @@ export async function pingWebhook(ctx: PartnerContext, { id }: WebhookPathInput)
         createdAt: now.toISOString(),
         data: { webhook_id: id },
         subscriptionId: id,
+        livemode: ctx.actor.livemode,
       },
     ]);
     const [d] = await rows<DeliverySummary>(

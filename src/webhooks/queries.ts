@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ExpressionBuilder } from 'kysely';
+import type { Actor } from '../auth/actor.ts';
 import { type DB, db } from '../db/kysely.ts';
 import { first, isoTime, sql } from '../db/sql.ts';
-import { AppError, badRequest, notFound } from '../errors.ts';
+import { AppError, field, notFound } from '../errors.ts';
 import type { Webhook } from './schemas.ts';
 import type { WebhookSettings } from './settings.ts';
 import { resolveTarget } from './url-guard.ts';
@@ -16,6 +17,7 @@ export const subscription = (eb: ExpressionBuilder<DB, 'webhook_subscriptions'>)
     'active',
     'disabled_reason',
     eb.ref('dead_letter_streak').as('failure_streak'),
+    'livemode',
     isoTime(eb.ref('created_at')).as('created_at'),
     isoTime(eb.ref('updated_at')).as('updated_at'),
   ] as const;
@@ -26,25 +28,30 @@ export const notFoundHook = (id: number) =>
 /** The same rules as every delivery: https, and a host that resolves only to public addresses. */
 export async function checkUrl(url: string, s: WebhookSettings): Promise<string> {
   const target = await resolveTarget(url, s.allowPrivate);
-  if (!('address' in target)) throw badRequest(target.message, target.code);
+  if (!('address' in target))
+    throw new AppError('bad_request', target.code, target.message, { details: field('url', target.message) });
   return target.url.href;
 }
 
-export async function one(em: EntityManager, storeId: number, id: number): Promise<Webhook> {
+/** Whose subscriptions a credential manages: its store's, of its own mode. */
+export type HookOwner = Pick<Actor, 'storeId' | 'livemode'>;
+
+export async function one(em: EntityManager, owner: HookOwner, id: number): Promise<Webhook> {
   const w = await first(
     db(em)
       .selectFrom('webhook_subscriptions')
       .select(subscription)
       .where('id', '=', id)
-      .where('store_id', '=', storeId),
+      .where('store_id', '=', owner.storeId)
+      .where('livemode', '=', owner.livemode),
   );
   if (!w) throw notFoundHook(id);
   return w;
 }
 
 /** A subscription that is switched off takes no deliveries, not even one asked for by hand. */
-export async function oneActive(em: EntityManager, storeId: number, id: number): Promise<Webhook> {
-  const hook = await one(em, storeId, id);
+export async function oneActive(em: EntityManager, owner: HookOwner, id: number): Promise<Webhook> {
+  const hook = await one(em, owner, id);
   if (!hook.active) {
     throw new AppError('conflict', 'WEBHOOK_DISABLED', 'The subscription is disabled; set it active first');
   }

@@ -126,16 +126,23 @@ export async function disable(tx: EntityManager, ids: number[], reason: 'manual'
 
 async function deadLetter(tx: EntityManager, a: Attempted) {
   const d = a.delivery;
-  const [sub] = await rows<{ streak: number; url: string; owner_email: string | null; store_name: string }>(
+  const [sub] = await rows<{
+    streak: number;
+    url: string;
+    owner_email: string | null;
+    store_name: string;
+    livemode: boolean;
+  }>(
     tx,
     sql`UPDATE webhook_subscriptions w SET dead_letter_streak = dead_letter_streak + 1
       FROM stores st WHERE w.id = ${d.subscription_id} AND st.id = w.store_id
-      RETURNING w.dead_letter_streak AS streak, w.url, st.owner_email, st.name AS store_name`,
+      RETURNING w.dead_letter_streak AS streak, w.url, st.owner_email, st.name AS store_name, w.livemode`,
   );
   if (!sub) return;
   const autoDisable = sub.streak >= DEAD_LETTER_LIMIT;
   if (autoDisable) await disable(tx, [d.subscription_id], 'dead_letters');
-  if (!sub.owner_email) return;
+  // Test mode mails nobody: a test endpoint's failures are in its delivery log.
+  if (!sub.owner_email || !sub.livemode) return;
   const last = a.status ? `HTTP ${a.status}` : (a.error ?? 'no answer');
   await queueMail(tx, {
     storeId: d.store_id,

@@ -8,7 +8,7 @@ import { wakeDeliveries } from './wake.ts';
 /** Queues the event again for this subscription: a new round of attempts, starting now. */
 export async function resendDelivery(ctx: PartnerContext, { id, deliveryId }: ResendInput) {
   return ctx.em.transactional(async (tx) => {
-    await oneActive(tx, ctx.actor.storeId, id);
+    await oneActive(tx, ctx.actor, id);
     // The subscription first, then its delivery: the order of every writer (the due trigger below
     // takes the subscription's lock too), so a resend never deadlocks with a write of attempts.
     await rows(tx, sql`SELECT 1 FROM webhook_subscriptions WHERE id = ${id} FOR NO KEY UPDATE`);

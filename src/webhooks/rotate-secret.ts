@@ -15,6 +15,7 @@ export async function rotateSecret(ctx: PartnerContext, { id }: WebhookPathInput
       .set({ secret_encrypted: encryptSecret(key, secret), updated_at: sql`now()` })
       .where('id', '=', id)
       .where('store_id', '=', ctx.actor.storeId)
+      .where('livemode', '=', ctx.actor.livemode)
       .returning(subscription),
   );
   if (!w) throw notFoundHook(id);

@@ -19,6 +19,7 @@ import {
   resendInput,
   rotatedWebhookOutput,
   updateWebhookInput,
+  webhookActionInput,
   webhookOutput,
   webhookPathInput,
 } from './schemas.ts';
@@ -145,7 +146,7 @@ export const webhooksRouter = router({
         errorResponses: { 400: 'Invalid id', ...ONE },
       },
     })
-    .input(webhookPathInput)
+    .input(webhookActionInput)
     .output(rotatedWebhookOutput)
     .mutation(({ ctx, input }) => rotateSecret(ctx, input)),
 
@@ -208,7 +209,7 @@ export const webhooksRouter = router({
         errorResponses: { 400: 'Invalid id', ...ONE, 409: 'The subscription is disabled' },
       },
     })
-    .input(webhookPathInput)
+    .input(webhookActionInput)
     .output(deliveryOutput)
     .mutation(({ ctx, input }) => pingWebhook(ctx, input)),
 });

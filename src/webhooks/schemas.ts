@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boolParam, intParam, NUL_MESSAGE, noNul, PG_INT_MAX } from '../trpc/params.ts';
+import { boolParam, idParam, intParam, NUL_MESSAGE, noNul, PG_INT_MAX } from '../trpc/params.ts';
 import { isWebhookEvent, WEBHOOK_EVENTS } from './events.ts';
 
 const url = z.string().min(1).max(2048).refine(noNul, NUL_MESSAGE).meta({
@@ -37,11 +37,19 @@ export type CreateWebhookInput = z.output<typeof createWebhookInput>;
 
 const subscriptionId = intParam(1, PG_INT_MAX, { description: 'The subscription id.', example: 7 });
 
+/** The subscription in the path, for reads (whose query may carry keys of any name: they are ignored). */
 export const webhookPathInput = z.object({ id: subscriptionId });
 export type WebhookPathInput = z.output<typeof webhookPathInput>;
 
+/** The same for an action with no body (test, rotate-secret): a body sent with one must be `{}`. */
+export const webhookActionInput = z.strictObject({ id: subscriptionId });
+
 /** The list takes nothing: the credential names the store. */
 export const listWebhooksInput = webhookPathInput.omit({ id: true });
+
+/** Operators name the store (internal `webhooks.list`, the CLI's `webhooks:list`). */
+export const listStoreWebhooksInput = z.object({ storeId: idParam });
+export type ListStoreWebhooksInput = z.output<typeof listStoreWebhooksInput>;
 
 export const updateWebhookInput = z
   .strictObject({
@@ -50,12 +58,15 @@ export const updateWebhookInput = z
     events: events.optional(),
     active: boolParam.optional().meta({ description: '`true` re-enables and clears the failure streak.' }),
   })
-  .refine((v) => v.url !== undefined || v.events !== undefined || v.active !== undefined, {
-    message: 'send at least one of url, events, active',
+  // A transform, not a refinement, so the contract's request body stays strict (see bulkInput).
+  .transform((v, ctx) => {
+    if (v.url === undefined && v.events === undefined && v.active === undefined)
+      ctx.addIssue({ code: 'custom', message: 'send at least one of url, events, active', input: v });
+    return v;
   });
 export type UpdateWebhookInput = z.output<typeof updateWebhookInput>;
 
-export const resendInput = z.object({
+export const resendInput = z.strictObject({
   id: subscriptionId,
   deliveryId: intParam(1, PG_INT_MAX, {
     description: 'The delivery id (from the delivery log).',
@@ -77,6 +88,11 @@ const webhook = z
     failure_streak: z
       .int()
       .meta({ description: 'Consecutive dead-lettered events (20 disables it).', example: 0 }),
+    livemode: z.boolean().meta({
+      description:
+        '`false` for a subscription made with an `sl_test_` key: it receives test events only, and live keys never see it.',
+      example: true,
+    }),
     created_at: z.string().meta({ example: '2026-11-01T04:00:00.000Z' }),
     updated_at: z.string().meta({ example: '2026-11-01T04:00:00.000Z' }),
   })

@@ -9,7 +9,7 @@ export async function updateWebhook(ctx: PartnerContext, input: UpdateWebhookInp
   const storeId = ctx.actor.storeId;
   const url = input.url === undefined ? undefined : await checkUrl(input.url, ctx.settings.webhooks);
   return ctx.em.transactional(async (tx) => {
-    const current = await one(tx, storeId, input.id);
+    const current = await one(tx, ctx.actor, input.id);
     if (input.active === false && current.active) await disable(tx, [current.id], 'manual');
     const updated = await first(
       db(tx)
@@ -24,6 +24,7 @@ export async function updateWebhook(ctx: PartnerContext, input: UpdateWebhookInp
         })
         .where('id', '=', input.id)
         .where('store_id', '=', storeId)
+        .where('livemode', '=', ctx.actor.livemode)
         .returning(subscription),
     );
     if (!updated) throw notFoundHook(input.id);

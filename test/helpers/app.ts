@@ -121,8 +121,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     async createStore(storeName = 'Test Store') {
       const em = orm.em.fork();
       const store = await createStore({ em }, { name: storeName, slug: `s-${randomUUID().slice(0, 8)}` });
-      const rw = await createApiKey({ em }, { storeId: store.id, scope: 'read_write', mode: 'test' });
-      const ro = await createApiKey({ em }, { storeId: store.id, scope: 'read', mode: 'test' });
+      const rw = await createApiKey({ em }, { storeId: store.id, scope: 'read_write', mode: 'live' });
+      const ro = await createApiKey({ em }, { storeId: store.id, scope: 'read', mode: 'live' });
       return { id: store.id, readWrite: rw.key, read: ro.key };
     },
     async close() {

@@ -26,9 +26,12 @@ export interface Operation {
 
 const isRef = (x: unknown): x is oas31.ReferenceObject => Boolean((x as { $ref?: unknown } | null)?.$ref);
 
-/** The component schema a `$ref` names. */
-const named = (doc: oas31.OpenAPIObject, ref: string) =>
-  doc.components?.schemas?.[ref.split('/').pop() ?? ''];
+/** The component a local `$ref` names (`#/components/<kind>/<name>`: a schema, a parameter, …). */
+const named = (doc: oas31.OpenAPIObject, ref: string) => {
+  const [kind, name] = ref.replace('#/components/', '').split('/');
+  const components = (doc.components ?? {}) as Record<string, Record<string, unknown> | undefined>;
+  return components[kind ?? '']?.[name ?? ''];
+};
 
 export function operationsOf(doc: oas31.OpenAPIObject): Operation[] {
   const out: Operation[] = [];

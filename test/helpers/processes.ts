@@ -47,8 +47,8 @@ export async function createTestDatabase(): Promise<TestDatabase & { first: Test
   const make = async (storeName = 'Test Store'): Promise<TestStore> => {
     const em = orm.em.fork();
     const store = await createStore({ em }, { name: storeName, slug: `s-${randomUUID().slice(0, 8)}` });
-    const rw = await createApiKey({ em }, { storeId: store.id, scope: 'read_write', mode: 'test' });
-    const ro = await createApiKey({ em }, { storeId: store.id, scope: 'read', mode: 'test' });
+    const rw = await createApiKey({ em }, { storeId: store.id, scope: 'read_write', mode: 'live' });
+    const ro = await createApiKey({ em }, { storeId: store.id, scope: 'read', mode: 'live' });
     return { id: store.id, readWrite: rw.key, read: ro.key };
   };
   const first = await make('First Store');

@@ -1,10 +1,10 @@
 /**
- * Generated from openapi.json (Stockless Partner API 1.0.5) by client/scripts/generate-types.ts.
+ * Generated from openapi.json (Stockless Partner API 1.0.6) by client/scripts/generate-types.ts.
  * Do not edit: run `npm run sdk:types`.
  */
 
 /** The contract version these types were generated from. */
-export const CONTRACT_VERSION = '1.0.5';
+export const CONTRACT_VERSION = '1.0.6';
 
 // Components
 
@@ -16,6 +16,9 @@ export interface Order {
    * The order id.
    */
   id: number;
+  /**
+   * `SL-…`; `TEST-SL-…` for a test order.
+   */
   order_number: string;
   status: 'pending' | 'processing' | 'fulfilled' | 'shipped' | 'delivered' | 'cancelled';
   /**
@@ -56,9 +59,13 @@ export interface Order {
    */
   tracking_number: string | null;
   /**
-   * `INV-YYYYMM-NNNNNN`, set once the invoice exists.
+   * `INV-YYYYMM-NNNNNN` (`TEST-INV-YYYYMM-NNNNNN` in test mode), set once the invoice exists.
    */
   invoice_number: string | null;
+  /**
+   * `false` for a test order, placed with an `sl_test_` key: seen by test keys only, numbered `TEST-SL-…`, never fulfilled, mailed or taken from stock.
+   */
+  livemode: boolean;
   created_at: string;
   updated_at: string;
   /**
@@ -114,6 +121,10 @@ export interface WebhookSubscription {
    * Consecutive dead-lettered events (20 disables it).
    */
   failure_streak: number;
+  /**
+   * `false` for a subscription made with an `sl_test_` key: it receives test events only, and live keys never see it.
+   */
+  livemode: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -155,6 +166,48 @@ export interface WebhookDelivery {
   attempts: number;
   next_attempt_at: string | null;
   created_at: string;
+}
+
+/**
+ * An event of the store, exactly as its webhook deliveries carry it.
+ */
+export interface EventEnvelope {
+  /**
+   * The event id, `evt_` and digits.
+   */
+  id: string;
+  event:
+    | 'order.created'
+    | 'order.updated'
+    | 'order.fulfilled'
+    | 'order.shipped'
+    | 'order.completed'
+    | 'order.cancelled'
+    | 'order.held'
+    | 'invoice.issued'
+    | 'product.created'
+    | 'product.updated'
+    | 'product.deleted'
+    | 'inventory.updated'
+    | 'site.published'
+    | 'site.unpublished'
+    | 'webhook.ping';
+  /**
+   * `<event>:<entity id>` (coalesced events: `<event>:<product_id>.<unix ms>`): key your processing on it.
+   */
+  event_key: string;
+  /**
+   * When the event happened.
+   */
+  created_at: string;
+  /**
+   * `true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).
+   */
+  livemode: boolean;
+  /**
+   * The event's data, as its webhook delivers it (see the webhooks section): `{ order }` for order and invoice events (buyer fields left out without the read_customers app scope), ids only for product and inventory events.
+   */
+  data: OrderEventData | ProductEventData | OrderHeldEventData | SiteEventData | PingEventData;
 }
 
 /**
@@ -1602,6 +1655,9 @@ export interface ListOrdersResponse {
      * The order id.
      */
     id: number;
+    /**
+     * `SL-…`; `TEST-SL-…` for a test order.
+     */
     order_number: string;
     status: 'pending' | 'processing' | 'fulfilled' | 'shipped' | 'delivered' | 'cancelled';
     /**
@@ -1642,9 +1698,13 @@ export interface ListOrdersResponse {
      */
     tracking_number: string | null;
     /**
-     * `INV-YYYYMM-NNNNNN`, set once the invoice exists.
+     * `INV-YYYYMM-NNNNNN` (`TEST-INV-YYYYMM-NNNNNN` in test mode), set once the invoice exists.
      */
     invoice_number: string | null;
+    /**
+     * `false` for a test order, placed with an `sl_test_` key: seen by test keys only, numbered `TEST-SL-…`, never fulfilled, mailed or taken from stock.
+     */
+    livemode: boolean;
     created_at: string;
     updated_at: string;
   }[];
@@ -1724,6 +1784,10 @@ export interface CreateWholesaleOrderResponse {
     status: 'pending' | 'processing' | 'fulfilled' | 'shipped' | 'delivered' | 'cancelled';
     order_type: 'storefront' | 'wholesale_api' | 'marketplace';
     total_cents: number;
+    /**
+     * `false` for a test order (an `sl_test_` key).
+     */
+    livemode: boolean;
     created_at: string;
   };
 }
@@ -1956,6 +2020,10 @@ export interface CreateWebhookResponse {
      * Consecutive dead-lettered events (20 disables it).
      */
     failure_streak: number;
+    /**
+     * `false` for a subscription made with an `sl_test_` key: it receives test events only, and live keys never see it.
+     */
+    livemode: boolean;
     created_at: string;
     updated_at: string;
     /**
@@ -2111,6 +2179,72 @@ export interface TestWebhookPathParams {
  */
 export interface TestWebhookResponse {
   delivery: WebhookDelivery;
+}
+
+/**
+ * Query of listEvents.
+ */
+export interface ListEventsQuery {
+  /**
+   * Only these kinds of event: names and `<group>.*` prefixes, comma-separated (`order.*,invoice.issued`). Absent: every kind the credential may read.
+   */
+  type?: string;
+  /**
+   * Only events created at or after this time (ISO 8601 with an offset or Z).
+   */
+  created_gte?: string;
+  /**
+   * Only events created before this time (ISO 8601 with an offset or Z).
+   */
+  created_lt?: string;
+  /**
+   * Events per page, 1 to 100; default 20.
+   */
+  limit?: number;
+  /**
+   * `desc`: newest first (the default); `asc`: oldest first, to follow the log.
+   */
+  order?: 'desc' | 'asc';
+  /**
+   * A `next_cursor` from an earlier page: the next page in the order asked for. A cursor belongs to the store that got it; it is a position, so one from a `desc` page may start an `asc` walk (read `order=desc&limit=1` to start following the log from now).
+   */
+  cursor?: string;
+  /**
+   * Only with order=asc: seconds (0 to 30) to hold the request while the page would be empty, answering as soon as an event arrives. A long poll; default 0.
+   */
+  wait?: number;
+}
+
+/**
+ * Response of listEvents (200).
+ */
+export interface ListEventsResponse {
+  events: EventEnvelope[];
+  /**
+   * Always present: the position after the last event of the page (or the one given, when the page is empty). Pass it back as cursor, with either order.
+   */
+  next_cursor: string;
+  /**
+   * More events follow in this order right now.
+   */
+  has_more: boolean;
+}
+
+/**
+ * Path parameters of getEvent.
+ */
+export interface GetEventPathParams {
+  /**
+   * The event id.
+   */
+  id: string;
+}
+
+/**
+ * Response of getEvent (200).
+ */
+export interface GetEventResponse {
+  event: EventEnvelope;
 }
 
 /**
@@ -2479,6 +2613,24 @@ export interface Operations {
     bodyRequired: false;
     response: TestWebhookResponse;
   };
+  listEvents: {
+    method: 'GET';
+    path: '/api/v1/events';
+    pathParams: never;
+    query: ListEventsQuery;
+    body: never;
+    bodyRequired: false;
+    response: ListEventsResponse;
+  };
+  getEvent: {
+    method: 'GET';
+    path: '/api/v1/events/{id}';
+    pathParams: GetEventPathParams;
+    query: never;
+    body: never;
+    bodyRequired: false;
+    response: GetEventResponse;
+  };
   getOrderInvoice: {
     method: 'GET';
     path: '/api/v1/orders/{id}/invoice';
@@ -2626,6 +2778,8 @@ export const operations = {
     response: 'json',
   },
   testWebhook: { method: 'POST', path: '/api/v1/vendor/webhooks/{id}/test', response: 'json' },
+  listEvents: { method: 'GET', path: '/api/v1/events', response: 'json' },
+  getEvent: { method: 'GET', path: '/api/v1/events/{id}', response: 'json' },
   getOrderInvoice: { method: 'GET', path: '/api/v1/orders/{id}/invoice', response: 'bytes' },
   registerOAuthClient: { method: 'POST', path: '/oauth/register', response: 'json' },
   authorizeOAuth: { method: 'GET', path: '/oauth/authorize', response: 'json' },
@@ -2659,6 +2813,10 @@ export const operations = {
  * The body of a `order.created` delivery.
  */
 export interface OrderCreatedEvent {
+  /**
+   * The event id (`evt_` and digits), the same on every attempt and resend: GET /api/v1/events/{id} answers this envelope, and GET /api/v1/events lists every event of the last 30 days.
+   */
+  id: string;
   event: 'order.created';
   /**
    * `order.created:<order id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
@@ -2668,6 +2826,10 @@ export interface OrderCreatedEvent {
    * When the event happened.
    */
   created_at: string;
+  /**
+   * `true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).
+   */
+  livemode: boolean;
   data: OrderEventData;
 }
 
@@ -2675,6 +2837,10 @@ export interface OrderCreatedEvent {
  * The body of a `order.updated` delivery.
  */
 export interface OrderUpdatedEvent {
+  /**
+   * The event id (`evt_` and digits), the same on every attempt and resend: GET /api/v1/events/{id} answers this envelope, and GET /api/v1/events lists every event of the last 30 days.
+   */
+  id: string;
   event: 'order.updated';
   /**
    * `order.updated:<order id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
@@ -2684,6 +2850,10 @@ export interface OrderUpdatedEvent {
    * When the event happened.
    */
   created_at: string;
+  /**
+   * `true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).
+   */
+  livemode: boolean;
   data: OrderEventData;
 }
 
@@ -2691,6 +2861,10 @@ export interface OrderUpdatedEvent {
  * The body of a `order.fulfilled` delivery.
  */
 export interface OrderFulfilledEvent {
+  /**
+   * The event id (`evt_` and digits), the same on every attempt and resend: GET /api/v1/events/{id} answers this envelope, and GET /api/v1/events lists every event of the last 30 days.
+   */
+  id: string;
   event: 'order.fulfilled';
   /**
    * `order.fulfilled:<order id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
@@ -2700,6 +2874,10 @@ export interface OrderFulfilledEvent {
    * When the event happened.
    */
   created_at: string;
+  /**
+   * `true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).
+   */
+  livemode: boolean;
   data: OrderEventData;
 }
 
@@ -2707,6 +2885,10 @@ export interface OrderFulfilledEvent {
  * The body of a `order.shipped` delivery.
  */
 export interface OrderShippedEvent {
+  /**
+   * The event id (`evt_` and digits), the same on every attempt and resend: GET /api/v1/events/{id} answers this envelope, and GET /api/v1/events lists every event of the last 30 days.
+   */
+  id: string;
   event: 'order.shipped';
   /**
    * `order.shipped:<order id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
@@ -2716,6 +2898,10 @@ export interface OrderShippedEvent {
    * When the event happened.
    */
   created_at: string;
+  /**
+   * `true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).
+   */
+  livemode: boolean;
   data: OrderEventData;
 }
 
@@ -2723,6 +2909,10 @@ export interface OrderShippedEvent {
  * The body of a `order.completed` delivery.
  */
 export interface OrderCompletedEvent {
+  /**
+   * The event id (`evt_` and digits), the same on every attempt and resend: GET /api/v1/events/{id} answers this envelope, and GET /api/v1/events lists every event of the last 30 days.
+   */
+  id: string;
   event: 'order.completed';
   /**
    * `order.completed:<order id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
@@ -2732,6 +2922,10 @@ export interface OrderCompletedEvent {
    * When the event happened.
    */
   created_at: string;
+  /**
+   * `true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).
+   */
+  livemode: boolean;
   data: OrderEventData;
 }
 
@@ -2739,6 +2933,10 @@ export interface OrderCompletedEvent {
  * The body of a `order.cancelled` delivery.
  */
 export interface OrderCancelledEvent {
+  /**
+   * The event id (`evt_` and digits), the same on every attempt and resend: GET /api/v1/events/{id} answers this envelope, and GET /api/v1/events lists every event of the last 30 days.
+   */
+  id: string;
   event: 'order.cancelled';
   /**
    * `order.cancelled:<order id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
@@ -2748,6 +2946,10 @@ export interface OrderCancelledEvent {
    * When the event happened.
    */
   created_at: string;
+  /**
+   * `true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).
+   */
+  livemode: boolean;
   data: OrderEventData;
 }
 
@@ -2755,6 +2957,10 @@ export interface OrderCancelledEvent {
  * The body of a `order.held` delivery.
  */
 export interface OrderHeldEvent {
+  /**
+   * The event id (`evt_` and digits), the same on every attempt and resend: GET /api/v1/events/{id} answers this envelope, and GET /api/v1/events lists every event of the last 30 days.
+   */
+  id: string;
   event: 'order.held';
   /**
    * `order.held:<id of the held post>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
@@ -2764,6 +2970,10 @@ export interface OrderHeldEvent {
    * When the event happened.
    */
   created_at: string;
+  /**
+   * `true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).
+   */
+  livemode: boolean;
   data: OrderHeldEventData;
 }
 
@@ -2771,6 +2981,10 @@ export interface OrderHeldEvent {
  * The body of a `invoice.issued` delivery.
  */
 export interface InvoiceIssuedEvent {
+  /**
+   * The event id (`evt_` and digits), the same on every attempt and resend: GET /api/v1/events/{id} answers this envelope, and GET /api/v1/events lists every event of the last 30 days.
+   */
+  id: string;
   event: 'invoice.issued';
   /**
    * `invoice.issued:<order id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
@@ -2780,6 +2994,10 @@ export interface InvoiceIssuedEvent {
    * When the event happened.
    */
   created_at: string;
+  /**
+   * `true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).
+   */
+  livemode: boolean;
   data: OrderEventData;
 }
 
@@ -2787,6 +3005,10 @@ export interface InvoiceIssuedEvent {
  * The body of a `product.created` delivery.
  */
 export interface ProductCreatedEvent {
+  /**
+   * The event id (`evt_` and digits), the same on every attempt and resend: GET /api/v1/events/{id} answers this envelope, and GET /api/v1/events lists every event of the last 30 days.
+   */
+  id: string;
   event: 'product.created';
   /**
    * `<event>:<product_id>.<unix ms>`: one per coalescing window. Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
@@ -2796,6 +3018,10 @@ export interface ProductCreatedEvent {
    * When the event happened.
    */
   created_at: string;
+  /**
+   * `true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).
+   */
+  livemode: boolean;
   data: ProductEventData;
 }
 
@@ -2803,6 +3029,10 @@ export interface ProductCreatedEvent {
  * The body of a `product.updated` delivery.
  */
 export interface ProductUpdatedEvent {
+  /**
+   * The event id (`evt_` and digits), the same on every attempt and resend: GET /api/v1/events/{id} answers this envelope, and GET /api/v1/events lists every event of the last 30 days.
+   */
+  id: string;
   event: 'product.updated';
   /**
    * `<event>:<product_id>.<unix ms>`: one per coalescing window. Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
@@ -2812,6 +3042,10 @@ export interface ProductUpdatedEvent {
    * When the event happened.
    */
   created_at: string;
+  /**
+   * `true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).
+   */
+  livemode: boolean;
   data: ProductEventData;
 }
 
@@ -2819,6 +3053,10 @@ export interface ProductUpdatedEvent {
  * The body of a `product.deleted` delivery.
  */
 export interface ProductDeletedEvent {
+  /**
+   * The event id (`evt_` and digits), the same on every attempt and resend: GET /api/v1/events/{id} answers this envelope, and GET /api/v1/events lists every event of the last 30 days.
+   */
+  id: string;
   event: 'product.deleted';
   /**
    * `<event>:<product_id>.<unix ms>`: one per coalescing window. Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
@@ -2828,6 +3066,10 @@ export interface ProductDeletedEvent {
    * When the event happened.
    */
   created_at: string;
+  /**
+   * `true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).
+   */
+  livemode: boolean;
   data: ProductEventData;
 }
 
@@ -2835,6 +3077,10 @@ export interface ProductDeletedEvent {
  * The body of a `inventory.updated` delivery.
  */
 export interface InventoryUpdatedEvent {
+  /**
+   * The event id (`evt_` and digits), the same on every attempt and resend: GET /api/v1/events/{id} answers this envelope, and GET /api/v1/events lists every event of the last 30 days.
+   */
+  id: string;
   event: 'inventory.updated';
   /**
    * `<event>:<product_id>.<unix ms>`: one per coalescing window. Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
@@ -2844,6 +3090,10 @@ export interface InventoryUpdatedEvent {
    * When the event happened.
    */
   created_at: string;
+  /**
+   * `true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).
+   */
+  livemode: boolean;
   data: ProductEventData;
 }
 
@@ -2851,6 +3101,10 @@ export interface InventoryUpdatedEvent {
  * The body of a `site.published` delivery.
  */
 export interface SitePublishedEvent {
+  /**
+   * The event id (`evt_` and digits), the same on every attempt and resend: GET /api/v1/events/{id} answers this envelope, and GET /api/v1/events lists every event of the last 30 days.
+   */
+  id: string;
   event: 'site.published';
   /**
    * `site.published:<store id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
@@ -2860,6 +3114,10 @@ export interface SitePublishedEvent {
    * When the event happened.
    */
   created_at: string;
+  /**
+   * `true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).
+   */
+  livemode: boolean;
   data: SiteEventData;
 }
 
@@ -2867,6 +3125,10 @@ export interface SitePublishedEvent {
  * The body of a `site.unpublished` delivery.
  */
 export interface SiteUnpublishedEvent {
+  /**
+   * The event id (`evt_` and digits), the same on every attempt and resend: GET /api/v1/events/{id} answers this envelope, and GET /api/v1/events lists every event of the last 30 days.
+   */
+  id: string;
   event: 'site.unpublished';
   /**
    * `site.unpublished:<store id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
@@ -2876,6 +3138,10 @@ export interface SiteUnpublishedEvent {
    * When the event happened.
    */
   created_at: string;
+  /**
+   * `true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).
+   */
+  livemode: boolean;
   data: SiteEventData;
 }
 
@@ -2883,6 +3149,10 @@ export interface SiteUnpublishedEvent {
  * The body of a `webhook.ping` delivery.
  */
 export interface WebhookPingEvent {
+  /**
+   * The event id (`evt_` and digits), the same on every attempt and resend: GET /api/v1/events/{id} answers this envelope, and GET /api/v1/events lists every event of the last 30 days.
+   */
+  id: string;
   event: 'webhook.ping';
   /**
    * `webhook.ping:<subscription id>.<unix ms>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
@@ -2892,6 +3162,10 @@ export interface WebhookPingEvent {
    * When the event happened.
    */
   created_at: string;
+  /**
+   * `true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).
+   */
+  livemode: boolean;
   data: PingEventData;
 }
 

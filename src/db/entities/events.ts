@@ -26,5 +26,6 @@ export const DomainEvent = defineEntity({
     data: p.json().defaultRaw(`'{}'::jsonb`),
     createdAt: p.datetime().defaultRaw(`now()`),
     dispatchedAt: p.datetime().nullable(),
+    livemode: p.boolean().default(true),
   },
 });

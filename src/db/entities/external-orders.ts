@@ -15,8 +15,8 @@ export const ExternalOrder = defineEntity({
   ],
   uniques: [
     {
-      name: 'external_orders_store_id_marketplace_external_order_id_key',
-      properties: ['store', 'marketplace', 'externalOrderId'],
+      name: 'external_orders_natural_key',
+      properties: ['store', 'livemode', 'marketplace', 'externalOrderId'],
     },
   ],
   properties: {
@@ -30,6 +30,7 @@ export const ExternalOrder = defineEntity({
     holdLines: p.json().nullable(),
     payload: p.json(),
     credential: p.text().nullable(),
+    livemode: p.boolean().default(true),
     createdAt: p.datetime().defaultRaw(`now()`),
     updatedAt: p.datetime().defaultRaw(`now()`),
   },

@@ -17,6 +17,7 @@ export const IdempotencyKey = defineEntity({
     key: p.text().primary(),
     fingerprint: p.text(),
     requestId: p.text(),
+    claimToken: p.uuid().nullable(),
     status: p.smallint().nullable(),
     headers: p.json().nullable(),
     body: p.text().nullable(),

@@ -25,6 +25,12 @@ export const Order = defineEntity({
       include: ['status', 'channel', 'needsAttention'],
     },
     {
+      name: 'orders_store_test_idx',
+      where: 'NOT livemode',
+      properties: ['store', 'createdAt', 'id'],
+      columns: [{ name: 'store_id' }, { name: 'created_at', sort: 'DESC' }, { name: 'id' }],
+    },
+    {
       name: 'orders_store_id_idx',
       properties: ['store', 'id'],
       include: ['createdAt', 'status', 'channel', 'needsAttention'],
@@ -41,7 +47,7 @@ export const Order = defineEntity({
     {
       name: 'orders_external_key',
       where: 'external_order_id IS NOT NULL',
-      properties: ['store', 'marketplace', 'externalOrderId'],
+      properties: ['store', 'livemode', 'marketplace', 'externalOrderId'],
     },
   ],
   checks: [
@@ -56,7 +62,12 @@ export const Order = defineEntity({
     },
     {
       name: 'orders_invoice_number_check',
-      expression: "invoice_number ~ '^INV-[0-9]{6}-[0-9]{6}$'::text",
+      expression:
+        "invoice_number ~ CASE WHEN livemode THEN '^INV-[0-9]{6}-[0-9]{6}$'::text ELSE '^TEST-INV-[0-9]{6}-[0-9]{6}$'::text END",
+    },
+    {
+      name: 'orders_order_number_mode_check',
+      expression: "(order_number ~ '^TEST-'::text) = (NOT livemode)",
     },
     { name: 'orders_shipping_cents_check', expression: 'shipping_cents >= 0' },
     { name: 'orders_subtotal_cents_check', expression: 'subtotal_cents >= 0' },
@@ -101,6 +112,7 @@ export const Order = defineEntity({
     updatedAt: p.datetime().defaultRaw(`now()`),
     marketplace: p.text().nullable(),
     externalOrderId: p.text().nullable(),
+    livemode: p.boolean().default(true),
   },
 });
 
@@ -169,6 +181,7 @@ export const InvoiceCounter = defineEntity({
     },
   ],
   properties: {
+    livemode: p.boolean().primary().default(true),
     period: p.character().primary().length(6),
     lastValue: p.integer(),
   },

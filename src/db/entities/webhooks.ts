@@ -41,6 +41,7 @@ export const WebhookSubscription = defineEntity({
     lastClaimedAt: p.datetime().nullable(),
     heldBy: p.uuid().nullable(),
     heldUntil: p.datetime().nullable(),
+    livemode: p.boolean().default(true),
   },
 });
 
@@ -90,9 +91,20 @@ export const WebhookAttempt = defineEntity({
   },
 });
 
+/**
+ * Every event of every store, kept 30 days (the event log, GET /api/v1/events), with the exact envelope
+ * bytes a delivery sends. Its position is `(xid, id)`: readers stay below `pg_snapshot_xmin`.
+ */
 export const WebhookEvent = defineEntity({
   name: 'WebhookEvent',
   tableName: 'webhook_events',
+  indexes: [
+    {
+      name: 'webhook_events_log_idx',
+      properties: ['store', 'livemode', 'event', 'xid', 'id'],
+      include: ['createdAt'],
+    },
+  ],
   properties: {
     id: p.bigint().primary().autoincrement().generated('identity'),
     store: () => p.manyToOne(Store).updateRule('no action').deleteRule('cascade'),
@@ -100,5 +112,7 @@ export const WebhookEvent = defineEntity({
     eventKey: p.text(),
     body: p.text(),
     createdAt: p.datetime().defaultRaw(`now()`),
+    xid: p.unknown().columnType('xid8').defaultRaw(`pg_current_xact_id()`),
+    livemode: p.boolean().default(true),
   },
 });
