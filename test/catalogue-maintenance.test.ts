@@ -502,6 +502,22 @@ describe('fan-out in batches', () => {
   });
 });
 
+/** Every event dispatched and every coalescing window closed (by the worker process). */
+async function settled(timeoutMs = 30_000) {
+  const started = Date.now();
+  for (;;) {
+    const [open] = await rows<{ n: number }>(
+      app.em(),
+      sql`SELECT (SELECT count(*) FROM domain_events WHERE dispatched_at IS NULL)::integer
+        + (SELECT count(*) FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t
+            ON t.id = j.task_id WHERE t.identifier IN ('dispatch_events', 'webhook_coalesce'))::integer AS n`,
+    );
+    if (open?.n === 0) return;
+    if (Date.now() - started > timeoutMs) throw new Error('events did not settle');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 describe('webhook receivers of the listing stores', () => {
   it('each gets exactly one coalesced, ids-only delivery per event; stores without the listing get none', async () => {
     const receiver = await startReceiver();
@@ -510,6 +526,9 @@ describe('webhook receivers of the listing stores', () => {
       WEBHOOK_COALESCE_WINDOW: '4s',
     });
     try {
+      // Earlier tests' changes (stock, listings) must reach the log before the subscriptions exist:
+      // an open window of theirs would close into them.
+      await settled();
       const hooks = new Map<number, number>();
       for (const store of [A, B, C, D]) {
         const res = await call<CreateWebhookResponse>('POST', '/api/v1/vendor/webhooks', store.readWrite, {

@@ -4,6 +4,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dispatchPendingEvents } from '../src/events/dispatch.ts';
+import { recordEvents } from '../src/events/outbox.ts';
+import { webhookFanOut } from '../src/webhooks/fanout.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
@@ -113,6 +116,44 @@ describe('npm run example', () => {
       expect(again.stdout).not.toContain('EX-SYNC-1');
       expect((await readFile(cursorFile, 'utf8')).trim()).toBeTruthy();
       expect(cursor).toBeTruthy();
+    });
+  });
+
+  describe('events-catch-up against a server', () => {
+    let app: TestApp;
+    let dir: string;
+    beforeAll(async () => {
+      app = await startTestApp();
+      dir = await mkdtemp(join(tmpdir(), 'stockless-events-example-'));
+    });
+    afterAll(async () => {
+      await app?.close();
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
+
+    it('prints the store’s events from the log, saves the cursor, and the next run has none', async () => {
+      const store = await app.createStore('Events Example');
+      await app
+        .em()
+        .transactional((tx) =>
+          recordEvents(tx, [
+            { storeId: store.id, event: 'site.published', entityId: store.id, data: { store_id: store.id } },
+          ]),
+        );
+      await dispatchPendingEvents(app.em(), webhookFanOut(60_000));
+      const cursorFile = join(dir, 'cursor');
+      const env = { STOCKLESS_URL: app.url, STOCKLESS_API_KEY: store.read, EVENTS_CURSOR_FILE: cursorFile };
+      let seen = '';
+      for (let attempt = 0; attempt < 10 && !seen.includes('site.published'); attempt++) {
+        const ran = await npmRunExample(['events-catch-up'], env);
+        expect(ran.code, ran.stderr).toBe(0);
+        expect(ran.stdout).toMatch(/\d+ events; cursor saved to /);
+        seen += ran.stdout;
+      }
+      expect(seen).toMatch(/evt_\d+ +site\.published/);
+      const again = await npmRunExample(['events-catch-up'], env);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toContain(`0 events; cursor saved to ${cursorFile}`);
     });
   });
 });
