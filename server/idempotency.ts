@@ -48,6 +48,8 @@ export interface IdempotencyDeps {
   em(): EntityManager;
   publicUrl: string;
   log: Logger;
+  /** Told the credential it resolved, so the operation need not look it up again. */
+  resolved?(actor: Actor): void;
 }
 
 /**
@@ -156,6 +158,7 @@ export async function applyIdempotency(
   const em = deps.em();
   const actor = await resolveCredential(em, req.headers.authorization, deps.publicUrl).catch(() => undefined);
   if (!actor) return false;
+  deps.resolved?.(actor);
   const scope: KeyScope = { storeId: actor.storeId, livemode: actor.livemode, key };
   const claim = await claimKey(em, scope, fingerprintOf(req, actor, target), requestId);
   if (claim.outcome === 'replay') {

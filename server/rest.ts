@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
+import type { Actor } from '../src/auth/actor.ts';
 import { wwwAuthenticate } from '../src/auth/credentials.ts';
 import { AppError, type ErrorBody } from '../src/errors.ts';
 import { appRouter } from '../src/router.ts';
@@ -108,6 +109,7 @@ function successStatus(path: string | undefined): number {
 }
 
 const refusals = new WeakMap<IncomingMessage, AppError>();
+const resolvedActors = new WeakMap<IncomingMessage, Actor>();
 
 function refusalError(err: InputRefused): AppError {
   return new AppError('bad_request', err.code, err.message, {
@@ -125,7 +127,9 @@ export function createRestHandler(deps: RestDeps) {
     createContext: ({ req }) => {
       const ctx = deps.createContext(req as IncomingMessage);
       const inputRefusal = refusals.get(req as IncomingMessage);
-      return inputRefusal ? { ...ctx, inputRefusal } : ctx;
+      // The credential the idempotency layer resolved from this very request's header.
+      const actor = resolvedActors.get(req as IncomingMessage);
+      return { ...ctx, ...(actor ? { actor } : {}), ...(inputRefusal ? { inputRefusal } : {}) };
     },
     responseMeta: ({ errors, paths, ctx }) => {
       const error = errors[0];
@@ -158,7 +162,12 @@ export function createRestHandler(deps: RestDeps) {
       req.headers['content-type'] = 'application/json';
     }
     // A refused input runs nothing, so it claims no key; otherwise the key is settled by the answer.
-    const idempotency = { em: () => deps.createContext(req).em, publicUrl: deps.publicUrl, log: deps.log };
+    const idempotency = {
+      em: () => deps.createContext(req).em,
+      publicUrl: deps.publicUrl,
+      log: deps.log,
+      resolved: (actor: Actor) => resolvedActors.set(req, actor),
+    };
     if (!refusals.has(req) && (await applyIdempotency(req, res, target, requestId, idempotency))) return;
     const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
     res.end = ((chunk?: unknown) => {

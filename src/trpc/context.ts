@@ -22,7 +22,7 @@ export interface Context {
   headers: IncomingHttpHeaders;
   settings: DomainSettings;
   log: Logger;
-  /** Preset only by trusted in-process callers; otherwise resolved from the bearer credential. */
+  /** Preset by trusted in-process callers, or by the REST transport from this request's own bearer credential. */
   actor?: Actor;
   /** Told who the caller is once the credential resolves (the request log records the store). */
   onAuthenticated?: (actor: Actor) => void;

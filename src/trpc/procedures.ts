@@ -10,8 +10,9 @@ import { baseProcedure } from './init.ts';
  * method rule (a `read` credential may only query) and the scope rule named in the procedure's meta.
  */
 export const partnerProcedure = baseProcedure.use(async ({ ctx, meta, type, next }) => {
-  // In-process callers (tests, dashboards acting for a store) may arrive with the actor resolved;
-  // the HTTP transports never set it, so over the wire the bearer credential is always checked.
+  // In-process callers (tests, dashboards acting for a store) may arrive with the actor resolved, and
+  // so may a REST write whose idempotency layer already resolved this request's bearer credential;
+  // otherwise the credential is resolved here. Over the wire it is always the request's own header.
   const actor =
     ctx.actor ?? (await resolveCredential(ctx.em, ctx.headers.authorization, ctx.settings.publicUrl));
   authorize(actor, { write: type !== 'query', appScope: meta?.appScope ?? null, mcpScope: meta?.mcpScope });
