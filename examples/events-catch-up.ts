@@ -10,30 +10,15 @@
  * examples/.events-cursor); delete it to read the whole log (30 days). Events are keyed on `id`:
  * a page re-read after a crash repeats some, as webhook deliveries can.
  */
-import { readFile, rename, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { StocklessEvent } from '@stockless/sdk';
-import { clientFromEnv } from './shared.ts';
+import { clientFromEnv, loadCursor, saveCursor } from './shared.ts';
 
 const stockless = clientFromEnv();
 const cursorFile = resolve(process.env.EVENTS_CURSOR_FILE ?? resolve(import.meta.dirname, '.events-cursor'));
 const follow = process.argv.includes('--follow');
 const typeAt = process.argv.indexOf('--type');
 const type = typeAt > 0 ? process.argv[typeAt + 1]?.split(',') : undefined;
-
-async function loadCursor(): Promise<string | undefined> {
-  try {
-    return (await readFile(cursorFile, 'utf8')).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Written to a temporary file and renamed, so a crash never leaves half a cursor. */
-async function saveCursor(cursor: string): Promise<void> {
-  await writeFile(`${cursorFile}.tmp`, `${cursor}\n`);
-  await rename(`${cursorFile}.tmp`, cursorFile);
-}
 
 /** Handle the event in your own system here; `data` is typed by `event`. */
 function handle(e: StocklessEvent): void {
@@ -48,7 +33,12 @@ function handle(e: StocklessEvent): void {
 
 const stop = new AbortController();
 process.once('SIGINT', () => stop.abort());
-const events = stockless.events.iterate({ cursor: await loadCursor(), type, follow, signal: stop.signal });
+const events = stockless.events.iterate({
+  cursor: await loadCursor(cursorFile),
+  type,
+  follow,
+  signal: stop.signal,
+});
 let seen = 0;
 let saved = events.cursor;
 try {
@@ -58,11 +48,11 @@ try {
     // The stream's cursor moves once a page is read to its end: store it then.
     if (events.cursor && events.cursor !== saved) {
       saved = events.cursor;
-      await saveCursor(saved);
+      await saveCursor(cursorFile, saved);
     }
   }
 } catch (err) {
   if (!stop.signal.aborted) throw err;
 }
-if (events.cursor && events.cursor !== saved) await saveCursor(events.cursor);
+if (events.cursor && events.cursor !== saved) await saveCursor(cursorFile, events.cursor);
 console.log(`${seen} events; cursor saved to ${cursorFile}`);

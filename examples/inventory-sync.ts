@@ -8,11 +8,10 @@
  * examples/.inventory-cursor), so a stopped or crashed run resumes where it left off and a later
  * run receives only what changed since. Delete the file to start from the beginning.
  */
-import { readFile, rename, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StocklessError } from '@stockless/sdk';
-import { clientFromEnv } from './shared.ts';
+import { clientFromEnv, loadCursor, saveCursor } from './shared.ts';
 
 const stockless = clientFromEnv();
 const cursorFile = resolve(
@@ -20,22 +19,8 @@ const cursorFile = resolve(
 );
 const follow = process.argv.includes('--follow');
 
-async function loadCursor(): Promise<string | undefined> {
-  try {
-    return (await readFile(cursorFile, 'utf8')).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Written to a temporary file and renamed, so a crash never leaves half a cursor. */
-async function saveCursor(cursor: string): Promise<void> {
-  await writeFile(`${cursorFile}.tmp`, `${cursor}\n`);
-  await rename(`${cursorFile}.tmp`, cursorFile);
-}
-
 async function catchUp(): Promise<number> {
-  const sync = stockless.inventory.sync({ cursor: await loadCursor(), limit: 200 });
+  const sync = stockless.inventory.sync({ cursor: await loadCursor(cursorFile), limit: 200 });
   let changes = 0;
   for await (const page of sync) {
     for (const item of page.items) {
@@ -45,7 +30,7 @@ async function catchUp(): Promise<number> {
     }
     changes += page.items.length;
     // Only after the page is applied: a crash before this line re-reads the page, never skips it.
-    if (sync.cursor) await saveCursor(sync.cursor);
+    if (sync.cursor) await saveCursor(cursorFile, sync.cursor);
   }
   return changes;
 }
