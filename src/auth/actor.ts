@@ -72,3 +72,19 @@ export function actorHasScope(actor: Actor, needed: OAuthScope): boolean {
 export function actorScopes(actor: Actor): OAuthScope[] {
   return [...actor.appScopes, ...(actor.mcpScopes ?? [])];
 }
+
+/**
+ * The store itself, acting in-process with a full API key's rights (no credential behind it): what
+ * the platform uses to read or act as the store, e.g. an order event's payload or a test trigger.
+ */
+export function storeActor(storeId: number, livemode: boolean): Actor {
+  return {
+    storeId,
+    kind: 'api_key',
+    scope: 'read_write',
+    appScopes: new Set(),
+    credentialId: 0,
+    canReadCustomers: true,
+    livemode,
+  };
+}

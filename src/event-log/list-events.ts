@@ -37,7 +37,7 @@ export async function listEvents(ctx: PartnerContext, input: ListEventsInput) {
   const limit = input.limit ?? DEFAULT_LIMIT;
   const query: PageQuery = {
     storeId: actor.storeId,
-    livemode: actor.livemode ?? true,
+    livemode: actor.livemode,
     types,
     from,
     order: input.order,

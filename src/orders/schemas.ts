@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { paginationSchema } from '../catalogue/schemas.ts';
 import { ORDER_STATUSES } from '../order-status.ts';
-import { described, idParam, intParam, NUL_MESSAGE, noNul, PG_INT_MAX, textParam } from '../trpc/params.ts';
+import {
+  described,
+  idParam,
+  intParam,
+  NUL_MESSAGE,
+  noNul,
+  PG_INT_MAX,
+  storableTime,
+  textParam,
+} from '../trpc/params.ts';
 
 export { ORDER_STATUSES, type OrderStatus } from '../order-status.ts';
 
@@ -25,10 +34,8 @@ const dateParam = z
   .max(40)
   .refine(
     (v) =>
-      (z.iso.date().safeParse(v).success ||
-        // PostgreSQL accepts offsets up to ±15:59.
-        (z.iso.datetime({ offset: true }).safeParse(v).success && !/[+-](1[6-9]|2\d):?\d\d$/.test(v))) &&
-      !v.startsWith('0000'),
+      (z.iso.date().safeParse(v).success || z.iso.datetime({ offset: true }).safeParse(v).success) &&
+      storableTime(v),
     'must be an ISO date (YYYY-MM-DD) or date-time with a time zone',
   );
 

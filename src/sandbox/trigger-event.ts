@@ -1,3 +1,4 @@
+import { storeActor } from '../auth/actor.ts';
 import { EFFECTIVE_PURCHASE_MODE } from '../catalogue/filters.ts';
 import { db } from '../db/kysely.ts';
 import { first, sql } from '../db/sql.ts';
@@ -86,15 +87,7 @@ async function moveTestOrder(ctx: UseCaseContext, storeId: number, path: OrderSt
 
 /** A test marketplace post whose SKU is mapped to nothing: held, as a real one would be. */
 async function triggerHeldOrder(ctx: UseCaseContext, storeId: number) {
-  const actor = {
-    storeId,
-    kind: 'api_key' as const,
-    scope: 'read_write' as const,
-    appScopes: new Set<never>(),
-    credentialId: 0,
-    canReadCustomers: true,
-    livemode: false,
-  };
+  const actor = storeActor(storeId, false);
   const externalId = `TEST-${Date.now().toString(36)}`;
   const posted = await postExternalOrder(
     { ...ctx, actor },

@@ -83,14 +83,14 @@ export const NUL_MESSAGE = 'must not contain NUL characters';
 /** Offsets PostgreSQL refuses (it takes up to ±15:59), and its missing year 0. */
 const UNSTORABLE_TIME = /^0000|[+-](1[6-9]|2\d):?\d\d$/;
 
+/** Whether PostgreSQL can take this ISO 8601 date or date-time: years 0001 to 9999, offsets within ±15:59. */
+export const storableTime = (v: string) => !UNSTORABLE_TIME.test(v);
+
 /**
- * An ISO 8601 date-time with a time zone (`Z` or an offset) that PostgreSQL can compare with: years
- * 0001 to 9999, offsets within ±15:59. Anything else is a 400 here, never a database error.
+ * An ISO 8601 date-time with a time zone (`Z` or an offset) that PostgreSQL can compare with. Anything
+ * else is a 400 here, never a database error.
  */
 export const isoDateTimeParam = () =>
   z.iso
     .datetime({ offset: true })
-    .refine(
-      (v) => !UNSTORABLE_TIME.test(v),
-      'must be a date-time between years 0001 and 9999, offset within ±15:59',
-    );
+    .refine(storableTime, 'must be a date-time between years 0001 and 9999, offset within ±15:59');

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Actor } from '../auth/actor.ts';
+import { storeActor } from '../auth/actor.ts';
 import type { WebhookCoalescePayload } from '../db/job-payloads.ts';
 import { JOBS, type JobInput, jobPayloadJson, keyedJob } from '../db/jobs.ts';
 import { rows, sql } from '../db/sql.ts';
@@ -46,20 +46,10 @@ interface StoreChange {
   livemode: boolean;
 }
 
-/** The store's full view of its own order (webhooks are managed with API keys, never app tokens). */
-function storeActor(storeId: number, livemode = true): Actor {
-  return {
-    storeId,
-    kind: 'api_key',
-    scope: 'read_write',
-    appScopes: new Set(),
-    credentialId: 0,
-    canReadCustomers: true,
-    livemode,
-  };
-}
-
-/** `{ order }` as the store reads it; an order that cannot be read never blocks the dispatcher. */
+/**
+ * `{ order }` as the store reads it (its full view: webhooks are managed with API keys, never app
+ * tokens); an order that cannot be read never blocks the dispatcher.
+ */
 async function orderPayload(tx: EntityManager, e: SourceEvent): Promise<Record<string, unknown>> {
   try {
     return await getOrder(
