@@ -82,7 +82,15 @@ function router({ orm, config, log }: AppDeps): Route {
   const openapi = buildOpenApiDocument(config.publicUrl);
   const openapiText = JSON.stringify(openapi);
   const routes = restRoutes(openapi);
-  const rest = createRestHandler({ createContext, publicUrl: config.publicUrl, log, routes });
+  const rest = createRestHandler({
+    createContext,
+    em: () => orm.em.fork(),
+    poolSize: config.DB_POOL_SIZE,
+    settings,
+    publicUrl: config.publicUrl,
+    log,
+    routes,
+  });
   const trpc = trpcTransport(createContext, log);
   const oauth = oauthDepsOf(orm, config);
   const mcp = { createContext, publicUrl: config.publicUrl, log, version: CONTRACT_VERSION };

@@ -1,11 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
-import type { Actor } from '../src/auth/actor.ts';
 import { wwwAuthenticate } from '../src/auth/credentials.ts';
+import { atRestKey } from '../src/db/at-rest.ts';
 import { AppError, type ErrorBody } from '../src/errors.ts';
+import { ANSWERS_KEY_LABEL } from '../src/idempotency/keys.ts';
 import { appRouter } from '../src/router.ts';
-import type { Context } from '../src/trpc/context.ts';
+import type { Context, DomainSettings } from '../src/trpc/context.ts';
 import { shapeError } from '../src/trpc/errors.ts';
+import type { Meta } from '../src/trpc/init.ts';
 import { proceduresMeta } from '../src/trpc/meta.ts';
 import {
   InputRefused,
@@ -17,7 +20,14 @@ import {
   unsupportedMediaType,
   utf8Text,
 } from './http-input.ts';
-import { applyIdempotency } from './idempotency.ts';
+import {
+  admitKeyed,
+  holdAnswer,
+  type IdempotencyDeps,
+  type Preset,
+  runKeyed,
+  stepsGate,
+} from './idempotency.ts';
 import type { Logger } from './logger.ts';
 import type { RequestTarget } from './request-target.ts';
 
@@ -25,6 +35,11 @@ const MAX_BODY_BYTES = 1_000_000;
 
 export interface RestDeps {
   createContext(req: IncomingMessage): Context;
+  /** A new EntityManager, apart from any request's. */
+  em(): EntityManager;
+  /** The database pool's size: keyed operations that commit in steps take two connections each. */
+  poolSize: number;
+  settings: DomainSettings;
   publicUrl: string;
   log: Logger;
   /** The contract's operations under /api/v1/ (`restRoutes` of the OpenAPI document). */
@@ -56,20 +71,25 @@ export function restRoutes(doc: { paths?: Record<string, object | undefined> }):
   const routes: RestRoute[] = [];
   for (const [template, item] of Object.entries(doc.paths ?? {})) {
     if (!template.startsWith('/api/v1/') || !item) continue;
-    const params: string[] = [];
-    const source = template
-      .split(/(\{[^}]+\})/)
-      .map((part, i) => {
-        if (i % 2 === 0) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-        params.push(part.slice(1, -1));
-        return '[^/]+';
-      })
-      .join('');
-    const pattern = new RegExp(`^${normalised(source)}$`, 'i');
+    const { pattern, params } = templatePattern(template);
     for (const method of OPERATION_METHODS)
       if (method in item) routes.push({ method: method.toUpperCase(), template, pattern, params });
   }
   return routes;
+}
+
+/** A path template (`/api/v1/orders/{id}`) as a pattern, and its parameters' names. */
+function templatePattern(template: string): { pattern: RegExp; params: string[] } {
+  const params: string[] = [];
+  const source = template
+    .split(/(\{[^}]+\})/)
+    .map((part, i) => {
+      if (i % 2 === 0) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      params.push(part.slice(1, -1));
+      return '[^/]+';
+    })
+    .join('');
+  return { pattern: new RegExp(`^${normalised(source)}$`, 'i'), params };
 }
 
 /**
@@ -108,8 +128,20 @@ function successStatus(path: string | undefined): number {
   return (path && metaByPath.get(path)?.successStatus) || 200;
 }
 
+/** The procedures' writes under /api/v1, matched as routes are: a keyed write needs its meta first. */
+const writeMetas = [...metaByPath.values()].flatMap((meta) => {
+  const op = meta.openapi;
+  if (!op?.path.startsWith('/api/v1/') || op.method === 'GET') return [];
+  return [{ method: op.method, pattern: templatePattern(op.path).pattern, meta }];
+});
+
+function writeMetaOf(method: string | undefined, path: string): Meta | undefined {
+  const target = normalised(path);
+  return writeMetas.find((w) => w.method === method && w.pattern.test(target))?.meta;
+}
+
 const refusals = new WeakMap<IncomingMessage, AppError>();
-const resolvedActors = new WeakMap<IncomingMessage, Actor>();
+const presets = new WeakMap<IncomingMessage, Preset>();
 
 function refusalError(err: InputRefused): AppError {
   return new AppError('bad_request', err.code, err.message, {
@@ -127,9 +159,10 @@ export function createRestHandler(deps: RestDeps) {
     createContext: ({ req }) => {
       const ctx = deps.createContext(req as IncomingMessage);
       const inputRefusal = refusals.get(req as IncomingMessage);
-      // The credential the idempotency layer resolved from this very request's header.
-      const actor = resolvedActors.get(req as IncomingMessage);
-      return { ...ctx, ...(actor ? { actor } : {}), ...(inputRefusal ? { inputRefusal } : {}) };
+      // What the idempotency layer settled from this very request: its credential (resolved from its
+      // own header), the limits it was counted against, the transaction a keyed write runs in.
+      const preset = presets.get(req as IncomingMessage) ?? {};
+      return { ...ctx, ...preset, ...(inputRefusal ? { inputRefusal } : {}) };
     },
     responseMeta: ({ errors, paths, ctx }) => {
       const error = errors[0];
@@ -151,6 +184,15 @@ export function createRestHandler(deps: RestDeps) {
     },
   });
 
+  const idempotency: IdempotencyDeps = {
+    em: deps.em,
+    publicUrl: deps.publicUrl,
+    log: deps.log,
+    settings: deps.settings,
+    answersKey: atRestKey(deps.settings.webhooks.secretKey, ANSWERS_KEY_LABEL),
+    steps: stepsGate(Math.max(1, Math.floor(deps.poolSize / 2) - 1)),
+  };
+
   return async (req: IncomingMessage, res: ServerResponse, requestId: string, target: RequestTarget) => {
     try {
       await readInput(req, target, deps.routes);
@@ -161,23 +203,51 @@ export function createRestHandler(deps: RestDeps) {
       Object.assign(req, { query: Object.create(null), body: undefined });
       req.headers['content-type'] = 'application/json';
     }
-    // A refused input runs nothing, so it claims no key; otherwise the key is settled by the answer.
-    const idempotency = {
-      em: () => deps.createContext(req).em,
-      publicUrl: deps.publicUrl,
-      log: deps.log,
-      resolved: (actor: Actor) => resolvedActors.set(req, actor),
-    };
-    if (!refusals.has(req) && (await applyIdempotency(req, res, target, requestId, idempotency))) return;
-    const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
-    res.end = ((chunk?: unknown) => {
-      let out = chunk;
-      if (res.statusCode >= 400 && typeof out === 'string') out = contractErrorBody(out, requestId);
-      if (typeof out === 'string') res.setHeader('Content-Length', Buffer.byteLength(out));
-      return end(out);
-    }) as ServerResponse['end'];
-    await handler(req, res);
+    await answer(req, res, requestId, target, idempotency, (r, s) => handler(r, s));
   };
+}
+
+/**
+ * Runs the operation, under its Idempotency-Key when it has one (server/idempotency.ts), and puts the
+ * contract's error body and the length on its answer.
+ */
+async function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  target: RequestTarget,
+  idempotency: IdempotencyDeps,
+  handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+) {
+  const shape = (chunk: unknown) => {
+    let out = chunk;
+    if (res.statusCode >= 400 && typeof out === 'string') out = contractErrorBody(out, requestId);
+    if (typeof out === 'string') res.setHeader('Content-Length', Buffer.byteLength(out));
+    return out;
+  };
+  const preset = (p: Preset) => presets.set(req, { ...presets.get(req), ...p });
+  // A refused input runs nothing, so it claims no key.
+  const meta = writeMetaOf(req.method, target.path);
+  const keyed = refusals.has(req)
+    ? undefined
+    : await admitKeyed(req, res, target, requestId, meta, idempotency, preset);
+  if (keyed === 'answered') return;
+  if (keyed) {
+    return runKeyed(res, requestId, keyed, idempotency, async (em) => {
+      preset({ em });
+      const hold = holdAnswer(res, shape);
+      try {
+        await handler(req, res);
+      } catch (err) {
+        hold.release();
+        throw err;
+      }
+      return hold.held;
+    });
+  }
+  const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
+  res.end = ((chunk?: unknown) => end(shape(chunk))) as ServerResponse['end'];
+  await handler(req, res);
 }
 
 /**

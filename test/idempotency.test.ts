@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CreateWholesaleOrderResponse, type ErrorBody, Stockless } from '../client/src/index.ts';
 import { parseIdempotencyKey } from '../server/idempotency.ts';
 import { rows, sql } from '../src/db/sql.ts';
-import { claimKey, completeKey, pruneKeys, releaseKey } from '../src/idempotency/keys.ts';
+import { pruneKeys } from '../src/idempotency/keys.ts';
+import { createApiKey } from '../src/store/create-api-key.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 import { type Sent, send } from './helpers/http.ts';
@@ -115,7 +116,8 @@ describe('a retry with the same key', () => {
     );
     const again = await post<ErrorBody>(orderBody(productId, 5), key);
     expect(again.status).toBe(400);
-    expect(again.text).toBe(first.text);
+    // The same answer; its request_id is this request's (see the test of replayed errors below).
+    expect({ ...again.body, request_id: first.body.request_id }).toEqual(first.body);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
   });
 
@@ -192,11 +194,20 @@ describe('the same key on another request', () => {
     const rotateKey = newKey();
     const rotated = await post<{ secret: string }>(undefined, rotateKey, { path: rotate });
     expect(rotated.status).toBe(200);
-    // The read key sends the same request under the same key: no replay of the new secret.
+    // The read key sends the same request under the same key: refused as any write of it is, no replay.
     const probe = await post<ErrorBody>(undefined, rotateKey, { path: rotate, key: store.read });
-    expect(probe.status).toBe(422);
-    expect(probe.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(probe.status).toBe(403);
+    expect(probe.body.code).toBe('INSUFFICIENT_SCOPE');
     expect(probe.text).not.toContain(rotated.body.secret);
+    // Another read_write key of the store: the key is another request's, 422, no replay.
+    const second = await createApiKey(
+      { em: app.em() },
+      { storeId: store.id, scope: 'read_write', mode: 'live' },
+    );
+    const sibling = await post<ErrorBody>(undefined, rotateKey, { path: rotate, key: second.key });
+    expect(sibling.status).toBe(422);
+    expect(sibling.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(sibling.text).not.toContain(rotated.body.secret);
   });
 
   it('keeps no answer of a platform switch that refused the operation before it ran', async () => {
@@ -257,61 +268,95 @@ describe('under concurrency', () => {
     expect(later.text).toBe(created[0]?.text);
   });
 
-  it('answers 409 IDEMPOTENCY_KEY_IN_USE while the first request is still running', async () => {
+  it('answers 409 IDEMPOTENCY_KEY_IN_USE while the first request is still running, then runs once it is gone', async () => {
     const productId = await product();
-    // A running claim of this very request: its fingerprint taken from a real claim under another key.
-    const scratch = newKey();
-    expect((await post(orderBody(productId), scratch)).status).toBe(201);
     const key = newKey();
-    await rows(
-      app.em(),
-      sql`INSERT INTO idempotency_keys (store_id, key, fingerprint, request_id)
-        SELECT store_id, ${key}, fingerprint, 'req_running' FROM idempotency_keys
-        WHERE store_id = ${store.id} AND key = ${scratch}`,
-    );
     const before = await ordersOf(store.id);
-    const busy = await post<ErrorBody>(orderBody(productId), key);
-    expect(busy.status).toBe(409);
-    expect(busy.body.code).toBe('IDEMPOTENCY_KEY_IN_USE');
-    expect(await ordersOf(store.id)).toBe(before);
-  });
-
-  it('takes over a claim abandoned by a request that never answered (its process died)', async () => {
-    const productId = await product();
-    const key = newKey();
-    await rows(
-      app.em(),
-      sql`INSERT INTO idempotency_keys (store_id, key, fingerprint, request_id, created_at)
-        VALUES (${store.id}, ${key}, 'whatever', 'req_dead', now() - interval '10 minutes')`,
-    );
-    const taken = await post(orderBody(productId), key);
-    expect(taken.status).toBe(201);
-    expect(taken.headers.get('idempotent-replayed')).toBeNull();
+    // A request that is running holds the key's advisory lock in its transaction: hold it here.
+    await app.em().transactional(async (tx) => {
+      await rows(
+        tx,
+        sql`SELECT pg_advisory_xact_lock(hashtextextended(${`idempotency:${store.id}:live:${key}`}, 0))`,
+      );
+      const busy = await post<ErrorBody>(orderBody(productId), key);
+      expect(busy.status).toBe(409);
+      expect(busy.body.code).toBe('IDEMPOTENCY_KEY_IN_USE');
+      expect(busy.headers.get('retry-after')).toBe('1');
+      expect(await ordersOf(store.id)).toBe(before);
+    });
+    // That transaction ended without an answer (as a crashed request's does): nothing holds the key.
+    const retried = await post(orderBody(productId), key);
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(await ordersOf(store.id)).toBe(before + 1);
   });
 });
 
-describe('a claim’s owner', () => {
-  it('is its own token, not the request id (which a client may choose, and repeat)', async () => {
-    const scope = { storeId: store.id, livemode: true, key: newKey() };
-    const first = await claimKey(app.em(), scope, 'f', 'req-client-chosen');
-    expect(first.outcome).toBe('claimed');
-    await rows(
+describe('what is kept', () => {
+  it('the answer sealed: no webhook signing secret in clear in the database, and the replay still has it', async () => {
+    const path = '/api/v1/vendor/webhooks';
+    const key = newKey();
+    const body = { url: 'https://127.0.0.1:9/sealed', events: ['order.created'] };
+    const made = await post<{ webhook: { id: number; secret: string } }>(body, key, { path });
+    expect(made.status).toBe(201);
+    expect(made.body.webhook.secret).toMatch(/^whsec_/);
+    const rotateKey = newKey();
+    const rotate = `${path}/${made.body.webhook.id}/rotate-secret`;
+    const rotated = await post<{ secret: string }>(undefined, rotateKey, { path: rotate });
+    expect(rotated.status).toBe(200);
+    const kept = await rows<{ row: string }>(
       app.em(),
-      sql`UPDATE idempotency_keys SET created_at = now() - interval '10 minutes' WHERE key = ${scope.key}`,
+      sql`SELECT k::text AS row FROM idempotency_keys k WHERE store_id = ${store.id} AND key IN (${key}, ${rotateKey})`,
     );
-    const second = await claimKey(app.em(), scope, 'f', 'req-client-chosen');
-    if (first.outcome !== 'claimed' || second.outcome !== 'claimed') throw new Error('expected two claims');
-    expect(second.token).not.toBe(first.token);
-    // The request taken over can neither settle nor release the new claim.
-    await completeKey(app.em(), scope, first.token, { status: 500, headers: {}, body: 'stale' });
-    await releaseKey(app.em(), scope, first.token);
-    const [row] = await rows<{ status: number | null }>(
+    expect(kept).toHaveLength(2);
+    for (const { row } of kept) {
+      expect(row).not.toContain('whsec_');
+      expect(row).not.toContain(made.body.webhook.secret.slice(6));
+      expect(row).not.toContain(rotated.body.secret.slice(6));
+    }
+    const again = await post<{ secret: string }>(undefined, rotateKey, { path: rotate });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(rotated.text);
+  });
+
+  it('a replayed error carries this request’s id in its body and X-Request-Id, the first in Original-Request', async () => {
+    const productId = await product(1);
+    const key = newKey();
+    const first = await post<ErrorBody>(orderBody(productId, 5), key);
+    expect(first.status).toBe(400);
+    const again = await post<ErrorBody>(orderBody(productId, 5), key);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const id = again.headers.get('x-request-id');
+    expect(id).not.toBe(first.headers.get('x-request-id'));
+    expect(again.body.request_id).toBe(id);
+    expect(again.headers.get('original-request')).toBe(first.headers.get('x-request-id'));
+    expect({ ...again.body, request_id: undefined }).toEqual({ ...first.body, request_id: undefined });
+  });
+
+  it('a refusal of an operation that ran keeps none of its writes', async () => {
+    // Two lines: the first has stock, the second not; the order is refused whole, and the first
+    // line's stock is untouched.
+    const plenty = await product(10);
+    const scarce = await product(1);
+    const key = newKey();
+    const before = await ordersOf(store.id);
+    const body = {
+      ...orderBody(plenty),
+      items: [
+        { product_id: plenty, quantity: 2 },
+        { product_id: scarce, quantity: 5 },
+      ],
+    };
+    const refused = await post<ErrorBody>(body, key);
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('INSUFFICIENT_STOCK');
+    expect(await ordersOf(store.id)).toBe(before);
+    const [stock] = await rows<{ n: number }>(
       app.em(),
-      sql`SELECT status FROM idempotency_keys WHERE store_id = ${store.id} AND key = ${scope.key}`,
+      sql`SELECT sum(stock_quantity)::integer AS n FROM product_variants WHERE product_id = ${plenty}`,
     );
-    expect(row).toEqual({ status: null });
-    await completeKey(app.em(), scope, second.token, { status: 201, headers: {}, body: '{}' });
-    expect(await claimKey(app.em(), scope, 'f', 'req-other')).toMatchObject({ outcome: 'replay' });
+    expect(stock?.n).toBe(10);
+    expect((await keyRow(store.id, key))?.status).toBe(400);
   });
 });
 

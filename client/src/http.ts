@@ -15,7 +15,8 @@ export interface CallInput<K extends OperationId> {
 
 export interface RetryOptions {
   /**
-   * Retries after a network error, a 429, a 409 `IDEMPOTENCY_KEY_IN_USE` or a 500/502/503/504
+   * Retries after a network error, a 429, a 409 `IDEMPOTENCY_KEY_IN_USE` or `CONCURRENT_UPDATE`, or a
+   * 500/502/503/504
    * (default 2; 0 turns retrying off).
    */
   maxRetries?: number;
@@ -161,5 +162,5 @@ async function retryable(res: Response): Promise<boolean> {
     .clone()
     .json()
     .catch(() => undefined)) as { code?: string } | undefined;
-  return body?.code === 'IDEMPOTENCY_KEY_IN_USE';
+  return body?.code === 'IDEMPOTENCY_KEY_IN_USE' || body?.code === 'CONCURRENT_UPDATE';
 }

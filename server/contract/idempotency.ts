@@ -15,7 +15,12 @@ const PARAMETER: oas31.ParameterObject = {
     '`Idempotent-Replayed: true`. The same key on another request is 422 `IDEMPOTENCY_KEY_REUSED`; a retry ' +
     'while the first still runs is 409 `IDEMPOTENCY_KEY_IN_USE` (retry after `Retry-After`). Requests ' +
     'refused before they ran (validation, credential, scope, rate limit) and server errors keep nothing, so ' +
-    'the corrected request may reuse the key. 1 to 255 printable ASCII characters, bare or as a quoted ' +
+    'the corrected request may reuse the key. The write and its kept answer commit together: a request ' +
+    'that got no answer (a dropped connection, a crash on our side) either committed, and its retry gets the ' +
+    'answer, or left nothing, and its retry runs; never both, never a wait. A replay or a refused reuse ' +
+    "counts against the operation's rate limits as the request would. A replayed error carries this " +
+    "request's `request_id` (as `X-Request-Id` does); `Original-Request` names the first. " +
+    '1 to 255 printable ASCII characters, bare or as a quoted ' +
     'Structured Field string; a UUID v4 is a good key. The SDK sends one on every write.',
   schema: { type: 'string', minLength: 1, maxLength: 255, example: '8e03978e-40d5-43e8-bc93-6894a57f9324' },
 };

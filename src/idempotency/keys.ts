@@ -1,15 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { db } from '../db/kysely.ts';
-import { first, rows, run, sql } from '../db/sql.ts';
+import { seal, unseal } from '../db/at-rest.ts';
+import { rows, sql } from '../db/sql.ts';
 
 /** How long a key's answer is kept (the IETF draft leaves it to the server; Stripe keeps 24 hours). */
 export const KEY_LIFETIME = '24 hours';
-/**
- * A claim whose request never answered (its process died) is taken over after this long; a request
- * that is still running is far shorter (the server's whole request deadline is 30 s).
- */
-export const ABANDONED_AFTER = '5 minutes';
+
+/** The SECRET_KEY-derived label of the key that seals kept answers (src/db/at-rest.ts). */
+export const ANSWERS_KEY_LABEL = 'idempotency-answers';
 
 export interface KeyScope {
   storeId: number;
@@ -24,121 +21,95 @@ export interface StoredResponse {
   body: string;
 }
 
-export type Claim =
-  | { outcome: 'claimed'; token: string }
+export type Lookup =
+  | { outcome: 'run' }
   | { outcome: 'in_use' }
   | { outcome: 'reused' }
   | { outcome: 'replay'; response: StoredResponse; requestId: string };
 
+/** A kept answer is bound to its key: sealed under one key, it does not open under another. */
+const aadOf = (scope: KeyScope) =>
+  `idempotency:${scope.storeId}:${scope.livemode ? 'live' : 'test'}:${scope.key}`;
+
+/** The transaction-scoped advisory lock that stands for "a request with this key is running". */
+const lockOf = (scope: KeyScope) => sql<string>`hashtextextended(${aadOf(scope)}, 0)`;
+
+interface KeptRow {
+  locked: boolean;
+  fingerprint: string | null;
+  request_id: string | null;
+  status: number | null;
+  answer: string | null;
+  /** Answers kept in clear before they were sealed (until they expire, 24 h after the upgrade). */
+  headers: Record<string, string> | null;
+  body: string | null;
+}
+
 /**
- * Claims a key for a request by inserting its row: of any number of concurrent requests with one key
- * exactly one inserts (or takes over an expired or abandoned row, under the row's lock); the others
- * see the row as it stands. A row that vanished in between (its request was released) is claimed
- * again, so a caller never waits on a key nobody holds.
+ * Looks a key up inside the transaction its request will run in, and takes the key's advisory lock
+ * there: held until that transaction ends, however it ends. So a request that is running holds the
+ * key (a concurrent one answers 409 at once, without waiting), a request whose process died holds
+ * nothing (its transaction, lock and writes vanish together), and a kept answer exists exactly when
+ * the write it answers committed. One round trip.
  */
-export async function claimKey(
-  em: EntityManager,
+export async function lookUpKey(
+  tx: EntityManager,
+  scope: KeyScope,
+  fingerprint: string,
+  answersKey: Buffer,
+): Promise<Lookup> {
+  const [row] = await rows<KeptRow>(
+    tx,
+    sql`SELECT pg_try_advisory_xact_lock(${lockOf(scope)}) AS locked,
+        k.fingerprint, k.request_id, k.status, k.answer, k.headers, k.body
+      FROM (VALUES (1)) AS one (n)
+      LEFT JOIN idempotency_keys k ON k.store_id = ${scope.storeId} AND k.livemode = ${scope.livemode}
+        AND k.key = ${scope.key} AND k.created_at >= now() - ${KEY_LIFETIME}::interval`,
+  );
+  if (row?.status != null && row.request_id !== null) {
+    if (row.fingerprint !== fingerprint) return { outcome: 'reused' };
+    const kept =
+      row.answer !== null
+        ? (JSON.parse(unseal(answersKey, aadOf(scope), row.answer)) as Omit<StoredResponse, 'status'>)
+        : { headers: row.headers ?? {}, body: row.body ?? '' };
+    return { outcome: 'replay', response: { status: row.status, ...kept }, requestId: row.request_id };
+  }
+  return row?.locked ? { outcome: 'run' } : { outcome: 'in_use' };
+}
+
+/**
+ * Keeps a request's answer, sealed, in the transaction of the write it answers. False when another
+ * request's answer is already kept under the key (it committed between this request's lookup and its
+ * lock): the caller rolls its write back and replays that answer instead.
+ */
+export async function keepAnswer(
+  tx: EntityManager,
   scope: KeyScope,
   fingerprint: string,
   requestId: string,
-): Promise<Claim> {
-  // The claim's owner: request ids may come from clients, so they are not unique.
-  const token = randomUUID();
-  for (let round = 0; ; round++) {
-    const claimed = await first(
-      db(em)
-        .insertInto('idempotency_keys')
-        .values({
-          store_id: scope.storeId,
-          livemode: scope.livemode,
-          key: scope.key,
-          fingerprint,
-          request_id: requestId,
-          claim_token: token,
-        })
-        .onConflict((oc) =>
-          oc
-            .columns(['store_id', 'livemode', 'key'])
-            .doUpdateSet({
-              fingerprint,
-              request_id: requestId,
-              claim_token: token,
-              status: null,
-              headers: null,
-              body: null,
-              created_at: sql`now()`,
-              completed_at: null,
-            })
-            .where((eb) =>
-              eb.or([
-                eb('idempotency_keys.created_at', '<', sql<string>`now() - ${KEY_LIFETIME}::interval`),
-                eb.and([
-                  eb('idempotency_keys.status', 'is', null),
-                  eb('idempotency_keys.created_at', '<', sql<string>`now() - ${ABANDONED_AFTER}::interval`),
-                ]),
-              ]),
-            ),
-        )
-        .returning('key'),
-    );
-    if (claimed) return { outcome: 'claimed', token };
-    const held = await first(
-      db(em)
-        .selectFrom('idempotency_keys')
-        .select(['fingerprint', 'request_id', 'status', 'headers', 'body'])
-        .where('store_id', '=', scope.storeId)
-        .where('livemode', '=', scope.livemode)
-        .where('key', '=', scope.key),
-    );
-    if (!held) {
-      if (round < 3) continue;
-      return { outcome: 'in_use' };
-    }
-    if (held.fingerprint !== fingerprint) return { outcome: 'reused' };
-    if (held.status === null || held.body === null) return { outcome: 'in_use' };
-    const response = {
-      status: held.status,
-      headers: (held.headers ?? {}) as Record<string, string>,
-      body: held.body,
-    };
-    return { outcome: 'replay', response, requestId: held.request_id };
-  }
-}
-
-/** Keeps the claimed request's answer for the key's lifetime (unless the claim was taken over). */
-export async function completeKey(
-  em: EntityManager,
-  scope: KeyScope,
-  token: string,
   response: StoredResponse,
-) {
-  await run(
-    db(em)
-      .updateTable('idempotency_keys')
-      .set({
-        status: response.status,
-        headers: JSON.stringify(response.headers),
-        body: response.body,
-        completed_at: sql`now()`,
-      })
-      .where('store_id', '=', scope.storeId)
-      .where('livemode', '=', scope.livemode)
-      .where('key', '=', scope.key)
-      .where('claim_token', '=', token),
+  answersKey: Buffer,
+): Promise<boolean> {
+  const answer = seal(
+    answersKey,
+    aadOf(scope),
+    JSON.stringify({ headers: response.headers, body: response.body }),
   );
-}
-
-/** Gives a claimed key back unanswered: its request was refused before it ran, or failed. */
-export async function releaseKey(em: EntityManager, scope: KeyScope, token: string) {
-  await run(
-    db(em)
-      .deleteFrom('idempotency_keys')
-      .where('store_id', '=', scope.storeId)
-      .where('livemode', '=', scope.livemode)
-      .where('key', '=', scope.key)
-      .where('claim_token', '=', token)
-      .where('status', 'is', null),
+  // Raw SQL: the upsert's WHERE reads the conflicting row, which the builder types poorly.
+  const kept = await rows<{ kept: number }>(
+    tx,
+    sql`INSERT INTO idempotency_keys AS k (store_id, livemode, key, fingerprint, request_id, status, answer)
+      VALUES (${scope.storeId}, ${scope.livemode}, ${scope.key}, ${fingerprint}, ${requestId},
+        ${response.status}, ${answer})
+      ON CONFLICT (store_id, livemode, key) DO UPDATE SET fingerprint = excluded.fingerprint,
+        request_id = excluded.request_id, status = excluded.status, answer = excluded.answer,
+        headers = NULL, body = NULL, created_at = now()
+      WHERE k.created_at < now() - ${KEY_LIFETIME}::interval
+        -- A claim of the previous release's scheme whose request died (its 5-minute takeover).
+        OR (k.status IS NULL AND k.created_at < now() - interval '5 minutes')
+      RETURNING 1 AS kept`,
   );
+  return kept.length === 1;
 }
 
 /** Drops keys past their lifetime, a batch at a time; answers how many went. */

@@ -29,6 +29,9 @@ const TAGS = ['Listings'];
 const AUTH = { 401: 'Missing or invalid credential', 403: 'Scope refused' };
 const WRITE = { 400: 'Invalid request', ...AUTH, 404: 'Product not in the catalogue or not in the store' };
 
+/** A bulk call in filter mode commits one product id range at a time (bulk-by-filter.ts). */
+const byFilter = (body: unknown) => (body as { mode?: unknown } | undefined)?.mode === 'filter';
+
 export const listingsRouter = router({
   list: partnerProcedure
     .meta({
@@ -71,6 +74,7 @@ export const listingsRouter = router({
   bulkAdd: partnerProcedure
     .meta({
       appScope: 'write_products',
+      commitsInSteps: byFilter,
       openapi: {
         method: 'POST',
         path: '/api/v1/my-products/bulk',
@@ -90,6 +94,7 @@ export const listingsRouter = router({
   bulkRemove: partnerProcedure
     .meta({
       appScope: 'write_products',
+      commitsInSteps: byFilter,
       openapi: {
         method: 'POST',
         path: '/api/v1/my-products/bulk-remove',

@@ -28,6 +28,7 @@ import { Migration20261125190000_idempotency_keys } from './Migration20261125190
 import { Migration20261125200000_event_log } from './Migration20261125200000_event_log.ts';
 import { Migration20261125210000_test_mode } from './Migration20261125210000_test_mode.ts';
 import { Migration20261125215000_idempotency_claim_token } from './Migration20261125215000_idempotency_claim_token.ts';
+import { Migration20261128000000_idempotency_in_transaction } from './Migration20261128000000_idempotency_in_transaction.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -81,5 +82,9 @@ export const migrationsList = [
   {
     name: 'Migration20261125215000_idempotency_claim_token',
     class: Migration20261125215000_idempotency_claim_token,
+  },
+  {
+    name: 'Migration20261128000000_idempotency_in_transaction',
+    class: Migration20261128000000_idempotency_in_transaction,
   },
 ];

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Expression } from 'kysely';
 import { apiResource, mcpResource, resourceScopes } from '../auth/resources.ts';
 import { hashToken, randomToken } from '../auth/secret-tokens.ts';
 import { db } from '../db/kysely.ts';
@@ -90,27 +91,43 @@ async function revokeChain(tx: EntityManager, column: 'code_hash' | 'grant_id', 
   );
 }
 
+/**
+ * Takes the grant's row lock: every issue, rotation and revocation of one grant's tokens runs one at
+ * a time (the lock order is always grant, then its codes and tokens). After the wait, READ COMMITTED
+ * gives each following statement a snapshot with whatever the previous holder committed, so a request
+ * that lost a race sees the spent code or refresh token, and a revocation sees every token issued
+ * before it. `grantId` is a subquery on the code or token: their grant never changes. Answers the
+ * grant as it stands, or nothing when the code or token is unknown.
+ */
+function lockGrant(tx: EntityManager, grantId: Expression<number>, clientId?: number) {
+  let query = db(tx)
+    .selectFrom('oauth_grants')
+    .select((eb) => ['id', 'scopes', eb('revoked_at', 'is not', null).as('revoked')])
+    .where('id', '=', grantId);
+  if (clientId !== undefined) query = query.where('client_id', '=', clientId);
+  return first(query.forNoKeyUpdate());
+}
+
+/**
+ * The answer to a code or refresh token presented a second time, at once or later: its family is
+ * revoked in the request's own transaction, which commits, and then the request fails.
+ */
+const REUSED = Symbol('reused');
+
 /** `authorization_code` grant: single-use code, exact redirect URI, PKCE S256, bound resource. */
 export async function exchangeCode(em: EntityManager, request: AuthorizationCodeRequest, publicUrl: string) {
   const client = await findClient(em, request.client_id);
   if (!client) throw new OAuthError('invalid_client', 'Client authentication failed', 401);
   const { code, code_verifier: verifier, redirect_uri: redirectUri } = request;
   const codeHash = hashToken(code);
-  // A replayed code must leave its revocations behind even though the request fails: own transaction.
-  const replay = await em.transactional(async (tx) => {
-    const used = await first(
-      db(tx)
-        .selectFrom('oauth_codes')
-        .select('grant_id')
-        .where('code_hash', '=', codeHash)
-        .where('used_at', 'is not', null),
+  const invalid =
+    'The authorization code is invalid, expired, or was issued to another client or redirect URI';
+  const issued = await em.transactional(async (tx) => {
+    const grant = await lockGrant(
+      tx,
+      db(tx).selectFrom('oauth_codes').select('grant_id').where('code_hash', '=', codeHash).$asScalar(),
     );
-    if (used) await revokeChain(tx, 'code_hash', codeHash);
-    return Boolean(used);
-  });
-  if (replay)
-    throw new OAuthError('invalid_grant', 'The authorization code was already used; its tokens are revoked');
-  return em.transactional(async (tx) => {
+    if (!grant) throw new OAuthError('invalid_grant', invalid);
     const c = await first(
       db(tx)
         .updateTable('oauth_codes')
@@ -118,39 +135,38 @@ export async function exchangeCode(em: EntityManager, request: AuthorizationCode
         .where('code_hash', '=', codeHash)
         .where('used_at', 'is', null)
         .returning((eb) => [
-          'grant_id',
           'client_id',
           'redirect_uri',
           'code_challenge',
           'resource',
-          'scopes',
           eb('expires_at', '<=', sql<string>`now()`).as('expired'),
         ]),
     );
-    const invalid =
-      'The authorization code is invalid, expired, or was issued to another client or redirect URI';
-    if (!c || c.expired || c.client_id !== client.id || c.redirect_uri !== redirectUri) {
+    // The code exists (its grant was found) but is spent: by an earlier request or by the one
+    // that held the lock a moment ago. Either way the tokens it issued, and their rotations, end.
+    if (!c) {
+      await revokeChain(tx, 'code_hash', codeHash);
+      return REUSED;
+    }
+    // Any refusal below rolls the spend back: the code stays usable by its rightful request.
+    if (c.expired || c.client_id !== client.id || c.redirect_uri !== redirectUri) {
       throw new OAuthError('invalid_grant', invalid);
     }
     if (pkceChallenge(verifier) !== c.code_challenge) {
       throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
     }
     checkResource(request.resource, publicUrl, c.resource);
-    const grant = await first(
-      db(tx)
-        .selectFrom('oauth_grants')
-        .select('scopes')
-        .where('id', '=', c.grant_id)
-        .where('revoked_at', 'is', null),
-    );
-    if (!grant) throw new OAuthError('invalid_grant', invalid);
+    if (grant.revoked) throw new OAuthError('invalid_grant', invalid);
     return issue(tx, {
-      grantId: c.grant_id,
+      grantId: grant.id,
       codeHash,
       resource: c.resource,
       scopes: forResource(grant.scopes, publicUrl, c.resource),
     });
   });
+  if (issued === REUSED)
+    throw new OAuthError('invalid_grant', 'The authorization code was already used; its tokens are revoked');
+  return issued;
 }
 
 /** `refresh_token` grant: rotates; a refresh token used twice revokes the whole grant's tokens. */
@@ -158,44 +174,51 @@ export async function refresh(em: EntityManager, request: RefreshTokenRequest, p
   const client = await findClient(em, request.client_id);
   if (!client) throw new OAuthError('invalid_client', 'Client authentication failed', 401);
   const tokenHash = hashToken(request.refresh_token);
-  const reused = await em.transactional(async (tx) => {
+  const invalid = 'The refresh token is invalid, expired or revoked';
+  const issued = await em.transactional(async (tx) => {
+    const byHash = db(tx)
+      .selectFrom('oauth_tokens')
+      .where('token_hash', '=', tokenHash)
+      .where('kind', '=', 'refresh');
+    const grant = await lockGrant(tx, byHash.select('grant_id').$asScalar(), client.id);
+    if (!grant) throw new OAuthError('invalid_grant', invalid);
+    // Read after the lock: a rotation that committed while this request waited is seen here.
+    const t = await first(
+      byHash.select((eb) => [
+        'id',
+        'code_hash',
+        'resource',
+        eb('used_at', 'is not', null).as('used'),
+        eb.and([eb('revoked_at', 'is', null), eb('expires_at', '>', sql<string>`now()`)]).as('live'),
+      ]),
+    );
+    if (!t) throw new OAuthError('invalid_grant', invalid);
+    if (t.used) {
+      await revokeChain(tx, 'grant_id', grant.id);
+      return REUSED;
+    }
+    if (!t.live || grant.revoked) throw new OAuthError('invalid_grant', invalid);
+    checkResource(request.resource, publicUrl, t.resource);
+    const allowed = forResource(grant.scopes, publicUrl, t.resource);
+    const scopes = request.scope ? parseScopes(request.scope, allowed) : allowed;
     const spent = await first(
       db(tx)
-        .selectFrom('oauth_tokens as t')
-        .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
-        .select('t.grant_id')
-        .where('t.token_hash', '=', tokenHash)
-        .where('t.kind', '=', 'refresh')
-        .where('t.used_at', 'is not', null)
-        .where('g.client_id', '=', client.id),
-    );
-    if (spent) await revokeChain(tx, 'grant_id', spent.grant_id);
-    return Boolean(spent);
-  });
-  if (reused)
-    throw new OAuthError('invalid_grant', 'The refresh token was already used; the grant is revoked');
-  return em.transactional(async (tx) => {
-    const t = await first(
-      db(tx)
-        .updateTable('oauth_tokens as t')
-        .from('oauth_grants as g')
+        .updateTable('oauth_tokens')
         .set({ used_at: sql`now()` })
-        .where('t.token_hash', '=', tokenHash)
-        .where('t.kind', '=', 'refresh')
-        .where('t.used_at', 'is', null)
-        .where('t.revoked_at', 'is', null)
-        .where('t.expires_at', '>', sql<string>`now()`)
-        .whereRef('g.id', '=', 't.grant_id')
-        .where('g.client_id', '=', client.id)
-        .where('g.revoked_at', 'is', null)
-        .returning(['t.grant_id', 't.code_hash', 't.resource', 'g.scopes as grant_scopes']),
+        .where('id', '=', t.id)
+        .where('used_at', 'is', null)
+        .returning('id'),
     );
-    if (!t) throw new OAuthError('invalid_grant', 'The refresh token is invalid, expired or revoked');
-    checkResource(request.resource, publicUrl, t.resource);
-    const allowed = forResource(t.grant_scopes, publicUrl, t.resource);
-    const scopes = request.scope ? parseScopes(request.scope, allowed) : allowed;
-    return issue(tx, { grantId: t.grant_id, codeHash: t.code_hash, resource: t.resource, scopes });
+    // Under the grant's lock nothing else spends it; the guard keeps the rule if that ever changes.
+    if (!spent) {
+      await revokeChain(tx, 'grant_id', grant.id);
+      return REUSED;
+    }
+    return issue(tx, { grantId: grant.id, codeHash: t.code_hash, resource: t.resource, scopes });
   });
+  if (issued === REUSED)
+    throw new OAuthError('invalid_grant', 'The refresh token was already used; the grant is revoked');
+  return issued;
 }
 
 /**
@@ -216,8 +239,11 @@ export async function revoke(em: EntityManager, form: URLSearchParams) {
         .where('g.client_id', '=', client.id),
     );
     if (!t) return;
-    if (t.kind === 'refresh') await revokeChain(tx, 'grant_id', t.grant_id);
-    else
+    if (t.kind === 'refresh') {
+      // After any rotation of the grant in flight has committed, so its new tokens end too.
+      await lockGrant(tx, sql.val(t.grant_id));
+      await revokeChain(tx, 'grant_id', t.grant_id);
+    } else
       await run(
         db(tx)
           .updateTable('oauth_tokens')

@@ -102,9 +102,42 @@ export async function pruneLimits(em: EntityManager): Promise<void> {
   await rows(em, sql`DELETE FROM rate_limits WHERE tat < now()`);
 }
 
+/** The limits a request was counted against: the headers its answer carries, or the 429 it gets. */
+export interface ChargedLimits {
+  headers: Record<string, string>;
+  refusal?: AppError;
+}
+
+/** Who a limit counts: enough of an actor (src/auth/actor.ts) to key its allowances. */
+interface Limited {
+  storeId: number;
+  kind: string;
+  credentialId: number;
+  appId?: number;
+  livemode: boolean;
+}
+
+/** The shared limits an operation may name, each with the settings' allowance of the same name. */
+export type OperationLimit = 'inventory' | 'external_orders';
+
 /**
- * The per-store, per-client request limit's key. An MCP client has an allowance of its own, apart
- * from the same client's calls as a partner app.
+ * Every limit a request counts against, with its key. An OAuth client has a per-store allowance for
+ * any call (an MCP client one of its own, apart from the same client's calls as an app). Test mode
+ * has allowances of its own, as Stripe's does: a sandbox never uses up the live one.
  */
-export const appLimitKey = (actor: { storeId: number; appId?: number; kind?: string }) =>
-  `${actor.kind === 'mcp' ? 'mcp' : 'app'}:${actor.storeId}:${actor.appId ?? 0}`;
+export function limitKeys(
+  actor: Limited,
+  operation: OperationLimit | undefined,
+): { key: string; allowance: 'app' | OperationLimit }[] {
+  const keys: { key: string; allowance: 'app' | OperationLimit }[] = [];
+  const mode = actor.livemode ? '' : 'test:';
+  if (actor.kind !== 'api_key') {
+    const client = `${actor.kind === 'mcp' ? 'mcp' : 'app'}:${actor.storeId}:${actor.appId ?? 0}`;
+    keys.push({ key: `${mode}${client}`, allowance: 'app' });
+  }
+  if (operation === 'inventory')
+    keys.push({ key: `${mode}inventory:store:${actor.storeId}`, allowance: operation });
+  if (operation === 'external_orders')
+    keys.push({ key: `${mode}external_orders:${actor.kind}:${actor.credentialId}`, allowance: operation });
+  return keys;
+}

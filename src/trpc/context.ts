@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Actor } from '../auth/actor.ts';
 import type { AppError } from '../errors.ts';
+import type { ChargedLimits } from '../ratelimit/limiter.ts';
 import type { Merchant, WebhookSettings } from '../settings.ts';
 
 /** Settings the domain needs at request time (a subset of the server's config). */
@@ -36,6 +37,11 @@ export interface Context {
    * once the credential, scope and limits have had their say, as a zod failure would be.
    */
   inputRefusal?: AppError;
+  /**
+   * The limits a keyed REST write was already counted against, outside its transaction, before its
+   * key was looked at (a replay counts as the request would); the procedure charges no other.
+   */
+  chargedLimits?: ChargedLimits;
 }
 
 /**

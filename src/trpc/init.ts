@@ -2,6 +2,7 @@ import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AppScopeRule, McpOnlyScope } from '../auth/actor.ts';
 import { AppError } from '../errors.ts';
+import type { OperationLimit } from '../ratelimit/limiter.ts';
 import type { Context } from './context.ts';
 import { jsonRpcCodeOf, shapeError } from './errors.ts';
 
@@ -13,7 +14,13 @@ export type Meta = OpenApiMeta<{
   /** The REST status of a success (default 200), e.g. 201 for a create. */
   successStatus?: number;
   /** The shared limit this operation counts against (per store for inventory, per key for external orders). */
-  rateLimit?: 'inventory' | 'external_orders';
+  rateLimit?: OperationLimit;
+  /**
+   * Whether a request (its body) commits in steps of its own transactions, by design (bulk by
+   * filter), so that running it again does only what is missing: under an Idempotency-Key it runs
+   * beside the key's transaction instead of in it.
+   */
+  commitsInSteps?: (body: unknown) => boolean;
 }>;
 
 const t = initTRPC

@@ -1,9 +1,11 @@
+import type { Actor } from '../auth/actor.ts';
 import { authorize } from '../auth/authorize.ts';
 import { bearerToken, resolveCredential } from '../auth/credentials.ts';
 import { sameSecret } from '../auth/secret-tokens.ts';
 import { AppError } from '../errors.ts';
-import { appLimitKey, enforceLimit } from '../ratelimit/limiter.ts';
-import { baseProcedure } from './init.ts';
+import { type ChargedLimits, enforceLimit, limitKeys } from '../ratelimit/limiter.ts';
+import type { Context, DomainSettings } from './context.ts';
+import { baseProcedure, type Meta } from './init.ts';
 
 /**
  * Partners: an API key, an app token, or a vendor MCP token (preset by the MCP endpoint). Applies the
@@ -17,22 +19,36 @@ export const partnerProcedure = baseProcedure.use(async ({ ctx, meta, type, next
     ctx.actor ?? (await resolveCredential(ctx.em, ctx.headers.authorization, ctx.settings.publicUrl));
   authorize(actor, { write: type !== 'query', appScope: meta?.appScope ?? null, mcpScope: meta?.mcpScope });
   ctx.onAuthenticated?.(actor);
-  // An OAuth client counts every call against its per-store limit, besides any limit of the operation.
-  if (actor.kind !== 'api_key') {
-    const headers = await enforceLimit(ctx.em, appLimitKey(actor), ctx.settings.rateLimits.app);
-    if (ctx.response) Object.assign(ctx.response.headers, headers);
-  }
-  if (meta?.rateLimit) {
-    const key =
-      meta.rateLimit === 'inventory'
-        ? `inventory:store:${actor.storeId}`
-        : `external_orders:${actor.kind}:${actor.credentialId}`;
-    const headers = await enforceLimit(ctx.em, key, ctx.settings.rateLimits[meta.rateLimit]);
-    if (ctx.response) Object.assign(ctx.response.headers, headers);
-  }
+  // A keyed REST write was charged before its key was looked at (server/idempotency.ts), outside the
+  // write's transaction; every other request is charged here.
+  const charged = ctx.chargedLimits ?? (await chargeLimits(ctx.em, actor, meta, ctx.settings));
+  if (ctx.response) Object.assign(ctx.response.headers, charged.headers);
+  if (charged.refusal) throw charged.refusal;
   if (ctx.inputRefusal) throw ctx.inputRefusal;
   return next({ ctx: { ...ctx, actor } });
 });
+
+/**
+ * Counts a request against every limit it falls under: an OAuth client's per-store allowance for any
+ * call, and the operation's own shared limit. A refusal (429) is answered, not thrown, so a caller
+ * outside the procedure (the idempotency layer) can hand it on.
+ */
+export async function chargeLimits(
+  em: Context['em'],
+  actor: Actor,
+  meta: Meta | undefined,
+  settings: DomainSettings,
+): Promise<ChargedLimits> {
+  const headers: Record<string, string> = {};
+  try {
+    for (const limit of limitKeys(actor, meta?.rateLimit))
+      Object.assign(headers, await enforceLimit(em, limit.key, settings.rateLimits[limit.allowance]));
+    return { headers };
+  } catch (err) {
+    if (err instanceof AppError) return { headers, refusal: err };
+    throw err;
+  }
+}
 
 /** Internal dashboards and operators: the operator token from config (dashboard sessions come later). */
 export const internalProcedure = baseProcedure.use(async ({ ctx, next }) => {

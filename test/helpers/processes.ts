@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import pg from 'pg';
 import { inject } from 'vitest';
 import { ensureDatabase } from '../../server/database.ts';
 import { type Orm, openOrm } from '../../server/orm.ts';
@@ -67,12 +68,30 @@ export interface ApiProcess {
   url: string;
   port: number;
   child: ChildProcess;
+  /** The `application_name` of its PostgreSQL sessions (unless its DATABASE_URL names one). */
+  applicationName: string;
   /** Everything the process printed so far (stdout and stderr). */
   output(): string;
-  /** SIGKILL, as in a crash. */
+  /** SIGKILL, as in a crash (of its whole process group when it leads one: see `ownProcessGroup`). */
   kill(): Promise<void>;
+  /**
+   * kill -9 as a crash: SIGKILL to the process (its whole group with `ownProcessGroup`, so nothing it
+   * spawned lives on), then waits, up to `settleMs`, until PostgreSQL has dropped every session of it, so
+   * its open transactions are rolled back and their locks gone, as they are once the database notices
+   * a dead client.
+   */
+  crash(settleMs?: number): Promise<void>;
   /** SIGTERM (drain, close the pool), then SIGKILL if it has not exited within `graceMs`. */
   stop(graceMs?: number): Promise<void>;
+}
+
+export interface ApiProcessOptions {
+  /**
+   * Start the process as the leader of a process group of its own (`detached`), so a kill reaches the
+   * whole group, as kill -9 of a service's process group does. Off by default: a process in its own group
+   * does not get the terminal's Ctrl-C, so the test must stop it (it always should).
+   */
+  ownProcessGroup?: boolean;
 }
 
 /**
@@ -86,11 +105,12 @@ export interface ApiProcess {
 export async function startApiProcess(
   databaseUrl: string,
   env: Record<string, string> = {},
+  options: ApiProcessOptions = {},
 ): Promise<ApiProcess> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
     try {
-      return await spawnApi(databaseUrl, port, env);
+      return await spawnApi(databaseUrl, port, env, options);
     } catch (err) {
       if (err instanceof PortTaken && attempt < 5) continue;
       throw err;
@@ -100,8 +120,18 @@ export async function startApiProcess(
 
 class PortTaken extends Error {}
 
-function spawnApi(databaseUrl: string, port: number, env: Record<string, string>): Promise<ApiProcess> {
+let spawned = 0;
+
+function spawnApi(
+  databaseUrl: string,
+  port: number,
+  env: Record<string, string>,
+  options: ApiProcessOptions,
+): Promise<ApiProcess> {
+  const applicationName = env.PGAPPNAME ?? `stockless-api-${process.pid}-${++spawned}`;
+  const group = options.ownProcessGroup === true;
   const child = spawn(process.execPath, ['server/main.ts', 'serve'], {
+    detached: group,
     env: {
       ...process.env,
       NODE_ENV: 'test',
@@ -113,32 +143,48 @@ function spawnApi(databaseUrl: string, port: number, env: Record<string, string>
       WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8,::1/128',
       LOG_LEVEL: 'warn',
       SHUTDOWN_GRACE: '2s',
+      // The pool's sessions carry it, so a crash can wait for exactly this process's sessions to go.
+      PGAPPNAME: applicationName,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      if (group && child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          child.kill('SIGKILL');
+        }
+      } else child.kill('SIGKILL');
+    }
+    await exited;
+  };
   const proc: ApiProcess = {
     url: `http://127.0.0.1:${port}`,
     port,
     child,
+    applicationName,
     output: () => output,
-    async kill() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
+    kill,
+    async crash(settleMs = 10_000) {
+      await kill();
+      await sessionsGone(databaseUrl, applicationName, settleMs);
     },
     async stop(graceMs = 5000) {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      const timer = setTimeout(() => void kill(), graceMs);
       await exited;
       clearTimeout(timer);
     },
   };
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      void kill();
       reject(new Error(`API process did not start in 30 s:\n${output}`));
     }, 30_000);
     const onData = (d: Buffer) => {
@@ -156,6 +202,34 @@ function spawnApi(databaseUrl: string, port: number, env: Record<string, string>
       else reject(new Error(`API process exited (${code ?? signal}) before listening:\n${output}`));
     });
   });
+}
+
+/**
+ * Waits until no session named `applicationName` is left on the database (PostgreSQL ends a dead
+ * client's backend, rolling back its transaction, once it notices the closed socket), or `timeoutMs`.
+ */
+async function sessionsGone(databaseUrl: string, applicationName: string, timeoutMs: number) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await client.query<{ n: number }>(
+        `SELECT count(*)::integer AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND application_name = $1`,
+        [applicationName],
+      );
+      if ((rows[0]?.n ?? 0) === 0) return;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `${rows[0]?.n} sessions of ${applicationName} still open ${timeoutMs} ms after the kill`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    await client.end();
+  }
 }
 
 /**

@@ -17,11 +17,16 @@ export const IdempotencyKey = defineEntity({
     key: p.text().primary(),
     fingerprint: p.text(),
     requestId: p.text(),
+    /** Unused since answers commit with their writes; dropped in the release after. */
     claimToken: p.uuid().nullable(),
     status: p.smallint().nullable(),
+    /** The kept answer's headers and body, sealed (src/db/at-rest.ts). */
+    answer: p.text().nullable(),
+    /** Answers kept in clear before sealing; empty on every row written since. */
     headers: p.json().nullable(),
     body: p.text().nullable(),
     createdAt: p.datetime().defaultRaw(`now()`),
+    /** Unused since answers commit with their writes; dropped in the release after. */
     completedAt: p.datetime().nullable(),
   },
 });
