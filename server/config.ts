@@ -56,6 +56,11 @@ const configFields = z.object({
   DISCOVERY_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(60),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
   DB_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(10),
+  // The statement budget of the API's pool (docs/decisions.md, "Statement budget"): no statement a
+  // request runs may hold a database core longer. Between 10 ms and 60 s: a longer net protects nothing.
+  API_STATEMENT_TIMEOUT: duration('2s').refine((ms) => ms >= 10 && ms <= 60_000, {
+    message: 'must be between 10ms and 60s (e.g. 2s)',
+  }),
   DEMO_PRODUCTS: z.coerce.number().int().min(0).max(1_000_000).default(3000),
   SHUTDOWN_GRACE: duration('10s'),
   SMTP_URL: z

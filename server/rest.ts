@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { wwwAuthenticate } from '../src/auth/credentials.ts';
 import { atRestKey } from '../src/db/at-rest.ts';
-import { AppError, type ErrorBody } from '../src/errors.ts';
+import { AppError, type ErrorBody, STATEMENT_BUDGET } from '../src/errors.ts';
 import { ANSWERS_KEY_LABEL } from '../src/idempotency/keys.ts';
 import { appRouter } from '../src/router.ts';
 import type { Context, DomainSettings } from '../src/trpc/context.ts';
@@ -179,7 +179,9 @@ export function createRestHandler(deps: RestDeps) {
       return { status: shaped.status, headers };
     },
     onError: ({ error, path }) => {
-      if (shapeError(error).status >= 500)
+      const shaped = shapeError(error);
+      // A statement stopped by the budget is logged once, with its request, by the API pool.
+      if (shaped.status >= 500 && shaped.body.code !== STATEMENT_BUDGET.code)
         deps.log.error({ err: error.cause ?? error, path }, 'procedure failed');
     },
   });

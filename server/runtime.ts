@@ -1,4 +1,5 @@
-import type { Server } from 'node:http';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Runner } from 'graphile-worker';
 import { startWorker } from '../jobs/worker.ts';
 import { setWebhookResolver } from '../src/webhooks/url-guard.ts';
@@ -6,12 +7,15 @@ import { createApp } from './app.ts';
 import { type Config, merchantOf, webhookResolverOf, webhookSettingsOf } from './config.ts';
 import { type ClusterPlace, type Database, startEmbeddedPostgres } from './database.ts';
 import type { Logger } from './logger.ts';
-import { migrateDirect, type Orm, openOrm } from './orm.ts';
+import { migrateDirect, type Orm, openOrm, type StatementBudget } from './orm.ts';
 import { resolveSecretKey } from './secret-key.ts';
 
 export interface Runtime {
   config: Config;
+  /** The worker's, the migrations' and the seed's ORM: no statement budget. */
   orm: Orm;
+  /** The API's ORM, when this process serves: its pool runs under the statement budget. */
+  apiOrm?: Orm;
   databaseUrl: string;
   /** The embedded cluster, when DATABASE_URL is not set. */
   cluster?: ClusterPlace;
@@ -51,12 +55,19 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
   // Before anything checks a webhook URL: the API at create and update, the worker at every delivery.
   setWebhookResolver(webhookResolverOf(config));
   const db = await connectDatabase(config, log);
+  // Two pools when this process serves: the API's runs under the statement budget, and this one (the
+  // worker's jobs, the migrations, the demo seed) keeps the server's own statement_timeout. A process
+  // that only serves uses this one at start only; its connections close when idle (pool.idleTimeoutMillis).
   const orm = await openOrm(db.url, config.DB_POOL_SIZE);
   // Session features (the migrations' advisory lock, Graphile's LISTEN and named statements) need
   // the server itself; requests go through DATABASE_URL, which may be a pooler.
   const directUrl = config.DATABASE_DIRECT_URL ?? db.url;
   await migrateDirect(orm, db.url, directUrl);
   await opts.beforeListen?.(orm);
+  const apiOrm = opts.serve
+    ? await openOrm(db.url, config.DB_POOL_SIZE, apiStatementBudget(config, log, directUrl !== db.url))
+    : undefined;
+  if (apiOrm) await checkStatementBudget(apiOrm, config, log);
 
   const worker = opts.work
     ? await startWorker({
@@ -71,8 +82,9 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
 
   let server: Server | undefined;
   let url: string | undefined;
-  if (opts.serve) {
-    const app = createApp({ orm, config, log });
+  if (apiOrm) {
+    const app = createApp({ orm: apiOrm, config, log });
+    scopeRequests(app);
     server = app;
     await new Promise<void>((resolve, reject) => {
       app.once('error', reject);
@@ -95,12 +107,99 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
         server.closeAllConnections();
       }
       await worker?.stop();
+      await apiOrm?.close(true);
       await orm.close(true);
       await db.stop();
     })();
     return stopping;
   };
-  return { config, orm, databaseUrl: db.url, cluster: db.cluster, server, worker, url, stop };
+  return { config, orm, apiOrm, databaseUrl: db.url, cluster: db.cluster, server, worker, url, stop };
+}
+
+/** The HTTP request a statement runs for, as the API's server met it (see `scopeRequests`). */
+const requests = new AsyncLocalStorage<{ req: IncomingMessage; res: ServerResponse }>();
+
+/**
+ * Runs each request the server answers inside its own scope, so that the statement budget's log line
+ * can name the request a cancelled statement belonged to (its id, path and query).
+ */
+export function scopeRequests(server: Server): void {
+  const listeners = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) =>
+    requests.run({ req, res }, () => {
+      for (const listener of listeners) listener.call(server, req, res);
+    }),
+  );
+}
+
+/** Query parameters whose values are never logged. */
+const SECRET_PARAM = /token|secret|password|^code$/i;
+/** At most this many parameters, each value this long, in one log line: a query string is the client's. */
+const LOGGED_PARAMS = 30;
+const LOGGED_VALUE = 200;
+
+/** A request's path and query parameters, for the log. */
+function requestFields(req: IncomingMessage, res: ServerResponse) {
+  const url = URL.parse(req.url ?? '/', 'http://api.invalid') ?? new URL('http://api.invalid/?');
+  const query: Record<string, string | string[]> = {};
+  for (const [name, value] of [...url.searchParams].slice(0, LOGGED_PARAMS)) {
+    const shown = SECRET_PARAM.test(name) ? '[redacted]' : value.slice(0, LOGGED_VALUE);
+    const seen = query[name];
+    query[name] = seen === undefined ? shown : [...(Array.isArray(seen) ? seen : [seen]), shown];
+  }
+  return { request_id: res.getHeader('X-Request-Id'), method: req.method, path: url.pathname, query };
+}
+
+/**
+ * The API pool's statement budget: API_STATEMENT_TIMEOUT on every connection, and a warning for each
+ * cancelled statement, with the request it ran for. Behind a pooler in transaction mode (`pooled`)
+ * the setting is not sent (PgBouncer refuses startup parameters it does not track, or ignores them
+ * when told to): the API's role carries it there, and `checkStatementBudget` says when it does not.
+ */
+export function apiStatementBudget(config: Config, log: Logger, pooled = false): StatementBudget {
+  const budgetMs = config.API_STATEMENT_TIMEOUT;
+  return {
+    timeoutMs: pooled ? undefined : budgetMs,
+    onCancelled: ({ error, sql, ms }) => {
+      const scope = requests.getStore();
+      log.warn(
+        {
+          ...(scope ? requestFields(scope.req, scope.res) : {}),
+          budget_ms: budgetMs,
+          ms: Math.round(ms),
+          statement: sql.replace(/\s+/g, ' ').trim().slice(0, 500),
+          pg_message: error.message,
+          ...(typeof error.where === 'string' ? { pg_where: error.where } : {}),
+        },
+        // 57014 is also an operator's pg_cancel_backend: said apart, as the partner's answer is the same.
+        /statement timeout/.test(error.message)
+          ? 'statement budget exceeded: the statement was cancelled'
+          : 'statement cancelled by the server before it finished',
+      );
+    },
+  };
+}
+
+/**
+ * Warns at start when the API's statements are not held to the budget: the server reports a larger
+ * statement_timeout (or none) on the API's own connection. Behind a pooler that is the case until the
+ * role has it: `ALTER ROLE <api role> SET statement_timeout = '2s'`.
+ */
+export async function checkStatementBudget(apiOrm: Orm, config: Config, log: Logger): Promise<void> {
+  const [row] = await apiOrm.em
+    .fork()
+    .getConnection()
+    .execute<{ ms: number }[]>(
+      `SELECT setting::integer AS ms FROM pg_settings WHERE name = 'statement_timeout'`,
+    );
+  const ms = row?.ms ?? 0;
+  if (ms > 0 && ms <= config.API_STATEMENT_TIMEOUT) return;
+  log.warn(
+    { budget_ms: config.API_STATEMENT_TIMEOUT, statement_timeout_ms: ms },
+    'the API statement budget is not in force: its connections have a longer statement_timeout, or none ' +
+      "(behind a pooler, set it on the API's role: ALTER ROLE <role> SET statement_timeout = '2s')",
+  );
 }
 
 /** SIGTERM/SIGINT: drain and exit; a second signal exits at once. */

@@ -118,3 +118,40 @@ export function httpError(error: AppError): ShapedError {
   if (error.details) body.details = error.details;
   return { status: error.status, body, headers: error.headers };
 }
+
+/** PostgreSQL's `query_canceled`: a statement timeout (the statement budget), or `pg_cancel_backend`. */
+export const QUERY_CANCELED = '57014';
+
+/**
+ * The answer to a request whose statement PostgreSQL cancelled for running past the API's statement
+ * budget (docs/decisions.md, "Statement budget"). 503 with Retry-After: the request was valid, and a
+ * request's cost being bounded is our side of the contract, so it is a server error that may pass;
+ * being 5xx, it is never kept under an Idempotency-Key, and a retry runs afresh.
+ */
+export const STATEMENT_BUDGET = {
+  code: 'QUERY_TOO_EXPENSIVE',
+  status: 503,
+  /** It waited on rows another request was changing: contention, which passes in a moment. */
+  contended: {
+    retryAfter: 1,
+    message:
+      'This request waited too long on other changes to the same records, so it was stopped; retry it in a moment',
+  },
+  /** It was more work than one request may do. */
+  expensive: {
+    retryAfter: 5,
+    message:
+      'This request needed more database time than one request may use, so it was stopped; narrow it (a category ' +
+      'or brand, a tighter price range, a longer search term, a smaller limit) or retry later',
+  },
+} as const;
+
+/** The budget's answer; `contended` when the statement was waiting on a row lock when it was stopped. */
+export function statementBudgetExceeded(contended: boolean): AppError {
+  const { retryAfter, message } = contended ? STATEMENT_BUDGET.contended : STATEMENT_BUDGET.expensive;
+  return new AppError('server_error', STATEMENT_BUDGET.code, message, {
+    status: STATEMENT_BUDGET.status,
+    headers: { 'Retry-After': String(retryAfter) },
+    extra: { retry_after: retryAfter },
+  });
+}

@@ -1,4 +1,5 @@
 import type { AppScopeRule } from '../../src/auth/actor.ts';
+import { STATEMENT_BUDGET } from '../../src/errors.ts';
 import { type ErrorDoc, type ErrorExample, errorExample } from '../../src/trpc/operation-docs.ts';
 import { RATE_LIMIT_HEADERS } from './headers.ts';
 import { type oas31, ref } from './shared.ts';
@@ -39,7 +40,9 @@ export const ERROR_SCHEMA: oas31.SchemaObject = {
     },
     retry_after: {
       type: 'integer',
-      description: 'On 429: seconds until one more request is allowed, as the Retry-After header.',
+      description:
+        'On 429: seconds until one more request is allowed; on 503 QUERY_TOO_EXPENSIVE: seconds to wait before ' +
+        'retrying. As the Retry-After header.',
     },
     minimum_price_cents: {
       type: 'integer',
@@ -94,10 +97,10 @@ export interface ErrorContext {
 }
 
 /**
- * Statuses whose codes every operation shares (validation, credentials, scopes, limits): an
- * operation's own codes come first and these after. 404 and 409 are each operation's own.
+ * Statuses whose codes every operation shares (validation, credentials, scopes, limits, the statement
+ * budget): an operation's own codes come first and these after. 404 and 409 are each operation's own.
  */
-const SHARED_STATUSES = new Set(['400', '401', '403', '429']);
+const SHARED_STATUSES = new Set(['400', '401', '403', '429', '503']);
 
 /**
  * The answer of one error status of one operation: its docs' (with the shared codes after, where
@@ -138,6 +141,7 @@ export function answerResponse(status: string, answer: ErrorAnswer): oas31.Respo
   if (status === '401') headers['WWW-Authenticate'] = ref('headers', 'WWWAuthenticate');
   if (status === '429')
     Object.assign(headers, { 'Retry-After': ref('headers', 'RetryAfter') }, RATE_LIMIT_HEADERS);
+  if (status === '503') headers['Retry-After'] = ref('headers', 'RetryAfter');
   const [first, ...more] = answer.examples;
   const media: oas31.MediaTypeObject = { schema: ref('schemas', 'Error') };
   if (more.length === 0) media.example = first;
@@ -187,6 +191,8 @@ function sharedAnswer(status: string, context: ErrorContext): ErrorAnswer | unde
       };
     case '403':
       return scopeAnswer(context);
+    case '503':
+      return budgetAnswer(context);
     case '429':
       return {
         description: context.rateLimited
@@ -204,6 +210,28 @@ function sharedAnswer(status: string, context: ErrorContext): ErrorAnswer | unde
     default:
       return undefined;
   }
+}
+
+/**
+ * The statement budget (docs/decisions.md, "Statement budget"): no statement of a request may run
+ * longer than the platform's budget (2 s by default). A read is most often stopped for its filters,
+ * a write for waiting on other changes to the same records.
+ */
+function budgetAnswer({ write }: ErrorContext): ErrorAnswer {
+  const answer = write ? STATEMENT_BUDGET.contended : STATEMENT_BUDGET.expensive;
+  const retry = 'retry after `Retry-After` seconds';
+  const description = write
+    ? 'Stopped by the statement budget: the request waited too long on other changes to the same records, or ' +
+      'needed more database time than one request may use (2 s by default). What it had not committed was ' +
+      `rolled back; ${retry}, with the same Idempotency-Key`
+    : 'Stopped by the statement budget: the request needed more database time than one request may use (2 s ' +
+      `by default). Narrow its filters, or ${retry}`;
+  return {
+    description,
+    examples: [
+      errorExample('server_error', STATEMENT_BUDGET.code, answer.message, { retry_after: answer.retryAfter }),
+    ],
+  };
 }
 
 /** A status the operation says nothing more of. */

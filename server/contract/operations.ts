@@ -42,6 +42,8 @@ export function describeOperation(
   const rateLimitedHere = facts.rateLimited || appScope !== null;
   // Described with the other errors below.
   if (rateLimitedHere && !responses['429']) responses['429'] = { description: '' };
+  // Every operation reads the database, so any may be stopped by the statement budget.
+  responses['503'] ??= { description: '' };
   describeResponses(doc, op, responses, { write: method !== 'get', rateLimitedHere, facts });
   addOtherSuccesses(responses, success, docs);
   op.responses = sortedResponses(responses);

@@ -32,7 +32,7 @@ function listedState(tx: EntityManager, ctx: StoreCatalogueContext, ids: number[
 /**
  * Bulk add at default pricing. `ids` (at most 500): each id is added, restored, or skipped with a
  * reason, in one transaction. `filter`: every catalogue match not already in the store, one product
- * id range of BULK_BATCH at a time, each one transaction (docs/decisions.md, "Bulk by filter").
+ * id range at a time (widths adapt to each step's time), each one transaction (docs/decisions.md, "Bulk by filter").
  */
 export async function bulkAddListings(ctx: PartnerContext, input: BulkInput) {
   const { storeId } = ctx.actor;

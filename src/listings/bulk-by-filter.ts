@@ -11,13 +11,39 @@ import { type Added, addedFrom } from './queries.ts';
 import type { bulkRemoveOutput, Skip } from './schemas.ts';
 
 /**
- * The width of the product id range a bulk call by filter changes per transaction. Each range's
- * listings, events and cell changes commit together in well under a second, so 100,000 products
- * never hold their key locks, or one snapshot that keeps vacuum from the tables, for the whole call.
- * Ranges rather than "the next N matches": a filter PostgreSQL cannot estimate (an effective price
- * bound) was planned as a walk of the whole catalogue for every batch.
+ * The product id ranges a bulk call by filter changes, one transaction each. Each range's listings,
+ * events and cell changes commit together, so 100,000 products never hold their key locks, or one
+ * snapshot that keeps vacuum from the tables, for the whole call. Ranges rather than "the next N
+ * matches": a filter PostgreSQL cannot estimate (an effective price bound) was planned as a walk of
+ * the whole catalogue for every batch. The width adapts to what a range costs: about STEP_TARGET_MS
+ * a step, far inside the API's statement budget (2 s) however dense the matches, and wide where
+ * they are sparse.
  */
-export const BULK_BATCH = 20_000;
+export const BULK_BATCH = 5_000;
+const STEP_TARGET_MS = 300;
+const MAX_BATCH = 200_000;
+
+/**
+ * Calls `step` for consecutive id ranges covering lo..hi. `fixed` keeps every range that wide (tests
+ * cross several ranges of a small catalogue); otherwise each width follows the last step's time.
+ */
+async function inRanges(
+  lo: number,
+  hi: number,
+  fixed: number | undefined,
+  step: (lo: number, hi: number) => Promise<void>,
+) {
+  let width = fixed ?? BULK_BATCH;
+  for (let at = lo; at <= hi; ) {
+    const end = Math.min(hi, at + width - 1);
+    const started = performance.now();
+    await step(at, end);
+    at = end + 1;
+    if (fixed !== undefined) continue;
+    const ms = Math.max(1, performance.now() - started);
+    width = Math.max(100, Math.min(MAX_BATCH, Math.round(width * Math.min(4, STEP_TARGET_MS / ms))));
+  }
+}
 
 /**
  * A bulk add by filter (bulk-add-listings.ts). The width is a parameter so that tests can cross
@@ -27,7 +53,7 @@ export async function bulkAddByFilter(
   em: EntityManager,
   storeId: number,
   filters: CatalogueFilters,
-  batch = BULK_BATCH,
+  batch?: number,
 ) {
   // The filter is resolved once (taxonomy, the search's mode); each batch then takes its id range.
   const ctx = await loadCatalogueContext(em, storeId);
@@ -40,14 +66,14 @@ export async function bulkAddByFilter(
         .select((eb) => [eb.fn.min<Id | null>('id').as('lo'), eb.fn.max<Id | null>('id').as('hi')]),
     ),
   );
-  for (let lo = span.lo; lo <= span.hi; lo += batch) {
+  await inRanges(span.lo, span.hi, batch, async (lo, hi) => {
     const step = await em.transactional(async (tx) => {
       const [row] = await rows(
         tx,
         sql<Added>`WITH ${addedFrom(
           storeId,
           sql`SELECT p.id FROM ${catalogueFrom(ctx)}
-            WHERE p.id BETWEEN ${lo} AND ${lo + batch - 1} AND ${where} AND l.id IS NULL`,
+            WHERE p.id BETWEEN ${lo} AND ${hi} AND ${where} AND l.id IS NULL`,
         )}
           SELECT count(*) FILTER (WHERE NOT restored)::integer AS added,
             count(*) FILTER (WHERE restored)::integer AS restored
@@ -58,16 +84,16 @@ export async function bulkAddByFilter(
     });
     total.added += step?.added ?? 0;
     total.restored += step?.restored ?? 0;
-  }
+  });
   return total;
 }
 
-/** A bulk remove by filter (bulk-remove-listings.ts), in ranges of `batch` as the add. */
+/** A bulk remove by filter (bulk-remove-listings.ts), in ranges as the add. */
 export async function bulkRemoveByFilter(
   em: EntityManager,
   storeId: number,
   filters: CatalogueFilters,
-  batch = BULK_BATCH,
+  batch?: number,
 ) {
   const ctx = await loadCatalogueContext(em, storeId);
   const match = whereAll(await buildCatalogueQuery(em, ctx, filters, { forRemoval: true }));
@@ -84,7 +110,7 @@ export async function bulkRemoveByFilter(
         .where('deleted_at', 'is', null),
     ),
   );
-  for (let lo = span.lo; lo <= span.hi; lo += batch) {
+  await inRanges(span.lo, span.hi, batch, async (lo, hi) => {
     const step = await em.transactional(async (tx) => {
       // Raw SQL: as the removal by ids, with the filter's SQL fragments (`p` and `l`) as its match.
       const [row] = await rows(
@@ -92,7 +118,7 @@ export async function bulkRemoveByFilter(
         sql<Pick<z.output<typeof bulkRemoveOutput>, 'removed'>>`WITH changed AS (
             UPDATE listings l SET deleted_at = now(), updated_at = now() FROM products p
             WHERE p.id = l.product_id AND l.store_id = ${storeId} AND l.deleted_at IS NULL
-              AND l.product_id BETWEEN ${lo} AND ${lo + batch - 1} AND ${match}
+              AND l.product_id BETWEEN ${lo} AND ${hi} AND ${match}
             RETURNING l.product_id
           ), events AS (${productEventsFrom(storeId, 'product.deleted', sql`changed`)})
           SELECT count(*)::integer AS removed FROM changed`,
@@ -101,7 +127,7 @@ export async function bulkRemoveByFilter(
       return row;
     });
     removed += step?.removed ?? 0;
-  }
+  });
   return { removed, skipped: [] as Skip[] };
 }
 

@@ -10,7 +10,7 @@ import type { BulkInput, Skip } from './schemas.ts';
 
 /**
  * Bulk remove (soft delete). `ids`: one transaction. `filter` (with no filters: the whole store):
- * one product id range of BULK_BATCH at a time, each one transaction.
+ * one product id range at a time (bulk-by-filter.ts), each one transaction.
  */
 export async function bulkRemoveListings(ctx: PartnerContext, input: BulkInput) {
   const { storeId } = ctx.actor;

@@ -7,8 +7,10 @@ import {
   type FieldDetail,
   httpError,
   jsonTypeOf,
+  QUERY_CANCELED,
   quoted,
   type ShapedError,
+  statementBudgetExceeded,
   wrongType,
 } from '../errors.ts';
 
@@ -141,6 +143,29 @@ function summaryOf(details: FieldDetail[]): string {
 }
 
 /**
+ * PostgreSQL's `query_canceled` (57014) in a failure's causes: a statement the API's statement budget
+ * (`statement_timeout`) stopped, whether it reached us from kysely (pg's own error) or from MikroORM
+ * (its DriverException copies pg's fields), or wrapped by the code that ran it.
+ */
+function cancelledStatement(cause: unknown): { where?: unknown } | undefined {
+  let at = cause;
+  for (let depth = 0; depth < 5 && typeof at === 'object' && at !== null; depth++) {
+    if ((at as { code?: unknown }).code === QUERY_CANCELED) return at as { where?: unknown };
+    at = (at as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * Whether the stopped statement was waiting on a row another transaction holds: PostgreSQL then names
+ * the row in the error's context (`while locking tuple (0,5) in relation "product_variants"`, `while
+ * checking uniqueness of tuple …`, `while updating tuple …`).
+ */
+function waitedOnRow({ where }: { where?: unknown }): boolean {
+  return typeof where === 'string' && /(?:^|\n)while [^\n]*\btuple\b/.test(where);
+}
+
+/**
  * Maps any error thrown inside a procedure to the contract's status, body and headers. tRPC wraps
  * what a procedure throws in a TRPCError (its `cause`); an AppError there is the domain's answer.
  */
@@ -165,6 +190,8 @@ export function shapeError(thrown: unknown): ShapedError {
       headers: {},
     };
   }
+  const cancelled = cancelledStatement(error.cause);
+  if (cancelled) return httpError(statementBudgetExceeded(waitedOnRow(cancelled)));
   const sqlState = (error.cause as { code?: unknown } | undefined)?.code;
   if (sqlState === '22021' || sqlState === '22P05') {
     return {

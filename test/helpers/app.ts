@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
 import { inject } from 'vitest';
 import { createApp } from '../../server/app.ts';
 import { loadConfig, merchantOf, webhookResolverOf } from '../../server/config.ts';
 import { ensureDatabase } from '../../server/database.ts';
 import { createLogger } from '../../server/logger.ts';
 import { type Orm, openOrm } from '../../server/orm.ts';
+import { apiStatementBudget, scopeRequests } from '../../server/runtime.ts';
 import type { Actor } from '../../src/auth/actor.ts';
 import { createApiKey } from '../../src/store/create-api-key.ts';
 import { createStore } from '../../src/store/create-store.ts';
@@ -84,8 +86,20 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** A fresh database cloned from the migrated template, and the real HTTP app on an ephemeral port. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  /** The app's logger (silent when absent), for a test that reads what the app logs. */
+  log?: Logger;
+}
+
+/**
+ * A fresh database cloned from the migrated template, and the real HTTP app on an ephemeral port.
+ * With `API_STATEMENT_TIMEOUT` in `env` the app gets a pool of its own under that statement budget, as
+ * `startRuntime` gives the API; `orm` (the fixtures') stays unbudgeted, as the worker's and the CLI's.
+ */
+export async function startTestApp(
+  env: Record<string, string> = {},
+  opts: TestAppOptions = {},
+): Promise<TestApp> {
   const adminUrl = inject('pgAdminUrl');
   const name = `t_${randomUUID().replaceAll('-', '')}`;
   await ensureDatabase(adminUrl, name, inject('templateDb'));
@@ -104,7 +118,11 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const testHosts = config.WEBHOOK_TEST_HOSTS.size > 0;
   if (testHosts) setWebhookResolver(webhookResolverOf(config));
   const orm = await openOrm(databaseUrl, 6);
-  const server: Server = createApp({ orm, config, log: createLogger('silent') });
+  const log = opts.log ?? createLogger('silent');
+  const budgeted = env.API_STATEMENT_TIMEOUT !== undefined;
+  const apiOrm = budgeted ? await openOrm(databaseUrl, 6, apiStatementBudget(config, log)) : orm;
+  const server: Server = createApp({ orm: apiOrm, config, log });
+  if (budgeted) scopeRequests(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -129,6 +147,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       if (testHosts) setWebhookResolver();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (apiOrm !== orm) await apiOrm.close(true);
       await orm.close(true);
     },
   };

@@ -143,6 +143,9 @@ function spawnApi(
       WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8,::1/128',
       LOG_LEVEL: 'warn',
       SHUTDOWN_GRACE: '2s',
+      // The statement budget has tests of its own (statement-budget.test.ts); here a loaded CI machine's
+      // lock waits must not turn into 503s the test did not ask about.
+      API_STATEMENT_TIMEOUT: '30s',
       // The pool's sessions carry it, so a crash can wait for exactly this process's sessions to go.
       PGAPPNAME: applicationName,
       ...env,

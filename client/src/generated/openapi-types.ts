@@ -1,10 +1,10 @@
 /**
- * Generated from openapi.json (Stockless Partner API 1.0.7) by client/scripts/generate-types.ts.
+ * Generated from openapi.json (Stockless Partner API 1.0.8) by client/scripts/generate-types.ts.
  * Do not edit: run `npm run sdk:types`.
  */
 
 /** The contract version these types were generated from. */
-export const CONTRACT_VERSION = '1.0.7';
+export const CONTRACT_VERSION = '1.0.8';
 
 // Components
 
@@ -249,7 +249,7 @@ export interface ErrorBody {
     message: string;
   }[];
   /**
-   * On 429: seconds until one more request is allowed, as the Retry-After header.
+   * On 429: seconds until one more request is allowed; on 503 QUERY_TOO_EXPENSIVE: seconds to wait before retrying. As the Retry-After header.
    */
   retry_after?: number;
   /**
