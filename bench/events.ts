@@ -1,9 +1,11 @@
 /**
  * The event log as a partner meets it (`GET /api/v1/events`, `/events/{id}`), against a raw replay of
  * the same SQL on the same database in the same run: the store's newest page, the next page by
- * cursor, a type filter, time filters with and without a cursor, one event by id. Seeds a store with
- * BENCH_EVENTS events over 30 days (kinds mixed as a busy store's: mostly stock and product changes)
- * plus other stores' events, then measures with fresh statistics and again after ANALYZE.
+ * cursor, a type filter, time filters (`created_gte`, `created_lt`, both) with and without `type`, in
+ * both orders, with and without a cursor, one event by id. Seeds a store with BENCH_EVENTS events over
+ * 30 days (kinds mixed as a busy store's: mostly stock and product changes) plus other stores' events,
+ * then measures with cleared statistics (`pg_clear_relation_stats`, autovacuum off for the table while
+ * the bench runs) and again after ANALYZE. Time-filter rows end with their ratio to the cursor page.
  *
  *   npm start   # (DATA_DIR, PORT, EMBEDDED_PG_PORT as you like)
  *   BENCH_URL=http://localhost:3000 BENCH_KEY=<the demo read key> BENCH_STORE=1 \
@@ -44,21 +46,38 @@ const MIX = [
   'product.created',
 ];
 
+/**
+ * One transaction per 50,000: bodies as the log stores them, created over the last 30 days in id order.
+ * Thirty days written at once are stamped `in_order` as the trigger stamped them when each was logged
+ * (within minutes of its `created_at`); `webhook_events_reclassify()` then judges them against the rest
+ * of the log, as the migration judged the log it found.
+ */
 async function seed(storeId: number, n: number) {
-  // One statement per 50,000: bodies as the log stores them, created over the last 30 days in id order.
   for (let done = 0; done < n; done += 50_000) {
     const batch = Math.min(50_000, n - done);
-    await pool.query(
-      `INSERT INTO webhook_events (id, store_id, event, event_key, body, created_at, livemode) OVERRIDING SYSTEM VALUE
-       SELECT n.id, $1, n.kind, n.kind || ':' || n.g, '{"id":"evt_' || n.id || '","event":"' || n.kind
-         || '","event_key":"' || n.kind || ':' || n.g || '","created_at":"2026-11-01T00:00:00.000Z","livemode":true,'
-         || '"data":{"product_id":' || n.g || '}}',
-         now() - interval '30 days' + (($2::int + n.g) * (interval '30 days' / $3::int)), true
-       FROM (SELECT nextval(pg_get_serial_sequence('webhook_events', 'id')) AS id, g,
-               ($5::text[])[1 + (g % $6::int)] AS kind
-             FROM generate_series(1, $4::int) g) n`,
-      [storeId, done, n, batch, MIX, MIX.length],
-    );
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('ALTER TABLE webhook_events DISABLE TRIGGER webhook_events_in_order');
+      await client.query(
+        `INSERT INTO webhook_events (id, store_id, event, event_key, body, created_at, livemode, in_order) OVERRIDING SYSTEM VALUE
+         SELECT n.id, $1, n.kind, n.kind || ':' || n.g, '{"id":"evt_' || n.id || '","event":"' || n.kind
+           || '","event_key":"' || n.kind || ':' || n.g || '","created_at":"2026-11-01T00:00:00.000Z","livemode":true,'
+           || '"data":{"product_id":' || n.g || '}}',
+           now() - interval '30 days' + (($2::int + n.g) * (interval '30 days' / $3::int)), true, true
+         FROM (SELECT nextval(pg_get_serial_sequence('webhook_events', 'id')) AS id, g,
+                 ($5::text[])[1 + (g % $6::int)] AS kind
+               FROM generate_series(1, $4::int) g) n`,
+        [storeId, done, n, batch, MIX, MIX.length],
+      );
+      await client.query('ALTER TABLE webhook_events ENABLE TRIGGER webhook_events_in_order');
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK');
+      throw err;
+    } finally {
+      client.release();
+    }
   }
 }
 
@@ -70,12 +89,15 @@ interface Scenario {
 }
 
 const allTypes = [...WEBHOOK_EVENTS];
+const orderTypes = allTypes.filter((t) => t.startsWith('order.'));
 const day = 86_400_000;
-const iso = (msAgo: number) => new Date(Date.now() - msAgo).toISOString();
+// One instant for the whole run, so the API's and the raw side's windows are the same.
+const now = Date.now();
+const iso = (msAgo: number) => new Date(now - msAgo).toISOString();
 
-/** The newest page's `next_cursor` and the position it names (its last event's), for the next page. */
-async function secondPage() {
-  const r = await fetch(`${base}/api/v1/events`, { headers: { authorization: `Bearer ${key}` } });
+/** A first page's `next_cursor` and the position it names (its last event's), for the next page. */
+async function nextOf(path: string) {
+  const r = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } });
   const body = (await r.json()) as { events: { id: string }[]; next_cursor: string };
   const last = body.events.at(-1)?.id.replace('evt_', '') ?? '0';
   const { rows } = await pool.query<{ xid: string; id: string }>(
@@ -110,9 +132,21 @@ async function timed(fn: () => Promise<unknown>): Promise<number[]> {
 }
 const q = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? 0;
 
-async function measure(label: string, scenarios: Scenario[]) {
+/** The scenario every time filter is held to (within 2x of its p50, API and raw). */
+const BASELINE = 'next page by cursor (desc)';
+
+interface Row {
+  name: string;
+  api: [number, number];
+  raw: [number, number];
+}
+
+async function measure(label: string, scenarios: Scenario[]): Promise<Row[]> {
   console.log(`\n${label}: ${samples} sequential requests a side`);
-  console.log('scenario                          api p50  api p99  raw p50  raw p99  p50 ratio');
+  console.log(
+    `${'scenario'.padEnd(48)} api p50  api p99  raw p50  raw p99  p50 ratio  vs cursor page (api / raw)`,
+  );
+  const out: Row[] = [];
   for (const s of scenarios) {
     const api = await timed(async () => {
       const r = await fetch(`${base}${s.path}`, { headers: { authorization: `Bearer ${key}` } });
@@ -121,62 +155,149 @@ async function measure(label: string, scenarios: Scenario[]) {
     });
     const statement = s.raw();
     const raw = await timed(() => pool.query(statement.sql, [...statement.parameters]));
+    const row: Row = { name: s.name, api: [q(api, 0.5), q(api, 0.99)], raw: [q(raw, 0.5), q(raw, 0.99)] };
+    out.push(row);
     const f = (x: number) => x.toFixed(2).padStart(7);
+    const base0 = out.find((r) => r.name === BASELINE);
+    const vs =
+      base0 && s.name.includes('created_')
+        ? `${(row.api[0] / base0.api[0]).toFixed(2)} / ${(row.raw[0] / base0.raw[0]).toFixed(2)}`
+        : '';
     console.log(
-      `${s.name.padEnd(32)} ${f(q(api, 0.5))}  ${f(q(api, 0.99))}  ${f(q(raw, 0.5))}  ${f(q(raw, 0.99))}  ${(q(api, 0.5) / q(raw, 0.5)).toFixed(2).padStart(8)}`,
+      `${s.name.padEnd(48)} ${f(row.api[0])}  ${f(row.api[1])}  ${f(row.raw[0])}  ${f(row.raw[1])}  ${(row.api[0] / row.raw[0]).toFixed(2).padStart(9)}  ${vs}`,
     );
   }
+  return out;
 }
 
 console.log(`seeding ${events} events for store ${store} and ${otherStores} x 20000 for other stores…`);
-await seed(store, events);
-const { rows: others } = await pool.query<{ id: number }>(
-  `SELECT id FROM stores WHERE id <> $1 ORDER BY id LIMIT $2`,
-  [store, otherStores],
-);
-for (const o of others) await seed(o.id, 20_000);
-const next = await secondPage();
-const firstId = (
-  await pool.query<{ id: string }>(
-    `SELECT id::text FROM webhook_events WHERE store_id = $1 ORDER BY id DESC LIMIT 1`,
-    [store],
-  )
-).rows[0]?.id;
+// No autovacuum on the log while the bench runs: the first pass is measured with cleared statistics.
+await pool.query('ALTER TABLE webhook_events SET (autovacuum_enabled = false)');
+try {
+  await seed(store, events);
+  const { rows: others } = await pool.query<{ id: number }>(
+    `SELECT id FROM stores WHERE id <> $1 ORDER BY id LIMIT $2`,
+    [store, otherStores],
+  );
+  for (const o of others) await seed(o.id, 20_000);
+  const judged = await pool.query<{ n: string }>('SELECT webhook_events_reclassify()::text AS n');
+  console.log(`reclassified: ${judged.rows[0]?.n} rows changed`);
+  const firstId = (
+    await pool.query<{ id: string }>(
+      `SELECT id::text FROM webhook_events WHERE store_id = $1 ORDER BY id DESC LIMIT 1`,
+      [store],
+    )
+  ).rows[0]?.id;
 
-const scenarios: Scenario[] = [
-  { name: 'newest page (desc, all kinds)', path: '/api/v1/events', raw: page({}) },
-  {
-    name: 'next page by cursor (desc)',
-    path: `/api/v1/events?cursor=${encodeURIComponent(next.cursor)}`,
-    raw: page({ from: next.from }),
-  },
-  {
-    name: 'type=order.* (desc)',
-    path: '/api/v1/events?type=order.*',
-    raw: page({ types: allTypes.filter((t) => t.startsWith('order.')) }),
-  },
-  {
-    name: 'created_lt 15 days ago (desc)',
-    path: `/api/v1/events?created_lt=${iso(15 * day)}`,
-    raw: page({ createdLt: iso(15 * day) }),
-  },
-  {
-    name: 'created_gte yesterday (asc)',
-    path: `/api/v1/events?order=asc&created_gte=${iso(day)}`,
-    raw: page({ order: 'asc', createdGte: iso(day) }),
-  },
-  { name: 'oldest page (asc)', path: '/api/v1/events?order=asc', raw: page({ order: 'asc' }) },
-  {
-    name: 'one event by id',
-    path: `/api/v1/events/evt_${firstId}`,
-    raw: () => ({
-      sql: 'SELECT event, body FROM webhook_events WHERE id = $1::bigint AND store_id = $2 AND livemode = $3',
-      parameters: [firstId, store, true],
-    }),
-  },
-];
+  const gteYesterday = iso(day);
+  const lt15 = iso(15 * day);
+  const from10 = iso(10 * day);
+  const to9 = iso(9 * day);
+  const gte20 = iso(20 * day);
+  const plain: Scenario[] = [
+    { name: 'newest page (desc, all kinds)', path: '/api/v1/events', raw: page({}) },
+    await cursorPage('next page by cursor (desc)', '/api/v1/events', {}),
+    {
+      name: 'type=order.* (desc)',
+      path: '/api/v1/events?type=order.*',
+      raw: page({ types: orderTypes }),
+    },
+    { name: 'oldest page (asc)', path: '/api/v1/events?order=asc', raw: page({ order: 'asc' }) },
+    {
+      name: 'one event by id',
+      path: `/api/v1/events/evt_${firstId}`,
+      raw: () => ({
+        sql: 'SELECT event, body FROM webhook_events WHERE id = $1::bigint AND store_id = $2 AND livemode = $3',
+        parameters: [firstId, store, true],
+      }),
+    },
+  ];
+  // A cursor half way down the log (the newest event created before 15 days ago), read without a filter.
+  const deep = await nextOf(`/api/v1/events?created_lt=${lt15}&limit=1`);
+  for (const order of ['desc', 'asc'] as const) {
+    plain.push({
+      name: `cursor mid-log, no filter (${order})`,
+      path: `/api/v1/events?order=${order}&cursor=${encodeURIComponent(deep.cursor)}`,
+      raw: page({ order, from: deep.from }),
+    });
+  }
+  const timeFilters: [string, string, Partial<Parameters<typeof pageQuery>[0]>][] = [
+    ['created_lt 15 days ago (desc)', `created_lt=${lt15}`, { createdLt: lt15 }],
+    ['created_lt 15 days ago (asc)', `order=asc&created_lt=${lt15}`, { order: 'asc', createdLt: lt15 }],
+    [
+      'created_gte yesterday (asc)',
+      `order=asc&created_gte=${gteYesterday}`,
+      { order: 'asc', createdGte: gteYesterday },
+    ],
+    ['created_gte yesterday (desc)', `created_gte=${gteYesterday}`, { createdGte: gteYesterday }],
+    [
+      'created_gte 10 days & lt 9 days ago (asc)',
+      `order=asc&created_gte=${from10}&created_lt=${to9}`,
+      { order: 'asc', createdGte: from10, createdLt: to9 },
+    ],
+    [
+      'created_gte 10 days & lt 9 days ago (desc)',
+      `created_gte=${from10}&created_lt=${to9}`,
+      { createdGte: from10, createdLt: to9 },
+    ],
+    [
+      'created_gte 20 days, type=order.* (asc)',
+      `order=asc&type=order.*&created_gte=${gte20}`,
+      { order: 'asc', types: orderTypes, createdGte: gte20 },
+    ],
+    [
+      'created_lt 15 days, type=order.* (desc)',
+      `type=order.*&created_lt=${lt15}`,
+      { types: orderTypes, createdLt: lt15 },
+    ],
+  ];
+  const timeScenarios: Scenario[] = [];
+  for (const [name, query, q0] of timeFilters) {
+    timeScenarios.push({ name, path: `/api/v1/events?${query}`, raw: page(q0) });
+  }
+  // Second pages of time filters: the cursor the first page gave, in the same order and window.
+  for (const [name, query, q0] of [0, 2, 5, 6].flatMap((i) => {
+    const f = timeFilters[i];
+    return f ? [f] : [];
+  })) {
+    timeScenarios.push(
+      await cursorPage(
+        `${name.replace(/ \((asc|desc)\)$/, '')}, next page (${q0.order ?? 'desc'})`,
+        `/api/v1/events?${query}`,
+        q0,
+      ),
+    );
+  }
+  const scenarios = [...plain, ...timeScenarios];
 
-await measure('fresh statistics', scenarios);
-await pool.query('ANALYZE webhook_events');
-await measure('analysed', scenarios);
-await pool.end();
+  await pool.query(`SELECT pg_clear_relation_stats('public', 'webhook_events')`);
+  await pool.query(
+    `SELECT pg_clear_attribute_stats('public', 'webhook_events', attname::name, false)
+     FROM pg_attribute WHERE attrelid = 'webhook_events'::regclass AND attnum > 0 AND NOT attisdropped`,
+  );
+  const fresh = await measure('cleared statistics', scenarios);
+  await pool.query('ANALYZE webhook_events');
+  const analysed = await measure('analysed', scenarios);
+  if (process.env.BENCH_JSON) {
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(process.env.BENCH_JSON, JSON.stringify({ events, samples, fresh, analysed }, null, 2));
+  }
+} finally {
+  await pool.query('ALTER TABLE webhook_events RESET (autovacuum_enabled)');
+  await pool.end();
+}
+
+/** The page after a first page of `path`: the API with its cursor, the raw side from the position it names. */
+async function cursorPage(
+  name: string,
+  path: string,
+  q0: Partial<Parameters<typeof pageQuery>[0]>,
+): Promise<Scenario> {
+  const next = await nextOf(path);
+  const sep = path.includes('?') ? '&' : '?';
+  return {
+    name,
+    path: `${path}${sep}cursor=${encodeURIComponent(next.cursor)}`,
+    raw: page({ ...q0, from: next.from }),
+  };
+}

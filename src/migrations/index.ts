@@ -29,6 +29,7 @@ import { Migration20261125200000_event_log } from './Migration20261125200000_eve
 import { Migration20261125210000_test_mode } from './Migration20261125210000_test_mode.ts';
 import { Migration20261125215000_idempotency_claim_token } from './Migration20261125215000_idempotency_claim_token.ts';
 import { Migration20261128000000_idempotency_in_transaction } from './Migration20261128000000_idempotency_in_transaction.ts';
+import { Migration20261128010000_event_log_time_bounds } from './Migration20261128010000_event_log_time_bounds.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -86,5 +87,9 @@ export const migrationsList = [
   {
     name: 'Migration20261128000000_idempotency_in_transaction',
     class: Migration20261128000000_idempotency_in_transaction,
+  },
+  {
+    name: 'Migration20261128010000_event_log_time_bounds',
+    class: Migration20261128010000_event_log_time_bounds,
   },
 ];

@@ -93,7 +93,9 @@ export const WebhookAttempt = defineEntity({
 
 /**
  * Every event of every store, kept 30 days (the event log, GET /api/v1/events), with the exact envelope
- * bytes a delivery sends. Its position is `(xid, id)`: readers stay below `pg_snapshot_xmin`.
+ * bytes a delivery sends. Its position is `(xid, id)`: readers stay below `pg_snapshot_xmin`. `inOrder`
+ * (stamped by the trigger `webhook_events_in_order`, never written by the application) marks the events
+ * whose `created_at` follows the log's order to within six minutes: the time filters' bounds.
  */
 export const WebhookEvent = defineEntity({
   name: 'WebhookEvent',
@@ -103,6 +105,18 @@ export const WebhookEvent = defineEntity({
       name: 'webhook_events_log_idx',
       properties: ['store', 'livemode', 'event', 'xid', 'id'],
       include: ['createdAt'],
+    },
+    {
+      name: 'webhook_events_order_time_idx',
+      properties: ['store', 'livemode', 'createdAt'],
+      include: ['xid', 'id'],
+      where: 'in_order',
+    },
+    {
+      name: 'webhook_events_late_time_idx',
+      properties: ['store', 'livemode', 'createdAt'],
+      include: ['event', 'xid', 'id'],
+      where: '(NOT in_order)',
     },
   ],
   properties: {
@@ -114,5 +128,6 @@ export const WebhookEvent = defineEntity({
     createdAt: p.datetime().defaultRaw(`now()`),
     xid: p.unknown().columnType('xid8').defaultRaw(`pg_current_xact_id()`),
     livemode: p.boolean().default(true),
+    inOrder: p.boolean().default(false),
   },
 });
