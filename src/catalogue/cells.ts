@@ -219,12 +219,16 @@ interface Scan {
 /** The dimensions a store's listing can move a product along: its custom price and selling mode. */
 const LISTING_DIMS: readonly Dim[] = ['band', 'mode'];
 
+/** What a cell statement counts: every facet and the total, or only those listed. */
+export type CellTargets = readonly (FacetName | 'total')[] | undefined;
+
 /**
  * One scan per (grain, conditions): each facet applies every active filter but its own (drill-down),
  * so facets whose own filter is inactive share the conditions of the total. `missing` lists the
- * facets (and the total) that need dimensions no grain holds together.
+ * facets (and the total) that need dimensions no grain holds together. `only` limits the count to
+ * the facets (or the total) listed.
  */
-function scans(plan: CellPlan, totalOnly: boolean): { parts: Scan[]; missing: (FacetName | 'total')[] } {
+function scans(plan: CellPlan, only: CellTargets): { parts: Scan[]; missing: (FacetName | 'total')[] } {
   const out = new Map<string, Scan>();
   const missing: (FacetName | 'total')[] = [];
   const active = Object.entries(plan.facets) as [FacetName, CellCond][];
@@ -251,12 +255,11 @@ function scans(plan: CellPlan, totalOnly: boolean): { parts: Scan[]; missing: (F
     scan.corrected ||= LISTING_DIMS.some((d) => needed.has(d));
     out.set(key, scan);
   };
-  if (!totalOnly) {
-    for (const facet of Object.keys(FACET_DIM) as FacetName[]) {
-      add(facet, facet in plan.facets ? facet : undefined, FACET_DIM[facet]);
-    }
+  const wanted = (target: FacetName | 'total') => only === undefined || only.includes(target);
+  for (const facet of Object.keys(FACET_DIM) as FacetName[]) {
+    if (wanted(facet)) add(facet, facet in plan.facets ? facet : undefined, FACET_DIM[facet]);
   }
-  add('total', undefined);
+  if (wanted('total')) add('total', undefined);
   return { parts: [...out.values()], missing };
 }
 
@@ -269,16 +272,16 @@ export interface CellCount {
 }
 
 /**
- * The statement counting every facet from the cells (or, with `totalOnly`, only the matching total,
- * as a list's pagination needs), or undefined when some facet has no grain.
+ * The statement counting every facet and the total from the cells (or only those in `only`: the
+ * matching total, as a list's pagination needs), or undefined when some of them has no grain.
  */
 export function cellQuery(
   ctx: StoreCatalogueContext,
   plan: CellPlan,
-  totalOnly = false,
+  only?: CellTargets,
 ): RawBuilder<CellCount> | undefined {
-  const { parts, missing } = scans(plan, totalOnly);
-  return missing.length ? undefined : cellStatement(ctx, plan, parts);
+  const { parts, missing } = scans(plan, only);
+  return missing.length || !parts.length ? undefined : cellStatement(ctx, plan, parts);
 }
 
 /**
@@ -288,8 +291,9 @@ export function cellQuery(
 export function partialCellQuery(
   ctx: StoreCatalogueContext,
   plan: CellPlan,
+  only?: CellTargets,
 ): { query: RawBuilder<CellCount>; missing: (FacetName | 'total')[] } | undefined {
-  const { parts, missing } = scans(plan, false);
+  const { parts, missing } = scans(plan, only);
   return parts.length ? { query: cellStatement(ctx, plan, parts), missing } : undefined;
 }
 
@@ -373,7 +377,7 @@ export async function cellTotal(
 ): Promise<number | undefined> {
   if (f.search?.trim()) return undefined;
   const plan = cellPlan(ctx, f, tax);
-  const query = plan && cellQuery(ctx, plan, true);
+  const query = plan && cellQuery(ctx, plan, ['total']);
   if (!query) return undefined;
   const counts = await rows(em, query);
   return counts.reduce((sum, c) => sum + c.n, 0);

@@ -2,7 +2,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/kysely.ts';
 import { type RawBuilder, rows, run, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
-import { type CellCount, cellPlan, cellQuery, PRICE_BANDS, partialCellQuery } from './cells.ts';
+import {
+  type CellCount,
+  type CellTargets,
+  cellPlan,
+  cellQuery,
+  PRICE_BANDS,
+  partialCellQuery,
+} from './cells.ts';
 import { CHANNELS, channelBit } from './channels.ts';
 import {
   buildCatalogueQuery,
@@ -10,9 +17,10 @@ import {
   catalogueFrom,
   EFFECTIVE_PURCHASE_MODE,
   EFFECTIVE_RETAIL,
+  isRawCategory,
   needsTaxonomy,
   ownershipOf,
-  queryFrom,
+  productsFrom,
   resolveTaxonomy,
   SEARCH_RANKED,
   SEARCH_STATIC_ORDER,
@@ -126,13 +134,10 @@ type Tally = (facet: FacetName | 'total', value: string | null, count: number) =
 async function scanCounts(
   em: EntityManager,
   ctx: StoreCatalogueContext,
-  f: CatalogueFilters,
-  taxonomy: Taxonomy | undefined,
+  q: CatalogueQuery,
   tally: Tally,
-  built?: CatalogueQuery,
+  from = catalogueFrom(ctx),
 ) {
-  const q = built ?? (await buildCatalogueQuery(em, ctx, f, { taxonomy }));
-  const from = catalogueFrom(ctx);
   const base = sql.join(q.base, sql` AND `);
   const [taxonomyRows, terms] = await Promise.all([
     rows(em, taxonomyQuery(q, from, base)),
@@ -228,9 +233,12 @@ export type FacetsPath = 'auto' | 'cells' | 'scan';
  * matches of a broad word.
  */
 async function searchWithinBound(em: EntityManager, ctx: StoreCatalogueContext, q: CatalogueQuery) {
+  // The bound is drawn under the filters that are not facets: from every product, never only those of
+  // a raw category value (a facet filter, which the category facet leaves out).
+  const from = q.readsListing ? catalogueFrom(ctx) : productsFrom();
   const best = await rows<{ id: number }>(
     em,
-    sql`SELECT p.id FROM ${queryFrom(ctx, q)} WHERE ${sql.join(q.base, sql` AND `)}
+    sql`SELECT p.id FROM ${from} WHERE ${sql.join(q.base, sql` AND `)}
       ORDER BY ${SEARCH_STATIC_ORDER} LIMIT ${SEARCH_RANKED + 1}`,
   );
   const ids = best.slice(0, SEARCH_RANKED).map((r) => r.id);
@@ -239,8 +247,78 @@ async function searchWithinBound(em: EntityManager, ctx: StoreCatalogueContext, 
 }
 
 /**
+ * Counts the facets (or only those in `only`) and the total for the filters into `tally`: from the
+ * precomputed cells (cells.ts) when every filter is a condition on cell dimensions, from cells and one
+ * scan per facet no grain holds, else from a scan. Returns whether the counts are lower bounds (a
+ * search past its ranking bound).
+ */
+async function countInto(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  f: CatalogueFilters,
+  taxonomy: Taxonomy | undefined,
+  path: FacetsPath,
+  tally: Tally,
+  only?: CellTargets,
+): Promise<boolean> {
+  const searching = Boolean(f.search?.trim());
+  const searched = searching ? await buildCatalogueQuery(em, ctx, f, { taxonomy }) : undefined;
+  const lowerBound = searched ? await searchWithinBound(em, ctx, searched) : false;
+  const plan = path !== 'scan' && !searching ? cellPlan(ctx, f, taxonomy) : undefined;
+  const fromCells = plan && cellQuery(ctx, plan, only);
+  if (!fromCells && path === 'cells') throw new Error('these filters cannot be answered from facet cells');
+  // Filters the cells express, but not for every facet: those facets are scanned one by one.
+  const partial = !fromCells && plan && path === 'auto' ? partialCellQuery(ctx, plan, only) : undefined;
+  if (fromCells) await cellCounts(em, fromCells, tally);
+  else if (partial) {
+    await Promise.all([
+      cellCounts(em, partial.query, tally),
+      facetScans(em, ctx, f, taxonomy, partial.missing, tally),
+    ]);
+  } else if (only && !searched) await facetScans(em, ctx, f, taxonomy, [...only], tally);
+  else await scanCounts(em, ctx, searched ?? (await buildCatalogueQuery(em, ctx, f, { taxonomy })), tally);
+  return lowerBound;
+}
+
+/**
+ * The facets under a raw category value (docs/decisions.md, "Raw category values"), which no cell
+ * holds: the drill-down rule splits them in two, neither reading the whole catalogue.
+ * - The `category` facet leaves its own filter out: it is the category facet of the other filters,
+ *   counted the way they are counted (from the cells wherever those express them).
+ * - Every other facet and the total count only products in that raw category: the raw condition
+ *   becomes a base condition and the FROM (filters.ts productsFrom), so the two grouped scans read
+ *   that category's entries of `products_category_raw_idx` (index-only: it carries the columns they
+ *   count), not every product failing at most one filter. They cost the category's size.
+ */
+async function countRawCategory(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  f: CatalogueFilters,
+  taxonomy: Taxonomy | undefined,
+  tally: Tally,
+) {
+  const { category: _raw, ...others } = f;
+  const categoryOnly: Tally = (facet, value, n) => {
+    if (facet === 'category') tally(facet, value, n);
+  };
+  const allButCategory: Tally = (facet, value, n) => {
+    if (facet !== 'category') tally(facet, value, n);
+  };
+  const within = async () => {
+    const q = await buildCatalogueQuery(em, ctx, f, { taxonomy });
+    const { category: _category, ...facets } = q.facets;
+    const raw = q.rawCategory;
+    if (!raw) throw new Error('a raw category value built no condition');
+    const base = [...q.base, raw];
+    await scanCounts(em, ctx, { ...q, base, facets }, allButCategory, catalogueFrom(ctx, raw));
+  };
+  await Promise.all([countInto(em, ctx, others, taxonomy, 'auto', categoryOnly, ['category']), within()]);
+}
+
+/**
  * Facet counts for the filters: from the precomputed cells (cells.ts) when every filter is a
- * condition on cell dimensions and the store's listing correction is small, else from a scan.
+ * condition on cell dimensions and the store's listing correction is small, else from a scan; under
+ * a raw category value, from that category's products and the other filters' category facet.
  * `path` forces one (tests compare them); forcing `cells` throws when the filters need a scan.
  */
 export async function countFacets(
@@ -249,16 +327,9 @@ export async function countFacets(
   f: CatalogueFilters,
   path: FacetsPath = 'auto',
 ) {
-  const searching = Boolean(f.search?.trim());
-  const tryCells = path !== 'scan' && !searching;
   const taxonomy = needsTaxonomy(ctx, f) ? await resolveTaxonomy(em, ctx, f) : undefined;
-  const searched = searching ? await buildCatalogueQuery(em, ctx, f, { taxonomy }) : undefined;
-  const lowerBound = searched ? await searchWithinBound(em, ctx, searched) : false;
-  const plan = tryCells ? cellPlan(ctx, f, taxonomy) : undefined;
-  const fromCells = plan && cellQuery(ctx, plan);
-  if (!fromCells && path === 'cells') throw new Error('these filters cannot be answered from facet cells');
-  // Filters the cells express, but not for every facet: those facets are scanned one by one.
-  const partial = !fromCells && plan && path === 'auto' ? partialCellQuery(ctx, plan) : undefined;
+  // A search's facets already count within its best SEARCH_RANKED matches, whatever the category.
+  const raw = path === 'auto' && isRawCategory(f, taxonomy) && !f.search?.trim();
 
   const counted: { facet: FacetName; value: string | null; count: number }[] = [];
   let total = 0;
@@ -266,15 +337,10 @@ export async function countFacets(
     if (facet === 'total') total += count;
     else if (count) counted.push({ facet, value, count });
   };
-  const [, brands, categories] = await Promise.all([
-    fromCells
-      ? cellCounts(em, fromCells, tally)
-      : partial
-        ? Promise.all([
-            cellCounts(em, partial.query, tally),
-            facetScans(em, ctx, f, taxonomy, partial.missing, tally),
-          ])
-        : scanCounts(em, ctx, f, taxonomy, tally, searched),
+  const [lowerBound, brands, categories] = await Promise.all([
+    raw
+      ? countRawCategory(em, ctx, f, taxonomy, tally).then(() => false)
+      : countInto(em, ctx, f, taxonomy, path, tally),
     run(db(em).selectFrom('brands').select(['id', 'name'])),
     run(
       db(em)

@@ -37,9 +37,27 @@ export function minimumPriceAt(marginBps: RawBuilder<unknown>): RawBuilder<unkno
     END)::integer`;
 }
 
-/** Products joined with this store's live listing, if any. */
-export function catalogueFrom(ctx: StoreCatalogueContext): RawBuilder<unknown> {
-  return sql`products p
+/**
+ * The products a query reads, as `p`: all of them, or with `raw` (a raw category condition every
+ * row of the statement must meet) only those that condition admits, read through its index.
+ *
+ * The subquery's OFFSET 0 keeps PostgreSQL from merging it into the statement, so the raw condition
+ * is planned alone: `products_category_raw_idx`, whatever the other conditions and the statistics
+ * say. Merged, with cleared statistics PostgreSQL ANDed that index with a bitmap of the visibility
+ * condition on `products_facts_idx` (every product's entry, 113 ms at 200k products), and an ordered
+ * page could walk a sort index hoping to meet the category early, reading most of the catalogue
+ * when the category sits at the far end of the order (or matches nothing). Fenced, a statement reads
+ * the raw category's entries and sorts them; PostgreSQL keeps only the columns the statement uses,
+ * so counts (and a page in the default order) are an index-only range of the covering index
+ * (Migration20261128020000_raw_category_cover).
+ */
+export function productsFrom(raw?: RawBuilder<unknown>): RawBuilder<unknown> {
+  return raw ? sql`(SELECT * FROM products p WHERE ${raw} OFFSET 0) p` : sql`products p`;
+}
+
+/** Products (see productsFrom) joined with this store's live listing, if any. */
+export function catalogueFrom(ctx: StoreCatalogueContext, raw?: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`${productsFrom(raw)}
     LEFT JOIN listings l ON l.product_id = p.id AND l.store_id = ${ctx.storeId} AND l.deleted_at IS NULL`;
 }
 
@@ -57,6 +75,11 @@ export interface CatalogueQuery {
   ownership?: { applied: 'own' | 'btab' | 'all'; choices: ('own' | 'btab' | 'all')[] };
   /** Whether some condition reads the store's listing (`l`): without one, `products p` alone will do. */
   readsListing: boolean;
+  /**
+   * Set when `category` is no taxonomy slug or name: the supplier's raw category condition (also
+   * `facets.category`), which only `products_category_raw_idx` answers without reading every product.
+   */
+  rawCategory?: RawBuilder<unknown>;
 }
 
 /** Catalogue rows this store may see at all: approved products, and only its own own-goods. */
@@ -105,6 +128,13 @@ export async function resolveTaxonomy(
 }
 
 const anyOf = (column: RawBuilder<unknown>, ids: number[]) => sql`${column} = ANY(${ids}::integer[])`;
+
+/** The supplier's raw category, case-insensitive: the expression of `products_category_raw_idx`. */
+export const rawCategoryIs = (value: string) => sql`lower(p.category_raw) = lower(${value}::text)`;
+
+/** Whether `category` is a raw value: given, and naming no taxonomy category. */
+export const isRawCategory = (f: CatalogueFilters, tax: Taxonomy | undefined): boolean =>
+  f.category !== undefined && tax !== undefined && tax.categories.length === 0;
 
 /**
  * How many matches of a search are ranked by text relevance, and the bound up to which its total
@@ -161,9 +191,12 @@ async function probe(em: EntityManager, from: RawBuilder<unknown>, conditions: R
   return row?.n ?? 0;
 }
 
-/** The FROM a catalogue query needs: the store's listings joined only when a condition reads them. */
+/**
+ * The FROM of a statement applying every condition of `q`: the store's listings joined only when a
+ * condition reads them, and only the products of a raw category value (productsFrom).
+ */
 export const queryFrom = (ctx: StoreCatalogueContext, q: CatalogueQuery) =>
-  q.readsListing ? catalogueFrom(ctx) : sql`products p`;
+  q.readsListing ? catalogueFrom(ctx, q.rawCategory) : productsFrom(q.rawCategory);
 
 /** Whether `scope=store` applies: the explicit parameter, else the store's setting (never for removal). */
 export function scopesToStore(ctx: StoreCatalogueContext, f: CatalogueFilters, forRemoval = false): boolean {
@@ -251,10 +284,12 @@ function addFacetFilters(q: CatalogueQuery, f: CatalogueFilters, tax: Taxonomy |
   if (f.brand !== undefined && tax) q.facets.brand = anyOf(sql`p.brand_id`, tax.brands);
   if (f.category !== undefined && tax) {
     // A value naming a taxonomy category (slug or name) filters by it and its children; any other
-    // value is the supplier's raw category.
-    q.facets.category = tax.categories.length
-      ? anyOf(sql`p.category_id`, tax.categories)
-      : sql`lower(p.category_raw) = lower(${f.category})`;
+    // value is the supplier's raw category, said as `products_category_raw_idx`'s expression.
+    if (tax.categories.length) q.facets.category = anyOf(sql`p.category_id`, tax.categories);
+    else {
+      q.rawCategory = rawCategoryIs(f.category);
+      q.facets.category = q.rawCategory;
+    }
   }
   if (f.store_type !== undefined && tax) {
     const inType = anyOf(sql`p.category_id`, tax.store_type);

@@ -10,6 +10,7 @@ import {
   catalogueFrom,
   EARN_PER_SALE,
   needsTaxonomy,
+  productsFrom,
   queryFrom,
   resolveTaxonomy,
   SEARCH_RANKED,
@@ -119,7 +120,7 @@ function pageIds(
   if (input.sort_by !== 'margin') {
     // Filters that never read the store's listing choose the page on products alone: a deep page
     // then skips entries of a covering sort index instead of probing a listing for each.
-    const source = q.readsListing ? from : sql`products p`;
+    const source = q.readsListing ? from : productsFrom(q.rawCategory);
     return sql`SELECT p.id AS product_id FROM ${source} WHERE ${where}
       ORDER BY ${orderBy(input)} LIMIT ${input.limit} OFFSET ${offset}`;
   }
@@ -190,7 +191,8 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
 
   async function plainList() {
     const where = whereAll(q);
-    const from = catalogueFrom(store);
+    // Under a raw category value, only that category's products (filters.ts productsFrom).
+    const from = catalogueFrom(store, q.rawCategory);
     const [count, pageRows] = await Promise.all([
       countMatches(em, store, q, input, taxonomy, from, where),
       // The page is chosen on ids alone and only its rows are then read whole and named: sorting or

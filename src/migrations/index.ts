@@ -30,6 +30,7 @@ import { Migration20261125210000_test_mode } from './Migration20261125210000_tes
 import { Migration20261125215000_idempotency_claim_token } from './Migration20261125215000_idempotency_claim_token.ts';
 import { Migration20261128000000_idempotency_in_transaction } from './Migration20261128000000_idempotency_in_transaction.ts';
 import { Migration20261128010000_event_log_time_bounds } from './Migration20261128010000_event_log_time_bounds.ts';
+import { Migration20261128020000_raw_category_cover } from './Migration20261128020000_raw_category_cover.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -91,5 +92,9 @@ export const migrationsList = [
   {
     name: 'Migration20261128010000_event_log_time_bounds',
     class: Migration20261128010000_event_log_time_bounds,
+  },
+  {
+    name: 'Migration20261128020000_raw_category_cover',
+    class: Migration20261128020000_raw_category_cover,
   },
 ];

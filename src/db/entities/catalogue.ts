@@ -106,9 +106,26 @@ export const Product = defineEntity({
   tableName: 'products',
   indexes: [
     {
+      // A raw category's facets and list total, index-only (Migration20261128020000_raw_category_cover).
       name: 'products_category_raw_idx',
       expression:
-        'CREATE INDEX products_category_raw_idx ON public.products USING btree (lower(category_raw))',
+        'CREATE INDEX products_category_raw_idx ON public.products USING btree (lower(category_raw)) INCLUDE (category_raw, active, owner_store_id, id, brand_id, category_id, supplier_id, stock_quantity, retail_price_cents, pricing_type, purchase_mode, ready_to_list, complete_channels, created_at)',
+      include: [
+        'categoryRaw',
+        'active',
+        'ownerStore',
+        'id',
+        'brand',
+        'category',
+        'supplier',
+        'stockQuantity',
+        'retailPriceCents',
+        'pricingType',
+        'purchaseMode',
+        'readyToList',
+        'completeChannels',
+        'createdAt',
+      ],
     },
     {
       name: 'products_created_idx',
