@@ -65,7 +65,6 @@ export interface IdempotencyDeps {
 export interface KeyedWrite {
   scope: KeyScope;
   fingerprint: string;
-  actor: Actor;
   charged: ChargedLimits;
   /** The operation commits in steps of its own (bulk by filter): it runs beside the key's transaction. */
   commitsInSteps: boolean;
@@ -218,7 +217,7 @@ export async function admitKeyed(
   const scope: KeyScope = { storeId: actor.storeId, livemode: actor.livemode, key };
   const fingerprint = fingerprintOf(req, actor, target);
   const commitsInSteps = meta.commitsInSteps?.((req as IncomingMessage & { body?: unknown }).body) === true;
-  return { scope, fingerprint, actor, charged, commitsInSteps };
+  return { scope, fingerprint, charged, commitsInSteps };
 }
 
 /**

@@ -5,7 +5,7 @@ import { PRICE_BANDS } from '../src/catalogue/cells.ts';
 import { CHANNELS } from '../src/catalogue/channels.ts';
 import { countFacets } from '../src/catalogue/facet-counts.ts';
 import { listProducts } from '../src/catalogue/list-products.ts';
-import { facetsInput, listInput } from '../src/catalogue/schemas.ts';
+import { FACET_NAMES, type FacetName, facetsInput, listInput } from '../src/catalogue/schemas.ts';
 import { type CompiledStatement, observeStatements, rows, sql } from '../src/db/sql.ts';
 import { loadCatalogueContext } from '../src/store/catalogue-context.ts';
 import type { PartnerContext } from '../src/trpc/context.ts';
@@ -193,20 +193,6 @@ interface Case {
   order?: 'asc' | 'desc';
 }
 
-const FACETS = [
-  'brand',
-  'category',
-  'store_type',
-  'supplier_id',
-  'pricing_type',
-  'purchase_mode',
-  'in_stock',
-  'ready_to_list',
-  'complete_for',
-  'price_band',
-] as const;
-type Facet = (typeof FACETS)[number];
-
 const storeOf = (c: Case) => ({ store, owner, scoped })[c.store];
 
 /** The filters of a case as a query string (ids filled in). */
@@ -235,8 +221,8 @@ function query(c: Case): string {
 }
 
 /** Each active facet filter of a case, as a predicate on a plain row. */
-function facetFilters(c: Case): Partial<Record<Facet, (p: Plain) => boolean>> {
-  const out: Partial<Record<Facet, (p: Plain) => boolean>> = { category: (p) => p.raw_match };
+function facetFilters(c: Case): Partial<Record<FacetName, (p: Plain) => boolean>> {
+  const out: Partial<Record<FacetName, (p: Plain) => boolean>> = { category: (p) => p.raw_match };
   const brand = c.brand?.toLowerCase();
   if (brand !== undefined) out.brand = (p) => p.brand?.toLowerCase() === brand || p.brand_slug === brand;
   const type = c.store_type;
@@ -282,7 +268,7 @@ const bandOf = (cents: number) => {
 };
 
 /** The values a product counts for in a facet. */
-function valuesOf(facet: Facet, p: Plain): string[] {
+function valuesOf(facet: FacetName, p: Plain): string[] {
   switch (facet) {
     case 'brand':
       return p.brand === null ? [] : [p.brand];
@@ -310,14 +296,14 @@ function valuesOf(facet: Facet, p: Plain): string[] {
 /** The facets a plain scan gives: each counted under every active filter but its own. */
 function plainFacets(c: Case, products: Plain[]): FacetsBody {
   const filters = facetFilters(c);
-  const passes = (p: Plain, skip?: Facet) =>
+  const passes = (p: Plain, skip?: FacetName) =>
     Object.entries(filters).every(([name, holds]) => name === skip || holds(p));
   const visible = products.filter(baseFilter(c));
   // A search whose term matches nothing under every filter matches nothing at all (its last mode,
   // the substring, found nothing either), so even the drill-down counts are empty.
   const seen = c.search && !visible.some((p) => passes(p)) ? [] : visible;
   const facets: Record<string, FacetList> = {};
-  for (const facet of FACETS) {
+  for (const facet of FACET_NAMES) {
     const counts = new Map<string, number>();
     for (const p of seen.filter((p) => passes(p, facet))) {
       for (const v of valuesOf(facet, p)) counts.set(v, (counts.get(v) ?? 0) + 1);
@@ -354,11 +340,11 @@ function plainList(c: Case, products: Plain[]): number[] {
   return matches.sort((a, b) => (dir === 'asc' ? cmp(a, b) : cmp(b, a))).map((p) => p.id);
 }
 
-/** Facet lists in one order, whatever order the API gives (its order is tested elsewhere). */
+/** FacetName lists in one order, whatever order the API gives (its order is tested elsewhere). */
 const canonical = (body: FacetsBody) => ({
   total_count: body.total_count,
   facets: Object.fromEntries(
-    FACETS.map((f) => [
+    FACET_NAMES.map((f) => [
       f,
       [...(body.facets[f] ?? [])].sort((a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0)),
     ]),

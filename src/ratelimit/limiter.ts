@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../auth/actor.ts';
 import { rows, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 
@@ -108,14 +109,8 @@ export interface ChargedLimits {
   refusal?: AppError;
 }
 
-/** Who a limit counts: enough of an actor (src/auth/actor.ts) to key its allowances. */
-interface Limited {
-  storeId: number;
-  kind: string;
-  credentialId: number;
-  appId?: number;
-  livemode: boolean;
-}
+/** Who a limit counts: the parts of an actor that key its allowances. */
+type Limited = Pick<Actor, 'storeId' | 'kind' | 'credentialId' | 'appId' | 'livemode'>;
 
 /** The shared limits an operation may name, each with the settings' allowance of the same name. */
 export type OperationLimit = 'inventory' | 'external_orders';
