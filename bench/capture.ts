@@ -10,8 +10,15 @@ type Step = { sql: string; parameters: unknown[] };
 /**
  * Runs each URL once through the real app in this process and records the statements it issued,
  * grouped by overlap: a statement issued while another is still running joins that one's group.
+ * With `skipFailed`, a URL not answered 200 is left out of the plan instead of failing the capture.
  */
-export async function captureStatements(orm: Orm, config: Config, key: string, urls: string[]) {
+export async function captureStatements(
+  orm: Orm,
+  config: Config,
+  key: string,
+  urls: string[],
+  opts: { skipFailed?: boolean } = {},
+) {
   const app = createApp({ orm, config, log: createLogger('silent') });
   await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
   const address = app.address();
@@ -33,8 +40,9 @@ export async function captureStatements(orm: Orm, config: Config, key: string, u
       });
       const res = await fetch(base + url, { headers: { authorization: `Bearer ${key}` } });
       observeStatements(undefined);
-      if (res.status !== 200) throw new Error(`capture ${url}: ${res.status} ${await res.text()}`);
-      plan[url] = groups;
+      if (res.status === 200) plan[url] = groups;
+      else if (!opts.skipFailed) throw new Error(`capture ${url}: ${res.status} ${await res.text()}`);
+      else await res.arrayBuffer();
     }
   } finally {
     observeStatements(undefined);

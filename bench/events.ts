@@ -18,6 +18,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { pageQuery } from '../src/event-log/queries.ts';
 import { WEBHOOK_EVENTS } from '../src/webhooks/events.ts';
+import { seedEventLog } from './event-log-data.ts';
 
 const base = process.env.BENCH_URL ?? 'http://localhost:3000';
 const key = process.env.BENCH_KEY;
@@ -31,55 +32,6 @@ const samples = Number(process.env.BENCH_SAMPLES ?? 200);
 
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
 const kysely = new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool }) });
-
-/** Kinds as a busy store sees them: half stock changes, a third product changes, the rest orders. */
-const MIX = [
-  'inventory.updated',
-  'inventory.updated',
-  'inventory.updated',
-  'product.updated',
-  'product.updated',
-  'order.created',
-  'order.updated',
-  'order.shipped',
-  'invoice.issued',
-  'product.created',
-];
-
-/**
- * One transaction per 50,000: bodies as the log stores them, created over the last 30 days in id order.
- * Thirty days written at once are stamped `in_order` as the trigger stamped them when each was logged
- * (within minutes of its `created_at`); `webhook_events_reclassify()` then judges them against the rest
- * of the log, as the migration judged the log it found.
- */
-async function seed(storeId: number, n: number) {
-  for (let done = 0; done < n; done += 50_000) {
-    const batch = Math.min(50_000, n - done);
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('ALTER TABLE webhook_events DISABLE TRIGGER webhook_events_in_order');
-      await client.query(
-        `INSERT INTO webhook_events (id, store_id, event, event_key, body, created_at, livemode, in_order) OVERRIDING SYSTEM VALUE
-         SELECT n.id, $1, n.kind, n.kind || ':' || n.g, '{"id":"evt_' || n.id || '","event":"' || n.kind
-           || '","event_key":"' || n.kind || ':' || n.g || '","created_at":"2026-11-01T00:00:00.000Z","livemode":true,'
-           || '"data":{"product_id":' || n.g || '}}',
-           now() - interval '30 days' + (($2::int + n.g) * (interval '30 days' / $3::int)), true, true
-         FROM (SELECT nextval(pg_get_serial_sequence('webhook_events', 'id')) AS id, g,
-                 ($5::text[])[1 + (g % $6::int)] AS kind
-               FROM generate_series(1, $4::int) g) n`,
-        [storeId, done, n, batch, MIX, MIX.length],
-      );
-      await client.query('ALTER TABLE webhook_events ENABLE TRIGGER webhook_events_in_order');
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK');
-      throw err;
-    } finally {
-      client.release();
-    }
-  }
-}
 
 interface Scenario {
   name: string;
@@ -174,12 +126,12 @@ console.log(`seeding ${events} events for store ${store} and ${otherStores} x 20
 // No autovacuum on the log while the bench runs: the first pass is measured with cleared statistics.
 await pool.query('ALTER TABLE webhook_events SET (autovacuum_enabled = false)');
 try {
-  await seed(store, events);
+  await seedEventLog(pool, store, events);
   const { rows: others } = await pool.query<{ id: number }>(
     `SELECT id FROM stores WHERE id <> $1 ORDER BY id LIMIT $2`,
     [store, otherStores],
   );
-  for (const o of others) await seed(o.id, 20_000);
+  for (const o of others) await seedEventLog(pool, o.id, 20_000);
   const judged = await pool.query<{ n: string }>('SELECT webhook_events_reclassify()::text AS n');
   console.log(`reclassified: ${judged.rows[0]?.n} rows changed`);
   const firstId = (

@@ -115,3 +115,29 @@ export async function alternatingRounds(
   const r = summary(got.raw);
   return { api: a, raw: r, throughput_ratio: round(a.rps / r.rps) };
 }
+
+export type Statistics = 'fresh' | 'analysed';
+/** The tables a catalogue request reads whose statistics a bulk load leaves empty or stale. */
+export const MEASURED_TABLES = ['products', 'product_variants', 'listings'] as const;
+
+/**
+ * A freshly loaded catalogue has no planner statistics yet; the same queries must plan well both
+ * ways. `fresh` clears them in place (PostgreSQL 18) and keeps autovacuum from analysing in the
+ * middle of the round; `analysed` analyses and lets autovacuum run again.
+ */
+export async function setStatistics(
+  client: { query: (text: string) => Promise<unknown> },
+  stats: Statistics,
+  tables: readonly string[] = MEASURED_TABLES,
+): Promise<void> {
+  for (const table of tables) {
+    await client.query(`ALTER TABLE ${table} SET (autovacuum_enabled = ${stats === 'fresh' ? 'off' : 'on'})`);
+    await client.query(
+      stats === 'fresh'
+        ? `SELECT pg_clear_relation_stats('public', '${table}'),
+             pg_clear_attribute_stats('public', '${table}', attname::text, false)
+           FROM pg_attribute WHERE attrelid = 'public.${table}'::regclass AND attnum > 0 AND NOT attisdropped`
+        : `ANALYZE ${table}`,
+    );
+  }
+}

@@ -24,8 +24,20 @@ import {
 } from './catalogue-latency.ts';
 import { cpuPer, sampleCpu } from './cpu.ts';
 import { benchDeliveryScale } from './deliveries-scale.ts';
+import { benchGeneratedQueries, printGenerated } from './generated-latency.ts';
 import { benchInventorySync } from './inventory.ts';
-import { alternatingRounds, fmt, load, p50Of, printTable, round, SECONDS, SMALL, waitFor } from './lib.ts';
+import {
+  alternatingRounds,
+  fmt,
+  load,
+  p50Of,
+  printTable,
+  round,
+  SECONDS,
+  SMALL,
+  setStatistics,
+  waitFor,
+} from './lib.ts';
 import { benchWholesale, contentionRound } from './orders.ts';
 import { benchSearchMix, searchQueries, searchUrl } from './search-mix.ts';
 import { benchUnderLoad } from './under-load.ts';
@@ -36,12 +48,14 @@ import { benchWebhooks } from './webhooks.ts';
  * the same SQL, measured in the same run on the same database. Prints ratios, writes
  * bench/results.json. Settings: BENCH_SCALE (`small`: 20,000 products, 2 s rounds, for a quick check),
  * BENCH_PRODUCTS (200000), BENCH_SECONDS (8), BENCH_CONNECTIONS (10),
- * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, load, webhooks, fanout, deliveries, capacity:
- * runs that part alone;
+ * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, load, webhooks, fanout, deliveries, capacity,
+ * generated: runs that part alone;
  * bench/results.json then holds that part's figures alone). For the latency part: BENCH_STATS
  * (fresh, analysed, both), BENCH_LATENCY_SAMPLES (per side per round), BENCH_LATENCY_MATCH (a
  * regular expression on scenario names), BENCH_SEARCH_QUERIES (the search mix's size, 1,000),
- * BENCH_DATA_DIR (another cluster, e.g. a 2M-product one).
+ * BENCH_DATA_DIR (another cluster, e.g. a 2M-product one). For the generated-query part: BENCH_GENERATED
+ * (how many combinations, 2,000) and BENCH_STATS. BENCH_PG_PORT (54340) and BENCH_API_PORT (3301; the raw
+ * replay listens on the next ports) let two runs share a machine.
  */
 const PARTS = [
   'catalogue',
@@ -54,6 +68,7 @@ const PARTS = [
   'fanout',
   'deliveries',
   'capacity',
+  'generated',
 ] as const;
 const ONLY = process.env.BENCH_ONLY;
 if (ONLY !== undefined && !(PARTS as readonly string[]).includes(ONLY)) {
@@ -103,7 +118,7 @@ async function main() {
   const sharedBuffersMb = Math.min(8192, Math.max(256, Math.floor(totalmem() / 4 / 2 ** 20)));
   const db = await startEmbeddedPostgres({
     dataDir: DATA_DIR,
-    port: 54340,
+    port: Number(process.env.BENCH_PG_PORT ?? 54340),
     database: 'stockless_bench',
     sharedBuffersMb,
     workMemMb: 32,
@@ -137,9 +152,9 @@ async function main() {
     );
     const benchStoreId = benchStoreRow?.id ?? 0;
     const needsRaw = runs('catalogue') || runs('wholesale') || runs('latency');
-    if (needsRaw) await seedOrders(db.url, benchStoreId, SMALL ? 10_000 : 100_000);
+    if (needsRaw || runs('generated')) await seedOrders(db.url, benchStoreId, SMALL ? 10_000 : 100_000);
     // The rest of a platform's million orders, in 10,000 other stores.
-    if (runs('latency')) {
+    if (runs('latency') || runs('generated')) {
       await seedPlatformOrders(db.url, SMALL ? 100 : 10_000, SMALL ? 10_000 : 900_000);
       const built = performance.now();
       await seedPlatformListings(db.url, SMALL ? 100 : 10_000);
@@ -163,10 +178,11 @@ async function main() {
     ];
     const plan = needsRaw ? await captureStatements(orm, config, key, urls) : {};
 
-    const apiPort = 3301;
-    const rawPort = 3302;
+    const apiPort = Number(process.env.BENCH_API_PORT ?? 3301);
+    const rawPort = apiPort + 1;
     // The webhook part talks to a worker, not the API: an idle server beside it only takes memory.
-    const needsApi = needsRaw || runs('bulk') || runs('inventory') || runs('load') || runs('capacity');
+    const needsApi =
+      needsRaw || runs('bulk') || runs('inventory') || runs('load') || runs('capacity') || runs('generated');
     if (needsApi)
       children.push(
         spawn(NODE, ['server/main.ts', 'serve'], {
@@ -205,6 +221,32 @@ async function main() {
     if (runs('fanout')) await benchFanout();
     if (runs('deliveries')) await benchDeliveries();
     if (runs('capacity')) await benchCapacity();
+    if (runs('generated')) await benchGenerated();
+
+    /** Parameter combinations drawn from the contract's schemas (bench/generated-latency.ts). */
+    async function benchGenerated() {
+      const liveKey = (
+        await createApiKey(
+          { em: orm.em.fork() },
+          { storeId: benchStoreId, scope: 'read', mode: 'live', name: 'bench generated' },
+        )
+      ).key;
+      const generated = await benchGeneratedQueries({
+        orm,
+        config,
+        databaseUrl: db.url,
+        apiUrl: `http://127.0.0.1:${apiPort}`,
+        rawPort: rawPort + 10,
+        node: NODE,
+        storeId: benchStoreId,
+        key: liveKey,
+        count: Number(process.env.BENCH_GENERATED ?? (SMALL ? 300 : 2000)),
+        events: SMALL ? 20_000 : 1_000_000,
+        modes: STATS === 'both' ? ['fresh', 'analysed'] : [STATS],
+      });
+      results['generated queries'] = generated;
+      printGenerated(generated, PRODUCTS);
+    }
 
     /**
      * CPU per catalogue request, for the capacity model (docs/scaling.md): the API process's and
@@ -395,23 +437,9 @@ async function main() {
       await client.connect();
       const figures: Record<string, unknown> = {};
       try {
-        // A freshly loaded catalogue has no planner statistics yet; the same queries must plan well
-        // both ways (PostgreSQL 18 can clear a table's statistics in place).
         const modes = STATS === 'both' ? (['fresh', 'analysed'] as const) : ([STATS] as const);
         for (const stats of modes) {
-          for (const table of ['products', 'product_variants', 'listings']) {
-            // Autovacuum would analyse a freshly loaded table in the middle of the fresh round.
-            await client.query(
-              `ALTER TABLE ${table} SET (autovacuum_enabled = ${stats === 'fresh' ? 'off' : 'on'})`,
-            );
-            await client.query(
-              stats === 'fresh'
-                ? `SELECT pg_clear_relation_stats('public', '${table}'),
-                     pg_clear_attribute_stats('public', '${table}', attname::text, false)
-                   FROM pg_attribute WHERE attrelid = 'public.${table}'::regclass AND attnum > 0 AND NOT attisdropped`
-                : `ANALYZE ${table}`,
-            );
-          }
+          await setStatistics(client, stats);
           // A line per scenario as it is measured: a long run shows its progress.
           const measured = await benchCatalogueLatency(latencyScenarios, bases, headers, (m) =>
             console.log(
