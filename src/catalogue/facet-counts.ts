@@ -26,6 +26,7 @@ import {
   SEARCH_STATIC_ORDER,
   type Taxonomy,
 } from './filters.ts';
+import { type PriceRange, type PriceSplit, priceReach, splitPrice, withPrice } from './price-ranges.ts';
 import { type CatalogueFilters, FACET_NAMES, type FacetName } from './schemas.ts';
 
 /** The facet value of band `i`: `min-max`, the last band open (`100000-`). */
@@ -316,9 +317,45 @@ async function countRawCategory(
 }
 
 /**
+ * The facets under a price range off the band edges (price-ranges.ts): each part of the range
+ * counted on its own and the counts added (the parts are disjoint, and every facet but price_band
+ * counts only products in the range), the parts a band reads whole taken back out. The price_band
+ * facet leaves its own filter out, so it is the other filters' band facet, from the cells.
+ */
+async function countPriceSplit(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  f: CatalogueFilters,
+  taxonomy: Taxonomy | undefined,
+  split: PriceSplit,
+  tally: Tally,
+) {
+  const { price_min_cents: _min, price_max_cents: _max, ...others } = f;
+  const bandOnly: Tally = (facet, value, n) => {
+    if (facet === 'price_band') tally(facet, value, n);
+  };
+  const notBand =
+    (sign: 1 | -1): Tally =>
+    (facet, value, n) => {
+      if (facet !== 'price_band') tally(facet, value, sign * n);
+    };
+  const slice = async (r: PriceRange, sign: 1 | -1) => {
+    const q = await buildCatalogueQuery(em, ctx, withPrice(others, r), { taxonomy });
+    await scanCounts(em, ctx, q, notBand(sign), catalogueFrom(ctx, priceReach(ctx, r)));
+  };
+  await Promise.all([
+    countInto(em, ctx, others, taxonomy, 'auto', bandOnly, ['price_band']),
+    split.cells && countInto(em, ctx, { ...others, ...split.cells }, taxonomy, 'auto', notBand(1)),
+    ...split.add.map((r) => slice(r, 1)),
+    ...split.subtract.map((r) => slice(r, -1)),
+  ]);
+}
+
+/**
  * Facet counts for the filters: from the precomputed cells (cells.ts) when every filter is a
  * condition on cell dimensions and the store's listing correction is small, else from a scan; under
- * a raw category value, from that category's products and the other filters' category facet.
+ * a raw category value, from that category's products and the other filters' category facet; under a
+ * price range off the band edges, from the cells for its whole bands and the price index for the rest.
  * `path` forces one (tests compare them); forcing `cells` throws when the filters need a scan.
  */
 export async function countFacets(
@@ -330,6 +367,10 @@ export async function countFacets(
   const taxonomy = needsTaxonomy(ctx, f) ? await resolveTaxonomy(em, ctx, f) : undefined;
   // A search's facets already count within its best SEARCH_RANKED matches, whatever the category.
   const raw = path === 'auto' && isRawCategory(f, taxonomy) && !f.search?.trim();
+  const split =
+    path === 'auto' && !raw && !f.search?.trim()
+      ? splitPrice(f.price_min_cents, f.price_max_cents)
+      : undefined;
 
   const counted: { facet: FacetName; value: string | null; count: number }[] = [];
   let total = 0;
@@ -340,7 +381,9 @@ export async function countFacets(
   const [lowerBound, brands, categories] = await Promise.all([
     raw
       ? countRawCategory(em, ctx, f, taxonomy, tally).then(() => false)
-      : countInto(em, ctx, f, taxonomy, path, tally),
+      : split
+        ? countPriceSplit(em, ctx, f, taxonomy, split, tally).then(() => false)
+        : countInto(em, ctx, f, taxonomy, path, tally),
     run(db(em).selectFrom('brands').select(['id', 'name'])),
     run(
       db(em)
@@ -371,7 +414,10 @@ export async function countFacets(
 
   const facets = {} as Facets;
   for (const name of FACET_NAMES) {
-    const list = [...sums[name]].map(([value, count]) => ({ value, count }));
+    // A value a price range's parts take back out entirely sums to nothing: it is not listed.
+    const list = [...sums[name]]
+      .filter(([, count]) => count !== 0)
+      .map(([value, count]) => ({ value, count }));
     if (name === 'price_band')
       list.sort((a, b) => Number.parseInt(a.value, 10) - Number.parseInt(b.value, 10));
     else list.sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));

@@ -18,6 +18,7 @@ import {
   type Taxonomy,
   whereAll,
 } from './filters.ts';
+import { type PriceRange, type PriceSplit, priceReach, splitPrice, withPrice } from './price-ranges.ts';
 import { type ProductRow, productColumns, toCatalogueProduct } from './product-item.ts';
 import type { ListInput, SortKey } from './schemas.ts';
 
@@ -150,7 +151,8 @@ function pageIds(
 /**
  * The matching total: for a search, its probe (exact up to SEARCH_RANKED, else a lower bound); from
  * the facet cells wherever the filters are cell conditions (constant cost, whatever the catalogue's
- * size); else an exact count over the match.
+ * size); under a price range off the band edges, the cells for its whole bands and the price index
+ * for the rest (price-ranges.ts); else an exact count over the match.
  */
 async function countMatches(
   em: EntityManager,
@@ -164,11 +166,41 @@ async function countMatches(
   if (q.searchMatches !== undefined) return searchTotal(q.searchMatches);
   const fromCells = await cellTotal(em, ctx, input, taxonomy);
   if (fromCells !== undefined) return { total: fromCells, lowerBound: false };
+  const split = q.rawCategory ? undefined : splitPrice(input.price_min_cents, input.price_max_cents);
+  const splitCount = split && (await splitTotal(em, ctx, input, taxonomy, split));
+  if (splitCount !== undefined) return { total: splitCount, lowerBound: false };
   const [row] = await rows<{ total: number }>(
     em,
     sql`SELECT count(*)::integer AS total FROM ${from} WHERE ${where}`,
   );
   return { total: row?.total ?? 0, lowerBound: false };
+}
+
+/** The total of a split price range, or undefined when its whole bands are no cell condition. */
+async function splitTotal(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  input: ListInput,
+  taxonomy: Taxonomy | undefined,
+  split: PriceSplit,
+): Promise<number | undefined> {
+  const { price_min_cents: _min, price_max_cents: _max, ...others } = input;
+  const slice = async (r: PriceRange) => {
+    const q = await buildCatalogueQuery(em, ctx, withPrice(others, r), { taxonomy });
+    const [row] = await rows<{ n: number }>(
+      em,
+      sql`SELECT count(*)::integer AS n FROM ${catalogueFrom(ctx, priceReach(ctx, r))} WHERE ${whereAll(q)}`,
+    );
+    return row?.n ?? 0;
+  };
+  const [whole, added, subtracted] = await Promise.all([
+    split.cells ? cellTotal(em, ctx, { ...others, ...split.cells }, taxonomy) : 0,
+    Promise.all(split.add.map(slice)),
+    Promise.all(split.subtract.map(slice)),
+  ]);
+  if (whole === undefined) return undefined;
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  return whole + sum(added) - sum(subtracted);
 }
 
 export async function listProducts(ctx: PartnerContext, input: ListInput) {

@@ -13,13 +13,17 @@ import { startTestApp, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
 /**
- * `category` given a value that is no taxonomy slug or name: the supplier's raw category
- * (docs/decisions.md, "Raw category values"). For random raw values (cases that differ, values that
- * match nothing, a store type's slug) under random other filters, the list (ids, total) and every
- * facet count equal a plain scan's, written here in SQL and TypeScript. And on a catalogue of a few
- * thousand products, the statements of such a request read only that raw category's products, with
- * cleared planner statistics and after ANALYZE. Seeded: RAW_CATEGORY_RUNS (default 100),
- * RAW_CATEGORY_SEED to replay one.
+ * The catalogue's list and facets against a plain scan, written here in SQL and TypeScript.
+ * - `category` given a value that is no taxonomy slug or name: the supplier's raw category
+ *   (docs/decisions.md, "Raw category values"). For random raw values (cases that differ, values that
+ *   match nothing, a store type's slug) under random other filters, the list (ids, total) and every
+ *   facet count equal the plain scan's. And on a catalogue of a few thousand products, the statements
+ *   of such a request read only that raw category's products, with cleared planner statistics and
+ *   after ANALYZE.
+ * - Price ranges at any cents (docs/decisions.md, "Price ranges at any cents"), under any category
+ *   (taxonomy, raw or none) and random other filters: the same equality, so the split of a range into
+ *   whole bands from the cells and parts read through the price index counts what a scan counts.
+ * Seeded: RAW_CATEGORY_RUNS (default 100 each), RAW_CATEGORY_SEED to replay one.
  */
 
 const RUNS = Number(process.env.RAW_CATEGORY_RUNS ?? 100);
@@ -53,6 +57,8 @@ const RAW_ASKED = [
   'no-such-category',
   'Küche',
 ];
+/** Taxonomy categories asked for by slug or name, a parent (with its child) among them. */
+const TAXONOMY_ASKED = ['cookware-sets', 'Cookware Sets', 'pans', 'PLANTERS', 'odds'];
 
 beforeAll(async () => {
   app = await startTestApp();
@@ -146,6 +152,8 @@ interface Plain {
   complete: string[];
   listed: boolean;
   raw_match: boolean;
+  /** The slugs and lower-cased names of the product's category and its parent. */
+  taxonomy: string[];
 }
 
 /** Every product the store may see, with what each filter and facet reads, in plain SQL. */
@@ -161,11 +169,13 @@ async function plainProducts(storeId: number, raw: string): Promise<Plain[]> {
         p.commission_rate_bps AS bps, p.stock_quantity AS stock, p.created_at::text AS created, p.name,
         ARRAY(SELECT pc.channel FROM product_completeness pc WHERE pc.product_id = p.id AND pc.score = 100) AS complete,
         l.id IS NOT NULL AS listed,
-        COALESCE(lower(p.category_raw) = lower(${raw}), false) AS raw_match
+        COALESCE(lower(p.category_raw) = lower(${raw}), false) AS raw_match,
+        array_remove(ARRAY[c.slug, lower(c.name), pc.slug, lower(pc.name)], NULL) AS taxonomy
       FROM products p
       LEFT JOIN listings l ON l.product_id = p.id AND l.store_id = ${storeId} AND l.deleted_at IS NULL
       LEFT JOIN brands b ON b.id = p.brand_id
       LEFT JOIN categories c ON c.id = p.category_id
+      LEFT JOIN categories pc ON pc.id = c.parent_id
       LEFT JOIN store_types t ON t.id = c.store_type_id
       WHERE p.active AND (p.owner_store_id IS NULL OR p.owner_store_id = ${storeId})`,
   );
@@ -173,7 +183,7 @@ async function plainProducts(storeId: number, raw: string): Promise<Plain[]> {
 
 interface Case {
   store: 'store' | 'owner' | 'scoped';
-  category: string;
+  category?: string;
   /** `piece` is in every product's name (every rank equal); `zzqxv` is in none, not even as a substring. */
   search?: 'piece' | 'zzqxv';
   brand?: string;
@@ -197,7 +207,7 @@ const storeOf = (c: Case) => ({ store, owner, scoped })[c.store];
 
 /** The filters of a case as a query string (ids filled in). */
 function query(c: Case): string {
-  const params = new URLSearchParams({ category: c.category });
+  const params = new URLSearchParams(c.category === undefined ? {} : { category: c.category });
   for (const key of [
     'search',
     'brand',
@@ -222,7 +232,12 @@ function query(c: Case): string {
 
 /** Each active facet filter of a case, as a predicate on a plain row. */
 function facetFilters(c: Case): Partial<Record<FacetName, (p: Plain) => boolean>> {
-  const out: Partial<Record<FacetName, (p: Plain) => boolean>> = { category: (p) => p.raw_match };
+  const out: Partial<Record<FacetName, (p: Plain) => boolean>> = {};
+  const category = c.category?.toLowerCase();
+  if (category !== undefined)
+    out.category = TAXONOMY_ASKED.some((t) => t.toLowerCase() === category)
+      ? (p) => p.taxonomy.includes(category)
+      : (p) => p.raw_match;
   const brand = c.brand?.toLowerCase();
   if (brand !== undefined) out.brand = (p) => p.brand?.toLowerCase() === brand || p.brand_slug === brand;
   const type = c.store_type;
@@ -377,6 +392,22 @@ const cases: fc.Arbitrary<Case> = fc.record(
   { requiredKeys: ['store', 'category'] },
 ) as fc.Arbitrary<Case>;
 
+/** Any category (taxonomy slug or name, raw, or none) with a price range, a bound at any cents. */
+const priceCases: fc.Arbitrary<Case> = cases.chain((c) =>
+  fc
+    .record(
+      {
+        category: maybe(fc.constantFrom(...TAXONOMY_ASKED, ...RAW_ASKED)),
+        price_min_cents: maybe(cents),
+        price_max_cents: maybe(cents),
+        pricing_type: maybe(fc.constantFrom('wholesale', 'commission')),
+      },
+      { requiredKeys: [] },
+    )
+    .filter((p) => p.price_min_cents !== undefined || p.price_max_cents !== undefined)
+    .map((p) => ({ ...c, search: undefined, ...p })),
+);
+
 describe('a raw category value', () => {
   it('is no taxonomy category in this catalogue (so every value asked is read raw)', async () => {
     const found = await rows(
@@ -388,27 +419,33 @@ describe('a raw category value', () => {
   });
 
   it('lists and counts every facet as a plain scan does, under any other filters', async () => {
-    await fc.assert(
-      fc.asyncProperty(cases, async (c) => {
-        const s = storeOf(c);
-        const products = await plainProducts(s.id, c.category);
-        const facets = await app.get<FacetsBody>(`/api/v1/products/facets?${query(c)}`, s.read);
-        expect(facets.status, JSON.stringify(facets.body)).toBe(200);
-        expect(canonical(facets.body), query(c)).toEqual(canonical(plainFacets(c, products)));
-        const sort = `${c.sort_by ? `&sort_by=${c.sort_by}` : ''}${c.order ? `&order=${c.order}` : ''}`;
-        const list = await app.get<ListBody>(`/api/v1/products?${query(c)}${sort}&limit=100`, s.read);
-        expect(list.status, JSON.stringify(list.body)).toBe(200);
-        const expected = plainList(c, products);
-        expect(list.body.pagination.total_count, query(c)).toBe(expected.length);
-        expect(
-          list.body.products.map((p) => p.id),
-          `${query(c)}${sort}`,
-        ).toEqual(expected);
-      }),
-      { numRuns: RUNS, seed: SEED },
-    );
+    await fc.assert(fc.asyncProperty(cases, matchesPlainScan), { numRuns: RUNS, seed: SEED });
   });
 });
+
+describe('a price range at any cents', () => {
+  it('lists and counts every facet as a plain scan does, under any category and other filters', async () => {
+    await fc.assert(fc.asyncProperty(priceCases, matchesPlainScan), { numRuns: RUNS, seed: SEED });
+  });
+});
+
+/** The facets and the list (total and ids in order) of a case equal the plain scan's. */
+async function matchesPlainScan(c: Case) {
+  const s = storeOf(c);
+  const products = await plainProducts(s.id, c.category ?? '');
+  const facets = await app.get<FacetsBody>(`/api/v1/products/facets?${query(c)}`, s.read);
+  expect(facets.status, JSON.stringify(facets.body)).toBe(200);
+  expect(canonical(facets.body), query(c)).toEqual(canonical(plainFacets(c, products)));
+  const sort = `${c.sort_by ? `&sort_by=${c.sort_by}` : ''}${c.order ? `&order=${c.order}` : ''}`;
+  const list = await app.get<ListBody>(`/api/v1/products?${query(c)}${sort}&limit=100`, s.read);
+  expect(list.status, JSON.stringify(list.body)).toBe(200);
+  const expected = plainList(c, products);
+  expect(list.body.pagination.total_count, query(c)).toBe(expected.length);
+  expect(
+    list.body.products.map((p) => p.id),
+    `${query(c)}${sort}`,
+  ).toEqual(expected);
+}
 
 /** A plan node of EXPLAIN (ANALYZE, FORMAT JSON), with the fields read here. */
 interface PlanNode {

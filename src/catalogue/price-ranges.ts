@@ -1,0 +1,104 @@
+import { type RawBuilder, sql } from '../db/sql.ts';
+import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
+import { PRICE_BANDS } from './cells.ts';
+
+/** A retail price range, min inclusive, max exclusive (undefined: open). */
+export interface PriceRange {
+  min: number;
+  max?: number;
+}
+
+/**
+ * A price filter with a bound off the band edges, split so no part reads the whole range
+ * (docs/decisions.md, "Price ranges at any cents"): the bands it covers whole are counted from the
+ * facet cells, and each band it covers in part is read through the price index, either the part
+ * itself (`add`) or, when that is the larger side, the whole band from the cells less what lies
+ * outside the range (`subtract`). A partial read is then at most half a band, whatever the range.
+ */
+export interface PriceSplit {
+  /** The whole bands, as band-edge bounds the cells answer; undefined when none. */
+  cells?: { price_min_cents?: number; price_max_cents?: number };
+  add: PriceRange[];
+  subtract: PriceRange[];
+}
+
+const isEdge = (cents: number | undefined) =>
+  cents === undefined || (PRICE_BANDS as readonly number[]).includes(cents);
+
+/** Width in cents, an open end infinite. */
+const width = (r: PriceRange) => (r.max === undefined ? Number.POSITIVE_INFINITY : r.max - r.min);
+
+/** The split of [min, max), or undefined when every bound is a band edge (the cells answer it). */
+export function splitPrice(min: number | undefined, max: number | undefined): PriceSplit | undefined {
+  if (isEdge(min) && isEdge(max)) return undefined;
+  const lo = min ?? 0;
+  const hi = max ?? Number.POSITIVE_INFINITY;
+  const split: PriceSplit = { add: [], subtract: [] };
+  // Whole bands, the end bands included when they are read as band less outside.
+  let first: number | undefined;
+  let last: number | undefined;
+  for (const [i, start] of PRICE_BANDS.entries()) {
+    const end = PRICE_BANDS[i + 1] ?? Number.POSITIVE_INFINITY;
+    const a = Math.max(start, lo);
+    const b = Math.min(end, hi);
+    if (a >= b) continue;
+    const band: PriceRange = { min: start, ...(end === Number.POSITIVE_INFINITY ? {} : { max: end }) };
+    const part: PriceRange = { min: a, ...(b === Number.POSITIVE_INFINITY ? {} : { max: b }) };
+    if (a > start || b < end) {
+      const outside: PriceRange[] = [
+        ...(a > start ? [{ min: start, max: a }] : []),
+        ...(b < end ? [{ min: b, ...(band.max === undefined ? {} : { max: band.max }) }] : []),
+      ];
+      if (width(part) <= outside.reduce((sum, r) => sum + width(r), 0)) {
+        split.add.push(part);
+        continue;
+      }
+      split.subtract.push(...outside);
+    }
+    first ??= i;
+    last = i;
+  }
+  if (first !== undefined && last !== undefined) {
+    const upper = PRICE_BANDS[last + 1];
+    split.cells = {
+      ...(first > 0 ? { price_min_cents: PRICE_BANDS[first] } : {}),
+      ...(upper === undefined ? {} : { price_max_cents: upper }),
+    };
+  }
+  return split;
+}
+
+/**
+ * The products whose price in this store may lie in `r`, said so PostgreSQL can read them through
+ * `products_retail_idx` and the store's re-priced listings: a superset of the exact condition on
+ * EFFECTIVE_RETAIL, which the statement still applies (a re-priced product leaves or enters the range
+ * by its listing's price).
+ */
+export function priceReach(ctx: StoreCatalogueContext, r: PriceRange): RawBuilder<unknown> {
+  const below = (column: RawBuilder<unknown>) =>
+    r.max === undefined ? sql`true` : sql`${column} < ${r.max}`;
+  return sql`((p.retail_price_cents >= ${r.min} AND ${below(sql`p.retail_price_cents`)})
+    OR p.id = ANY(ARRAY(SELECT r.product_id FROM listings r
+      WHERE r.store_id = ${ctx.storeId} AND r.deleted_at IS NULL
+        AND r.custom_retail_price_cents >= ${r.min} AND ${below(sql`r.custom_retail_price_cents`)})))`;
+}
+
+/** The filters with the price bounds of `r` in place of any they had. */
+export function withPrice<F extends object>(
+  f: F,
+  r: PriceRange,
+): F & { price_min_cents: number; price_max_cents?: number } {
+  const {
+    price_min_cents: _min,
+    price_max_cents: _max,
+    ...rest
+  } = f as F & {
+    price_min_cents?: number;
+    price_max_cents?: number;
+  };
+  return {
+    ...(rest as F),
+    price_min_cents: r.min,
+    ...(r.max === undefined ? {} : { price_max_cents: r.max }),
+  };
+}
