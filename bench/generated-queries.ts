@@ -4,6 +4,7 @@ import { buildOpenApiDocument } from '../server/contract/document.ts';
 import { PRICE_BANDS } from '../src/catalogue/cells.ts';
 import { CHANNELS } from '../src/catalogue/channels.ts';
 import { WEBHOOK_EVENTS } from '../src/webhooks/events.ts';
+import { seeded } from './lib.ts';
 
 /**
  * The requests no bench names: parameter combinations drawn from the contract's own parameter
@@ -60,16 +61,9 @@ export interface Domain {
   eventCursors: string[];
 }
 
-/** mulberry32: small, seedable, good enough to spread draws. */
+/** Draws from a seeded stream (lib.ts): integers, picks, log-uniform integers and chances. */
 function random(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
+  const next = seeded(seed);
   const int = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1));
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)] as T;
   /** Log-uniform over [lo, hi]: small values as often as large ones, by order of magnitude. */

@@ -39,6 +39,7 @@ import {
   waitFor,
 } from './lib.ts';
 import { benchWholesale, contentionRound } from './orders.ts';
+import { benchPlatformDay, printPlatformDay } from './platform-day.ts';
 import { benchSearchMix, searchQueries, searchUrl } from './search-mix.ts';
 import { benchUnderLoad } from './under-load.ts';
 import { benchWebhooks } from './webhooks.ts';
@@ -49,12 +50,12 @@ import { benchWebhooks } from './webhooks.ts';
  * bench/results.json. Settings: BENCH_SCALE (`small`: 20,000 products, 2 s rounds, for a quick check),
  * BENCH_PRODUCTS (200000), BENCH_SECONDS (8), BENCH_CONNECTIONS (10),
  * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, load, webhooks, fanout, deliveries, capacity,
- * generated: runs that part alone;
+ * generated, platform-day: runs that part alone;
  * bench/results.json then holds that part's figures alone). For the latency part: BENCH_STATS
  * (fresh, analysed, both), BENCH_LATENCY_SAMPLES (per side per round), BENCH_LATENCY_MATCH (a
  * regular expression on scenario names), BENCH_SEARCH_QUERIES (the search mix's size, 1,000),
  * BENCH_DATA_DIR (another cluster, e.g. a 2M-product one). For the generated-query part: BENCH_GENERATED
- * (how many combinations, 2,000) and BENCH_STATS. BENCH_PG_PORT (54340) and BENCH_API_PORT (3301; the raw
+ * (how many combinations, 2,000) and BENCH_STATS. For the platform-day part: BENCH_DAY_SECONDS (60). BENCH_PG_PORT (54340) and BENCH_API_PORT (3301; the raw
  * replay listens on the next ports) let two runs share a machine.
  */
 const PARTS = [
@@ -69,6 +70,7 @@ const PARTS = [
   'deliveries',
   'capacity',
   'generated',
+  'platform-day',
 ] as const;
 const ONLY = process.env.BENCH_ONLY;
 if (ONLY !== undefined && !(PARTS as readonly string[]).includes(ONLY)) {
@@ -152,9 +154,10 @@ async function main() {
     );
     const benchStoreId = benchStoreRow?.id ?? 0;
     const needsRaw = runs('catalogue') || runs('wholesale') || runs('latency');
-    if (needsRaw || runs('generated')) await seedOrders(db.url, benchStoreId, SMALL ? 10_000 : 100_000);
+    if (needsRaw || runs('generated') || runs('platform-day'))
+      await seedOrders(db.url, benchStoreId, SMALL ? 10_000 : 100_000);
     // The rest of a platform's million orders, in 10,000 other stores.
-    if (runs('latency') || runs('generated')) {
+    if (runs('latency') || runs('generated') || runs('platform-day')) {
       await seedPlatformOrders(db.url, SMALL ? 100 : 10_000, SMALL ? 10_000 : 900_000);
       const built = performance.now();
       await seedPlatformListings(db.url, SMALL ? 100 : 10_000);
@@ -182,7 +185,10 @@ async function main() {
     const rawPort = apiPort + 1;
     // The webhook part talks to a worker, not the API: an idle server beside it only takes memory.
     const needsApi =
-      needsRaw || runs('bulk') || runs('inventory') || runs('load') || runs('capacity') || runs('generated');
+      needsRaw ||
+      ['bulk', 'inventory', 'load', 'capacity', 'generated', 'platform-day'].some((p) =>
+        runs(p as (typeof PARTS)[number]),
+      );
     if (needsApi)
       children.push(
         spawn(NODE, ['server/main.ts', 'serve'], {
@@ -222,6 +228,33 @@ async function main() {
     if (runs('deliveries')) await benchDeliveries();
     if (runs('capacity')) await benchCapacity();
     if (runs('generated')) await benchGenerated();
+    if (runs('platform-day')) await benchDay();
+
+    /** A platform day: the partner mix at CONNECTIONS connections with a webhook worker (bench/platform-day.ts). */
+    async function benchDay() {
+      const em = orm.em.fork();
+      const readKey = (
+        await createApiKey({ em }, { storeId: benchStoreId, scope: 'read', mode: 'live', name: 'bench day' })
+      ).key;
+      // Test-mode orders take no stock, so the run leaves the catalogue as it found it.
+      const writeKey = (
+        await createApiKey(
+          { em },
+          { storeId: benchStoreId, scope: 'read_write', mode: 'test', name: 'bench day' },
+        )
+      ).key;
+      const day = await benchPlatformDay({
+        databaseUrl: db.url,
+        apiUrl: `http://127.0.0.1:${apiPort}`,
+        readKey,
+        writeKey,
+        storeId: benchStoreId,
+        connections: CONNECTIONS,
+        seconds: Number(process.env.BENCH_DAY_SECONDS ?? (SMALL ? 10 : 60)),
+      });
+      results['platform day'] = day;
+      printPlatformDay(day);
+    }
 
     /** Parameter combinations drawn from the contract's schemas (bench/generated-latency.ts). */
     async function benchGenerated() {

@@ -1,0 +1,330 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { Agent, request } from 'undici';
+import { domainSettingsOf, loadConfig } from '../server/config.ts';
+import { createLogger } from '../server/logger.ts';
+import { type Orm, openOrm } from '../server/orm.ts';
+import { apiResource } from '../src/auth/resources.ts';
+import { SORT_KEYS } from '../src/catalogue/schemas.ts';
+import { type RawBuilder, rows, sql } from '../src/db/sql.ts';
+import { ADJECTIVES, CATEGORIES, COLOURS, MATERIALS } from '../src/demo/taxonomy.ts';
+import { recordEvents } from '../src/events/outbox.ts';
+import { createOwnGoods } from '../src/listings/create-own-goods.ts';
+import { pendingRequest, startAuthorization } from '../src/oauth/authorize.ts';
+import { registerClient } from '../src/oauth/clients.ts';
+import { approve, createSession, findSession } from '../src/oauth/consent.ts';
+import { pkceChallenge } from '../src/oauth/random.ts';
+import { exchangeCode } from '../src/oauth/tokens.ts';
+import { createUser } from '../src/oauth/users.ts';
+import { ORDER_STATUSES } from '../src/order-status.ts';
+import { createStore } from '../src/store/create-store.ts';
+import { createWebhook } from '../src/webhooks/create-webhook.ts';
+import { WEBHOOK_EVENTS } from '../src/webhooks/events.ts';
+import { testHostsResolver } from '../src/webhooks/host-resolver.ts';
+import { setWebhookResolver } from '../src/webhooks/url-guard.ts';
+import { printTable, quantile, round, seeded } from './lib.ts';
+import { BENCH_SECRET_KEY, receiverCertificate, spawnBenchWorker, until } from './webhook-harness.ts';
+
+/** Issue 27's mix, in percent of requests. */
+const WEIGHTS = {
+  ...{ browse: 15, filtered: 15, search: 12, facets: 8, product: 12 }, // the catalogue
+  ...{ 'my-products': 8, orders: 5, order: 4, inventory: 6, events: 3 }, // the store's own reads
+  ...{ wholesale: 7, marketplace: 5 }, // orders placed
+};
+type ClassName = keyof typeof WEIGHTS;
+const CLASSES = Object.keys(WEIGHTS) as ClassName[];
+/** Each class's upper bound on a roll of 0 to 100. */
+const BOUNDS = CLASSES.map((_, i) => CLASSES.slice(0, i + 1).reduce((n, c) => n + WEIGHTS[c], 0));
+/** A long poll waits by design (up to `wait` s): timed as a class of its own, left out of the overall p50/p99. */
+const LONG_POLL: ClassName = 'events';
+const TARGETS = { rps: 300, p99: 100, errors: 0 };
+/** Resolved to the local receiver by the worker (WEBHOOK_TEST_HOSTS) and by this process, as DNS would. */
+const HOOK_HOST = 'hooks-pday.test';
+const REDIRECT = 'http://127.0.0.1:8765/callback';
+const WORDS = [...ADJECTIVES, ...MATERIALS, ...COLOURS, ...CATEGORIES.flatMap((c) => c[4])];
+const BUYER = {
+  customer: { email: 'day@example.com', name: 'Day Buyer', phone: '0400000000' },
+  shipping: { address: '1 Day St', city: 'Sydney', state: 'NSW', zip: '2000', country: 'AU' },
+};
+const log = createLogger('silent');
+const writeHeaders = () => ({ 'content-type': 'application/json', 'idempotency-key': randomUUID() });
+
+type Page = { next_cursor: string; has_more: boolean };
+type Settings = ReturnType<typeof domainSettingsOf>;
+export type ClassFigures = Record<'count' | 'p50' | 'p99' | 'max' | 'errors' | 'rate_limited', number>;
+export type PlatformDayResult = Awaited<ReturnType<typeof benchPlatformDay>>;
+
+/**
+ * A mixed platform day against a running API: `connections` loops for `seconds`, each drawing its next
+ * request by issue 27's weights from its own seeded stream, while a worker process delivers the order
+ * webhooks to a local receiver. `requests` and `rps` count every class, `p50`/`p99` all but the long
+ * poll; 429s are counted apart and not timed; `errors` are 5xx, any other non-2xx, or no answer.
+ */
+export async function benchPlatformDay(opts: {
+  databaseUrl: string;
+  apiUrl: string;
+  readKey?: string;
+  writeKey: string;
+  storeId: number;
+  connections?: number;
+  seconds?: number;
+}) {
+  const { connections = 10, seconds = 60, writeKey, readKey = writeKey, storeId } = opts;
+  const live = (key: string) => !key.startsWith('sl_test_');
+  const { key, cert, caFile } = await receiverCertificate([HOOK_HOST]);
+  let delivered = 0;
+  // https: a subscription takes nothing else.
+  const receiver = createServer({ key, cert }, (req, res) => {
+    req.resume().on('end', () => res.writeHead(200).end(() => delivered++));
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const hookUrl = `https://${HOOK_HOST}:${(receiver.address() as AddressInfo).port}`;
+  // Started first, so it warms up while the rest is prepared.
+  const worker = spawnBenchWorker(opts.databaseUrl, caFile, { WEBHOOK_TEST_HOSTS: `${HOOK_HOST}=127.0.0.1` });
+  const orm = await openOrm(opts.databaseUrl, 2);
+  const em = () => orm.em.fork();
+  const agent = new Agent({ connections, keepAliveTimeout: 30_000 });
+  const subscriptions: number[] = [];
+  const config = loadConfig({ SECRET_KEY: BENCH_SECRET_KEY, WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8' });
+  const settings = domainSettingsOf(config);
+  const get = async <T>(path: string): Promise<T> => {
+    const res = await request(`${opts.apiUrl}${path}`, { headers: { authorization: `Bearer ${readKey}` } });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`platform day: ${path}: ${res.statusCode} ${text}`);
+    return JSON.parse(text) as T;
+  };
+  try {
+    const brands = await rows<{ name: string; slug: string }>(em(), sql`SELECT name, slug FROM brands`);
+    const ids = async (q: RawBuilder<{ id: number }>) => (await rows(em(), q)).map((r) => r.id);
+    const products = await ids(sql`SELECT id FROM products
+      WHERE active AND owner_store_id IS NULL ORDER BY hashint4(id) LIMIT 5000`);
+    const orderIds = await ids(sql`SELECT id FROM orders
+      WHERE store_id = ${storeId} AND livemode = ${live(readKey)} ORDER BY id DESC LIMIT 5000`);
+    // Distinct products, taken in turn: no two orders at once queue on one variant's lock.
+    const buyable = await rows<{ product_id: number; variant_id: number }>(
+      em(),
+      sql`SELECT DISTINCT ON (p.id) p.id AS product_id, v.id AS variant_id FROM listings l
+        JOIN products p ON p.id = l.product_id JOIN product_variants v ON v.product_id = p.id
+        WHERE l.store_id = ${storeId} AND l.deleted_at IS NULL AND p.active AND p.owner_store_id IS NULL
+          AND p.purchase_mode = 'buy_now' AND p.image_url IS NOT NULL AND v.retired_at IS NULL
+          AND v.stock_quantity > 0 ORDER BY p.id, v.id LIMIT 2000`,
+    );
+    if (buyable.length === 0) throw new Error('platform day: the store lists nothing to buy');
+    // A test order takes no stock; live ones would empty a small store's pool within the run.
+    const stocked = buyable.map((b) => b.variant_id);
+    if (live(writeKey))
+      await rows(em(), sql`UPDATE product_variants SET stock_quantity = 1e9 WHERE id = ANY(${stocked})`);
+    // Marketplace posts are for a store's own goods, and own goods change how that store's catalogue
+    // reads (ownership, scope): they go to a store of their own, never the measured one.
+    const issuer = (await get<{ issuer: string }>('/.well-known/oauth-authorization-server')).issuer;
+    const market = await marketplace(orm, settings, issuer, connections);
+    setWebhookResolver(testHostsResolver(new Map([[HOOK_HOST, ['127.0.0.1']]])));
+    // A run that died left its subscriptions behind, and a store may have ten.
+    await rows(em(), sql`DELETE FROM webhook_subscriptions WHERE url LIKE ${`https://${HOOK_HOST}:%`}`);
+    // site.published only for the warm-up below.
+    const events = [...WEBHOOK_EVENTS.filter((e) => e.startsWith('order.')), 'site.published'];
+    for (const [id, livemode] of [[storeId, live(writeKey)] as const, [market.id, true] as const]) {
+      const who = { storeId: id, livemode, kind: 'api_key', scope: 'read_write', credentialId: 0 } as const;
+      const actor = { ...who, appScopes: new Set<never>(), canReadCustomers: true };
+      const url = `${hookUrl}/${id}`;
+      const made = await createWebhook({ em: em(), settings, log, actor }, { url, events });
+      subscriptions.push(made.webhook.id);
+    }
+    // The worker is up and delivering before the clock starts.
+    const ping = { storeId: market.id, event: 'site.published', entityId: market.id, data: {} };
+    await em().transactional((tx) => recordEvents(tx, [ping]));
+    await until(() => delivered > 0, 120_000, 'the warm-up delivery');
+    // A partner follows on from where it is, not from the start: both cursors' heads, read untimed.
+    let feedHead = '';
+    for (let more = true; more; ) {
+      const since = feedHead && `&updated_since=${encodeURIComponent(feedHead)}`;
+      const page = await get<Page>(`/api/v1/inventory?limit=500${since}`);
+      [feedHead, more] = [page.next_cursor, page.has_more];
+    }
+    const eventsHead = (await get<Page>('/api/v1/events?order=desc&limit=1')).next_cursor;
+    // That walk spent the store's feed allowance: the run starts with it whole.
+    const limits = [`inventory:store:${storeId}`, `test:inventory:store:${storeId}`];
+    await rows(em(), sql`DELETE FROM rate_limits WHERE key = ANY(${limits})`);
+    const seen = CLASSES.map(() => ({ ms: [] as number[], count: 0, errors: 0, rate_limited: 0 }));
+    const errorSamples = new Set<string>();
+    const runId = Date.now().toString(36);
+    let [bought, posted] = [0, 0];
+    const deliveredBefore = delivered;
+    const started = performance.now();
+    const end = started + seconds * 1000;
+    const connection = async (index: number) => {
+      const rnd = seeded(27_000 + index);
+      const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
+      const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)] as T;
+      const kinds = [
+        () => `in_stock=${pick(['true', 'false'])}`,
+        () => `pricing_type=${pick(['wholesale', 'commission'])}`,
+        () => `category=${pick(CATEGORIES)[0]}`,
+        () => `brand=${encodeURIComponent(pick(brands)[pick(['name', 'slug'] as const)])}`,
+        () => `price_min_cents=${int(0, 60_000)}`,
+        () => `price_max_cents=${int(1, 80_000)}`,
+      ];
+      // Distinct kinds: a parameter sent twice is a 400.
+      const filters = (n: number) => {
+        const left = [...kinds];
+        return Array.from({ length: n }, () => left.splice(int(0, left.length - 1), 1)[0]?.()).join('&');
+      };
+      const words = () => Array.from({ length: int(1, 2) }, () => pick(WORDS).toLowerCase()).join(' ');
+      const sort = () => `sort_by=${pick(SORT_KEYS)}&order=${pick(['asc', 'desc'])}`;
+      const byStatus = () => pick(['', '', '', `&status=${pick(ORDER_STATUSES)}`]);
+      const orderSort = () => `sort_by=${pick(['created_at', 'updated_at', 'id'])}${byStatus()}`;
+      const variants = () => pick(['', '&include=variants']);
+      let [feed, eventCursor] = [feedHead, eventsHead];
+      /** Each class's path, with the credential and body of the writes. */
+      const calls: Record<ClassName, () => [string, string?, object?]> = {
+        browse: () => [`/products?page=${int(1, 10)}`],
+        filtered: () => [`/products?${filters(int(1, 3))}&${sort()}&page=${int(1, 50)}`],
+        search: () => [`/products?search=${encodeURIComponent(words())}`],
+        facets: () => [`/products/facets?${filters(int(0, 2))}`],
+        product: () => [`/products/${pick(products)}`],
+        'my-products': () => [`/my-products?page=${int(1, 10)}&limit=${pick([20, 100])}${variants()}`],
+        orders: () => [`/orders?page=${int(1, 5)}&${orderSort()}`],
+        // Until the key's mode has an order in the store, an order read is a list read.
+        order: () => [orderIds.length ? `/orders/${pick(orderIds)}` : '/orders'],
+        inventory: () => [`/inventory?limit=100&updated_since=${encodeURIComponent(feed)}`],
+        events: () => [`/events?order=asc&wait=${int(1, 2)}&cursor=${encodeURIComponent(eventCursor)}`],
+        wholesale: () => {
+          const { product_id, variant_id } = buyable[bought++ % buyable.length] as (typeof buyable)[number];
+          return ['/orders', writeKey, { ...BUYER, items: [{ product_id, variant_id, quantity: 1 }] }];
+        },
+        marketplace: () => {
+          const n = posted++;
+          const line = { sku: market.skus[n % market.skus.length], quantity: 1, price_cents: 4500 };
+          const post = { marketplace: 'etsy', external_order_id: `pday-${runId}-${n}`, currency: 'AUD' };
+          const sale = { placed_at: new Date().toISOString(), items: [line], total_cents: 4500 };
+          return ['/orders/external', market.tokens[index], { ...post, ...sale, ...BUYER }];
+        },
+      };
+      while (performance.now() < end) {
+        const roll = rnd() * 100;
+        const c = BOUNDS.findIndex((b) => roll < b);
+        const cls = CLASSES[c] as ClassName;
+        const [path, credential = readKey, body] = calls[cls]();
+        const headers = { authorization: `Bearer ${credential}`, ...(body && writeHeaders()) };
+        const s = seen[c] as (typeof seen)[number];
+        s.count++;
+        const at = performance.now();
+        try {
+          const url = `${opts.apiUrl}/api/v1${path}`;
+          const [method, payload] = body ? ['POST', JSON.stringify(body)] : ['GET', undefined];
+          const res = await request(url, { method, headers, body: payload, dispatcher: agent });
+          const text = await res.body.text();
+          if (res.statusCode === 429) {
+            s.rate_limited++;
+            continue;
+          }
+          s.ms.push(performance.now() - at);
+          if (res.statusCode >= 300) {
+            s.errors++;
+            errorSamples.add(`${cls} ${res.statusCode} ${text.slice(0, 160)}`);
+            continue;
+          }
+          const page = JSON.parse(text);
+          if (cls === 'inventory') feed = page.next_cursor;
+          if (cls === 'events') eventCursor = page.next_cursor;
+          if (cls === 'wholesale' && live(writeKey) === live(readKey)) orderIds.push(page.order.id);
+        } catch (err) {
+          s.errors++;
+          errorSamples.add(`${cls}: ${(err as Error).message}`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: connections }, (_, i) => connection(i)));
+    const elapsed = (performance.now() - started) / 1000;
+    const pct = (xs: number[], q: number) => round(quantile(xs, q));
+    const stats = (ms: number[]) => ({ p50: pct(ms, 0.5), p99: pct(ms, 0.99), max: pct(ms, 1) });
+    const figures = seen.map(({ ms, ...n }) => ({ ...n, ...stats(ms) }));
+    const sum = (f: keyof ClassFigures) => figures.reduce((n, x) => n + x[f], 0);
+    const timed = seen.filter((_, i) => CLASSES[i] !== LONG_POLL).flatMap((s) => s.ms);
+    const [rps, p99, errors] = [round(sum('count') / elapsed), pct(timed, 0.99), sum('errors')];
+    return {
+      ...{ connections, seconds, requests: sum('count'), rps, p50: pct(timed, 0.5), p99, errors },
+      ...{ rate_limited: sum('rate_limited'), error_samples: [...errorSamples].slice(0, 8) },
+      classes: Object.fromEntries(CLASSES.map((c, i) => [c, figures[i]])) as Record<ClassName, ClassFigures>,
+      webhook_deliveries: delivered - deliveredBefore,
+      targets: {
+        rps: { target: TARGETS.rps, value: rps, met: rps >= TARGETS.rps },
+        p99: { target: TARGETS.p99, value: p99, met: p99 <= TARGETS.p99 },
+        errors: { target: TARGETS.errors, value: errors, met: errors <= TARGETS.errors },
+      },
+    };
+  } finally {
+    // The worker stops first: its subscriptions go once nothing is delivering to them.
+    worker.kill('SIGTERM');
+    if (worker.exitCode === null) await once(worker, 'exit');
+    await rows(em(), sql`DELETE FROM webhook_subscriptions WHERE id = ANY(${subscriptions}::integer[])`);
+    await agent.close();
+    await new Promise((r) => receiver.close(r));
+    await orm.close(true);
+  }
+}
+
+/**
+ * The marketplace store (made once), its own goods stocked beyond any run, and an app token per
+ * connection, as one app taking 5% of the load would be over its per-app and per-credential limits.
+ * Genuine tokens, by the authorization server's own steps in process: register, authorize with PKCE,
+ * a store user's session approves, code exchange.
+ */
+async function marketplace(orm: Orm, settings: Settings, issuer: string, apps: number) {
+  const em = () => orm.em.fork();
+  const slug = 'bench-pday-market';
+  const [found] = await rows<{ id: number }>(em(), sql`SELECT id FROM stores WHERE slug = ${slug}`);
+  const storeId = found?.id ?? (await createStore({ em: em() }, { name: 'Bench marketplace', slug })).id;
+  const skus = Array.from({ length: 20 }, (_, i) => `PDAY-${storeId}-${i}`);
+  const have = await rows<{ sku: string }>(em(), sql`SELECT sku FROM products WHERE sku = ANY(${skus})`);
+  for (const sku of skus.filter((s) => !have.some((h) => h.sku === s))) {
+    const goods = { storeId, sku, name: `Handmade ${sku}`, priceCents: 4500, stock: 1e9 };
+    await createOwnGoods({ em: em(), settings, log }, goods);
+  }
+  const password = randomBytes(18).toString('base64url');
+  const user = await createUser(em(), { storeId, email: `pday-${randomUUID()}@bench.test`, password });
+  const session = await findSession(em(), await createSession(em(), user.id));
+  if (!session) throw new Error('platform day: no consent session');
+  const resource = apiResource(issuer);
+  const scope = 'write_external_orders';
+  const tokens: string[] = [];
+  for (let i = 0; i < apps; i++) {
+    const app = await registerClient(em(), { client_name: `App ${i}`, redirect_uris: [REDIRECT], scope });
+    const client = { client_id: app.client_id, redirect_uri: REDIRECT };
+    const verifier = randomBytes(32).toString('base64url');
+    const pkce = { code_challenge: pkceChallenge(verifier), code_challenge_method: 'S256' };
+    const ask = new URLSearchParams({ response_type: 'code', ...client, scope, resource, ...pkce });
+    const asked = await startAuthorization(em(), ask, issuer);
+    const pending = asked.kind === 'consent' ? await pendingRequest(em(), asked.requestId) : undefined;
+    if (!pending) throw new Error(`platform day: authorization refused: ${JSON.stringify(asked)}`);
+    const code = new URL(await approve(em(), pending, session, issuer)).searchParams.get('code') ?? '';
+    const grant = { grant_type: 'authorization_code' as const, ...client, code, code_verifier: verifier };
+    tokens.push((await exchangeCode(em(), { ...grant, resource: [resource] }, issuer)).access_token);
+  }
+  return { id: storeId, skus, tokens };
+}
+
+export function printPlatformDay(r: PlatformDayResult) {
+  const { rps, p99, errors } = r.targets;
+  const met = (x: { met: boolean }) => (x.met ? 'met' : 'MISSED');
+  console.log(
+    `\nPlatform day: ${r.connections} connections, ${r.seconds} s; overall p50/p99 leave out the long poll`,
+  );
+  const cells = (x: Record<keyof ClassFigures, unknown>) =>
+    [x.count, x.p50, x.p99, x.max, x.errors, x.rate_limited].map(String);
+  const name = (c: ClassName) => (c === LONG_POLL ? `${c} (long poll)` : c);
+  printTable(
+    ['class', '%', 'count', 'p50 ms', 'p99 ms', 'max ms', 'errors', '429s'],
+    [
+      ...CLASSES.map((c) => [name(c), `${WEIGHTS[c]}`, ...cells(r.classes[c])]),
+      ['overall', '100', ...cells({ ...r, count: r.requests, max: '' })],
+    ],
+  );
+  console.log(
+    `targets: ${r.rps} req/s ≥ ${rps.target} ${met(rps)}; p99 ${r.p99} ms ≤ ${p99.target} ${met(p99)}; ` +
+      `${r.errors} errors ${met(errors)}; ${r.webhook_deliveries} webhook deliveries during the run`,
+  );
+  for (const s of r.error_samples) console.log(`  error: ${s}`);
+}
