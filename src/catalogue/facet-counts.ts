@@ -26,7 +26,7 @@ import {
   SEARCH_STATIC_ORDER,
   type Taxonomy,
 } from './filters.ts';
-import { type PriceRange, type PriceSplit, priceReach, splitPrice, withPrice } from './price-ranges.ts';
+import { type PriceRange, type PriceSplit, priceReach, priceSplitOf, withPrice } from './price-ranges.ts';
 import { type CatalogueFilters, FACET_NAMES, type FacetName } from './schemas.ts';
 
 /** The facet value of band `i`: `min-max`, the last band open (`100000-`). */
@@ -367,10 +367,7 @@ export async function countFacets(
   const taxonomy = needsTaxonomy(ctx, f) ? await resolveTaxonomy(em, ctx, f) : undefined;
   // A search's facets already count within its best SEARCH_RANKED matches, whatever the category.
   const raw = path === 'auto' && isRawCategory(f, taxonomy) && !f.search?.trim();
-  const split =
-    path === 'auto' && !raw && !f.search?.trim()
-      ? splitPrice(f.price_min_cents, f.price_max_cents)
-      : undefined;
+  const split = path === 'auto' && !raw && !f.search?.trim() ? await priceSplitOf(em, f) : undefined;
 
   const counted: { facet: FacetName; value: string | null; count: number }[] = [];
   let total = 0;
@@ -414,9 +411,10 @@ export async function countFacets(
 
   const facets = {} as Facets;
   for (const name of FACET_NAMES) {
-    // A value a price range's parts take back out entirely sums to nothing: it is not listed.
+    // A price range's parts are separate statements, each its own snapshot: under concurrent writes a
+    // value taken back out could sum below its true count; it is never listed below 1.
     const list = [...sums[name]]
-      .filter(([, count]) => count !== 0)
+      .filter(([, count]) => count > 0)
       .map(([value, count]) => ({ value, count }));
     if (name === 'price_band')
       list.sort((a, b) => Number.parseInt(a.value, 10) - Number.parseInt(b.value, 10));
@@ -426,7 +424,7 @@ export async function countFacets(
   const ownership = ownershipOf(ctx, f);
   return {
     facets,
-    total_count: total,
+    total_count: Math.max(0, total),
     total_count_is_lower_bound: lowerBound,
     ...(ownership ? { ownership } : {}),
   };

@@ -18,7 +18,7 @@ import {
   type Taxonomy,
   whereAll,
 } from './filters.ts';
-import { type PriceRange, type PriceSplit, priceReach, splitPrice, withPrice } from './price-ranges.ts';
+import { type PriceRange, type PriceSplit, priceReach, priceSplitOf, withPrice } from './price-ranges.ts';
 import { type ProductRow, productColumns, toCatalogueProduct } from './product-item.ts';
 import type { ListInput, SortKey } from './schemas.ts';
 
@@ -166,9 +166,8 @@ async function countMatches(
   if (q.searchMatches !== undefined) return searchTotal(q.searchMatches);
   const fromCells = await cellTotal(em, ctx, input, taxonomy);
   if (fromCells !== undefined) return { total: fromCells, lowerBound: false };
-  const split = q.rawCategory ? undefined : splitPrice(input.price_min_cents, input.price_max_cents);
-  const splitCount = split && (await splitTotal(em, ctx, input, taxonomy, split));
-  if (splitCount !== undefined) return { total: splitCount, lowerBound: false };
+  const split = q.rawCategory ? undefined : await priceSplitOf(em, input);
+  if (split) return { total: await splitTotal(em, ctx, input, taxonomy, split), lowerBound: false };
   const [row] = await rows<{ total: number }>(
     em,
     sql`SELECT count(*)::integer AS total FROM ${from} WHERE ${where}`,
@@ -176,14 +175,18 @@ async function countMatches(
   return { total: row?.total ?? 0, lowerBound: false };
 }
 
-/** The total of a split price range, or undefined when its whole bands are no cell condition. */
+/**
+ * The total of a split price range: its whole bands from the cells (or, under filters no grain
+ * holds with the price band, counted through the price index like the parts), plus and less the
+ * parts. Separate statements, so under concurrent writes the sum is clamped at 0.
+ */
 async function splitTotal(
   em: EntityManager,
   ctx: StoreCatalogueContext,
   input: ListInput,
   taxonomy: Taxonomy | undefined,
   split: PriceSplit,
-): Promise<number | undefined> {
+): Promise<number> {
   const { price_min_cents: _min, price_max_cents: _max, ...others } = input;
   const slice = async (r: PriceRange) => {
     const q = await buildCatalogueQuery(em, ctx, withPrice(others, r), { taxonomy });
@@ -193,14 +196,19 @@ async function splitTotal(
     );
     return row?.n ?? 0;
   };
-  const [whole, added, subtracted] = await Promise.all([
-    split.cells ? cellTotal(em, ctx, { ...others, ...split.cells }, taxonomy) : 0,
+  const whole = async () => {
+    const cells = split.cells;
+    if (!cells) return 0;
+    const fromCells = await cellTotal(em, ctx, { ...others, ...cells }, taxonomy);
+    return fromCells ?? slice({ min: cells.price_min_cents ?? 0, max: cells.price_max_cents });
+  };
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const [wholeBands, added, subtracted] = await Promise.all([
+    whole(),
     Promise.all(split.add.map(slice)),
     Promise.all(split.subtract.map(slice)),
   ]);
-  if (whole === undefined) return undefined;
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  return whole + sum(added) - sum(subtracted);
+  return Math.max(0, wholeBands + sum(added) - sum(subtracted));
 }
 
 export async function listProducts(ctx: PartnerContext, input: ListInput) {

@@ -1,4 +1,5 @@
-import { type RawBuilder, sql } from '../db/sql.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import { PRICE_BANDS } from './cells.ts';
 
@@ -25,12 +26,20 @@ export interface PriceSplit {
 const isEdge = (cents: number | undefined) =>
   cents === undefined || (PRICE_BANDS as readonly number[]).includes(cents);
 
-/** Width in cents, an open end infinite. */
-const width = (r: PriceRange) => (r.max === undefined ? Number.POSITIVE_INFINITY : r.max - r.min);
-
-/** The split of [min, max), or undefined when every bound is a band edge (the cells answer it). */
-export function splitPrice(min: number | undefined, max: number | undefined): PriceSplit | undefined {
+/**
+ * The split of [min, max), or undefined when every bound is a band edge (the cells answer it).
+ * `ceiling` is the highest catalogue price: the cents above it hold none of the catalogue's products,
+ * so a part reaching past it is as wide as the cents below it (an open-ended band, or a "no maximum"
+ * of 2^31 - 1, would otherwise always look wider than its other side).
+ */
+export function splitPrice(
+  min: number | undefined,
+  max: number | undefined,
+  ceiling = Number.POSITIVE_INFINITY,
+): PriceSplit | undefined {
   if (isEdge(min) && isEdge(max)) return undefined;
+  const width = (r: PriceRange) =>
+    Math.max(0, Math.min(r.max ?? Number.POSITIVE_INFINITY, ceiling + 1) - r.min);
   const lo = min ?? 0;
   const hi = max ?? Number.POSITIVE_INFINITY;
   const split: PriceSplit = { add: [], subtract: [] };
@@ -66,6 +75,20 @@ export function splitPrice(min: number | undefined, max: number | undefined): Pr
     };
   }
   return split;
+}
+
+/** The split of the filters' price range (splitPrice), the catalogue's highest price read when needed. */
+export async function priceSplitOf(
+  em: EntityManager,
+  f: { price_min_cents?: number; price_max_cents?: number },
+): Promise<PriceSplit | undefined> {
+  if (isEdge(f.price_min_cents) && isEdge(f.price_max_cents)) return undefined;
+  // The end of `products_retail_idx`: one index entry.
+  const [row] = await rows<{ ceiling: number | null }>(
+    em,
+    sql`SELECT max(retail_price_cents) AS ceiling FROM products`,
+  );
+  return splitPrice(f.price_min_cents, f.price_max_cents, row?.ceiling ?? 0);
 }
 
 /**
