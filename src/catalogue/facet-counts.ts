@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/kysely.ts';
-import { type RawBuilder, rows, run, sql } from '../db/sql.ts';
+import { type RawBuilder, rows, run, scanRows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import {
   type CellCount,
@@ -141,8 +141,8 @@ async function scanCounts(
 ) {
   const base = sql.join(q.base, sql` AND `);
   const [taxonomyRows, terms] = await Promise.all([
-    rows(em, taxonomyQuery(q, from, base)),
-    rows(em, termsQuery(q, from, base)),
+    scanRows(em, taxonomyQuery(q, from, base)),
+    scanRows(em, termsQuery(q, from, base)),
   ]);
   const id = (n: number | null) => (n === null ? null : String(n));
   for (const row of taxonomyRows) {
@@ -179,7 +179,7 @@ async function facetScans(
   const base = sql.join(q.base, sql` AND `);
   const id = (n: number | null) => (n === null ? null : String(n));
   const grouped = async (facet: FacetName, column: RawBuilder<unknown>) => {
-    const found = await rows<{ value: number | null; n: number }>(
+    const found = await scanRows<{ value: number | null; n: number }>(
       em,
       sql`SELECT ${column} AS value, count(*)::integer AS n FROM ${from}
         WHERE ${base} AND ${othersThan(q, facet)} GROUP BY 1`,
@@ -188,7 +188,7 @@ async function facetScans(
   };
   const valued = async (facet: FacetName) => {
     const values = VALUE_COUNTS.filter((v) => v.facet === facet);
-    const [row] = await rows<{ counts: number[] }>(
+    const [row] = await scanRows<{ counts: number[] }>(
       em,
       sql`SELECT ARRAY[${sql.join(
         values.map((v) => counted(v.when)),
@@ -199,7 +199,7 @@ async function facetScans(
   };
   const one = async (facet: FacetName | 'total') => {
     if (facet === 'total') {
-      const [row] = await rows<{ n: number }>(
+      const [row] = await scanRows<{ n: number }>(
         em,
         sql`SELECT count(*)::integer AS n FROM ${from} WHERE ${base} AND ${whereFacets(q)}`,
       );
@@ -413,9 +413,7 @@ export async function countFacets(
   for (const name of FACET_NAMES) {
     // A price range's parts are separate statements, each its own snapshot: under concurrent writes a
     // value taken back out could sum below its true count; it is never listed below 1.
-    const list = [...sums[name]]
-      .filter(([, count]) => count > 0)
-      .map(([value, count]) => ({ value, count }));
+    const list = [...sums[name]].filter(([, count]) => count > 0).map(([value, count]) => ({ value, count }));
     if (name === 'price_band')
       list.sort((a, b) => Number.parseInt(a.value, 10) - Number.parseInt(b.value, 10));
     else list.sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));

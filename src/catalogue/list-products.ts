@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { pageOffset, pagination, type RawBuilder, rows, sql } from '../db/sql.ts';
+import { pageOffset, pagination, type RawBuilder, rows, scanRows, sql } from '../db/sql.ts';
 import { loadCatalogueContext, type StoreCatalogueContext } from '../store/catalogue-context.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { cellTotal } from './cells.ts';
@@ -168,7 +168,7 @@ async function countMatches(
   if (fromCells !== undefined) return { total: fromCells, lowerBound: false };
   const split = q.rawCategory ? undefined : await priceSplitOf(em, input);
   if (split) return { total: await splitTotal(em, ctx, input, taxonomy, split), lowerBound: false };
-  const [row] = await rows<{ total: number }>(
+  const [row] = await scanRows<{ total: number }>(
     em,
     sql`SELECT count(*)::integer AS total FROM ${from} WHERE ${where}`,
   );
@@ -190,7 +190,7 @@ async function splitTotal(
   const { price_min_cents: _min, price_max_cents: _max, ...others } = input;
   const slice = async (r: PriceRange) => {
     const q = await buildCatalogueQuery(em, ctx, withPrice(others, r), { taxonomy });
-    const [row] = await rows<{ n: number }>(
+    const [row] = await scanRows<{ n: number }>(
       em,
       sql`SELECT count(*)::integer AS n FROM ${catalogueFrom(ctx, priceReach(ctx, r))} WHERE ${whereAll(q)}`,
     );
