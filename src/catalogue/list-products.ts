@@ -22,6 +22,9 @@ import { type PriceRange, type PriceSplit, priceReach, priceSplitOf, withPrice }
 import { type ProductRow, productColumns, toCatalogueProduct } from './product-item.ts';
 import type { ListInput, SortKey } from './schemas.ts';
 
+/** From this offset on, a page waits for the total and is not read past the last match. */
+const DEEP_OFFSET = 10_000n;
+
 const SORT_COLUMNS: Record<SortKey, RawBuilder<unknown>> = {
   name: sql`p.name`,
   created_at: sql`p.created_at`,
@@ -233,10 +236,9 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
     const where = whereAll(q);
     // Under a raw category value, only that category's products (filters.ts productsFrom).
     const from = catalogueFrom(store, q.rawCategory);
-    const [count, pageRows] = await Promise.all([
-      countMatches(em, store, q, input, taxonomy, from, where),
-      // The page is chosen on ids alone and only its rows are then read whole and named: sorting or
-      // skipping narrow rows, and never joining brands and categories to rows that are not shown.
+    // The page is chosen on ids alone and only its rows are then read whole and named: sorting or
+    // skipping narrow rows, and never joining brands and categories to rows that are not shown.
+    const page = () =>
       rows<ProductRow>(
         em,
         sql`SELECT ${productColumns(store)}
@@ -247,8 +249,16 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
           LEFT JOIN categories c ON c.id = p.category_id
           LEFT JOIN brands b ON b.id = p.brand_id
           ORDER BY ${orderBy(input)}`,
-      ),
-    ]);
+      );
+    const counting = countMatches(em, store, q, input, taxonomy, from, where);
+    // A deep page skips `offset` rows to reach its own, a cost that grows with the offset: past
+    // DEEP_OFFSET the total is read first, and a page past the last match answers empty at once
+    // instead of skipping every match to find nothing.
+    if (BigInt(offset) >= DEEP_OFFSET) {
+      const count = await counting;
+      return { count, pageRows: BigInt(offset) >= BigInt(count.total) ? [] : await page() };
+    }
+    const [count, pageRows] = await Promise.all([counting, page()]);
     return { count, pageRows };
   }
 }
