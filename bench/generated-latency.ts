@@ -56,8 +56,10 @@ export interface GeneratedResult {
   combinations: number;
   /** Combinations answered 4xx (input the contract refuses), per endpoint and status. */
   refused: Record<string, number>;
-  /** Any 5xx or network failure: each is a defect. */
+  /** Any 5xx or network failure of the API: each is a defect. */
   errors: { url: string; status: number; body: string }[];
+  /** Combinations whose raw replay failed (its statements past the budget): their raw time is the budget. */
+  raw_failures: string[];
   rounds: Partial<Record<Statistics, { endpoints: EndpointFigure[]; slowest: SlowQuery[] }>>;
 }
 
@@ -78,17 +80,24 @@ const side = (xs: number[]): Side => ({
   max_ms: round(Math.max(0, ...xs)),
 });
 
+/** How long one EXPLAIN ANALYZE of a slow statement may run. */
+const EXPLAIN_BUDGET_MS = 10_000;
+
 type Plan = Record<string, { sql: string; parameters: unknown[] }[][]>;
 
-/** EXPLAIN ANALYZE of each read statement a URL ran; the slowest one's plan. */
+/**
+ * EXPLAIN ANALYZE of each read statement a URL ran; the slowest one's plan. A statement past the
+ * budget is explained without ANALYZE (the plan PostgreSQL would run, not its figures).
+ */
 async function slowestPlan(client: pg.Client, steps: Plan[string]): Promise<string[]> {
   let worst: { ms: number; plan: string[] } = { ms: -1, plan: [] };
   for (const s of steps.flat()) {
     if (!/^\s*(SELECT|WITH)\b/i.test(s.sql)) continue;
-    const { rows } = await client.query<{ 'QUERY PLAN': string }>(
-      `EXPLAIN (ANALYZE, BUFFERS) ${s.sql}`,
-      s.parameters,
-    );
+    const explain = (options: string) =>
+      client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (${options}) ${s.sql}`, s.parameters);
+    await client.query(`SET statement_timeout = ${EXPLAIN_BUDGET_MS}`);
+    const { rows } = await explain('ANALYZE, BUFFERS').catch(() => explain('COSTS'));
+    await client.query('RESET statement_timeout');
     const plan = rows.map((r) => r['QUERY PLAN']);
     const ms = Number(/Execution Time: ([\d.]+)/.exec(plan.at(-1) ?? '')?.[1] ?? 0);
     if (ms > worst.ms) worst = { ms, plan };
@@ -124,7 +133,13 @@ export async function benchGeneratedQueries(opts: {
     await loadEvents(opts.databaseUrl, client, opts.storeId, opts.events);
     const domain = await readDomain(client, opts.storeId, opts.apiUrl, headers);
     const drawn = drawQueries(domain, opts.count);
-    const result: GeneratedResult = { combinations: drawn.length, refused: {}, errors: [], rounds: {} };
+    const result: GeneratedResult = {
+      combinations: drawn.length,
+      refused: {},
+      errors: [],
+      raw_failures: [],
+      rounds: {},
+    };
 
     // One untimed pass: what each combination answers, and a warm cache for both sides.
     const ok: Drawn[] = [];

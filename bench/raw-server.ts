@@ -15,9 +15,12 @@ interface Step {
 type Plan = Record<string, Step[][]>;
 
 const plan = JSON.parse(readFileSync(process.env.BENCH_PLAN_FILE ?? '', 'utf8')) as Plan;
+// The API's statement budget (API_STATEMENT_TIMEOUT) holds here too: a statement the API would stop
+// at 2 s is a failure on both sides, not a raw figure of minutes that holds the bench up.
 const pool = new pg.Pool({
   connectionString: process.env.DATABASE_URL,
   max: Number(process.env.DB_POOL_SIZE ?? 10),
+  statement_timeout: Number(process.env.API_STATEMENT_TIMEOUT ?? 2000),
 });
 
 const server = createServer(async (req, res) => {
