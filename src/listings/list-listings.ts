@@ -3,11 +3,20 @@ import type { PartnerContext } from '../trpc/context.ts';
 import { availableForSale, base, COLUMNS, type Item, LIVE, type Row, variantsOf } from './queries.ts';
 import type { ListListingsInput } from './schemas.ts';
 
+/** Three letters or digits in a row: the least a substring needs for pg_trgm to extract a trigram. */
+const HAS_TRIGRAM = /[\p{L}\p{N}]{3}/u;
+
 function filters(input: ListListingsInput): RawBuilder<unknown>[] {
   const conds: RawBuilder<unknown>[] = [];
   if (input.search) {
     const pattern = likePattern(input.search);
-    conds.push(sql`(p.name ILIKE ${pattern} OR p.sku ILIKE ${pattern})`);
+    // A term without a trigram (`%_%`, `ab`) would have the trigram indexes read every product's
+    // entry (a 503 at 2M products); said on expressions no index holds, the same condition is tested
+    // on the store's own listings instead, a read bounded by the store.
+    const [name, sku] = HAS_TRIGRAM.test(input.search)
+      ? [sql`p.name`, sql`p.sku`]
+      : [sql`(p.name || '')`, sql`(p.sku || '')`];
+    conds.push(sql`(${name} ILIKE ${pattern} OR ${sku} ILIKE ${pattern})`);
   }
   const noWeight = sql`p.weight_oz IS NULL`;
   const noDims = sql`(p.width_cm IS NULL OR p.depth_cm IS NULL OR p.height_cm IS NULL)`;
