@@ -427,6 +427,20 @@ describe('a price range at any cents', () => {
   it('lists and counts every facet as a plain scan does, under any category and other filters', async () => {
     await fc.assert(fc.asyncProperty(priceCases, matchesPlainScan), { numRuns: RUNS, seed: SEED });
   });
+
+  it('counts the same inside a transaction (its scans join the transaction)', async () => {
+    const em = app.em();
+    const ctx = await loadCatalogueContext(em, store.id);
+    const filters = facetsInput.parse({
+      price_min_cents: 1234,
+      price_max_cents: 60000,
+      pricing_type: 'wholesale',
+    });
+    const outside = await countFacets(em.fork(), ctx, filters);
+    const inside = await em.fork().transactional((tx) => countFacets(tx, ctx, filters));
+    expect(inside).toEqual(outside);
+    expect(outside.total_count).toBeGreaterThan(0);
+  });
 });
 
 /** The facets and the list (total and ids in order) of a case equal the plain scan's. */

@@ -28,6 +28,9 @@ export async function rows<T>(em: EntityManager, statement: RawBuilder<T>): Prom
  * past any budget). The setting lives on the statement's connection only while it runs.
  */
 export async function scanRows<T>(em: EntityManager, statement: RawBuilder<T>): Promise<T[]> {
+  // Inside a transaction the connection is the transaction's (kysely hands out no other): the
+  // statement joins it with the planner's own choice.
+  if (em.isInTransaction()) return rows(em, statement);
   return em
     .getKysely()
     .connection()
