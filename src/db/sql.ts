@@ -10,13 +10,19 @@ export { type RawBuilder, sql } from 'kysely';
  * SQL beats the ORM's hydration (see docs/decisions.md).
  */
 export async function rows<T>(em: EntityManager, statement: RawBuilder<T>): Promise<T[]> {
-  const db = em.getKysely();
-  if (!observer) return (await statement.execute(db)).rows;
-  const done = observer(statement.compile(db));
+  return observed(em.getKysely(), statement);
+}
+
+/** Executes `statement` on `db`, told to the benchmark's observer when one is set. */
+async function observed<T>(
+  db: Parameters<RawBuilder<T>['execute']>[0],
+  statement: RawBuilder<T>,
+): Promise<T[]> {
+  const done = observer?.(statement.compile(db));
   try {
     return (await statement.execute(db)).rows;
   } finally {
-    done();
+    done?.();
   }
 }
 
@@ -36,16 +42,14 @@ export async function scanRows<T>(em: EntityManager, statement: RawBuilder<T>): 
     .connection()
     .execute(async (db) => {
       await sql`SET enable_nestloop = off`.execute(db);
-      const done = observer?.(statement.compile(db));
       let failed = false;
       try {
-        return (await statement.execute(db)).rows;
+        return await observed(db, statement);
       } catch (err) {
         failed = true;
         throw err;
       } finally {
-        done?.();
-        // In a transaction the statement's failure aborted it, and its rollback undoes the setting.
+        // A connection the failure left unusable must not hide the statement's own error.
         await sql`RESET enable_nestloop`.execute(db).catch((err: unknown) => {
           if (!failed) throw err;
         });
