@@ -118,7 +118,7 @@ export async function alternatingRounds(
 
 export type Statistics = 'fresh' | 'analysed';
 /** The tables a catalogue request reads whose statistics a bulk load leaves empty or stale. */
-export const MEASURED_TABLES = ['products', 'product_variants', 'listings'] as const;
+export const MEASURED_TABLES = ['products', 'product_variants', 'listings', 'product_search_terms'] as const;
 
 /**
  * A freshly loaded catalogue has no planner statistics yet; the same queries must plan well both

@@ -23,11 +23,11 @@ import {
   productsFrom,
   resolveTaxonomy,
   SEARCH_RANKED,
-  SEARCH_STATIC_ORDER,
   type Taxonomy,
 } from './filters.ts';
 import { type PriceRange, type PriceSplit, priceReach, priceSplitOf, withPrice } from './price-ranges.ts';
 import { type CatalogueFilters, FACET_NAMES, type FacetName } from './schemas.ts';
+import { inStaticOrder } from './search-terms.ts';
 
 /** The facet value of band `i`: `min-max`, the last band open (`100000-`). */
 function bandValue(i: number): string {
@@ -237,10 +237,15 @@ async function searchWithinBound(em: EntityManager, ctx: StoreCatalogueContext, 
   // The bound is drawn under the filters that are not facets: from every product, never only those of
   // a raw category value (a facet filter, which the category facet leaves out).
   const from = q.readsListing ? catalogueFrom(ctx) : productsFrom();
-  const best = await rows<{ id: number }>(
+  const best = await rows(
     em,
-    sql`SELECT p.id FROM ${from} WHERE ${sql.join(q.base, sql` AND `)}
-      ORDER BY ${SEARCH_STATIC_ORDER} LIMIT ${SEARCH_RANKED + 1}`,
+    inStaticOrder<{ id: number }>({
+      source: from,
+      columns: sql`p.id`,
+      where: sql.join(q.base, sql` AND `),
+      limit: SEARCH_RANKED + 1,
+      lexeme: q.searchLexeme,
+    }),
   );
   const ids = best.slice(0, SEARCH_RANKED).map((r) => r.id);
   q.base.push(sql`p.id = ANY(${ids}::integer[])`);

@@ -3,6 +3,7 @@ import { likePattern, type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import { channelBit } from './channels.ts';
 import type { CatalogueFilters, FacetName } from './schemas.ts';
+import { drivingLexeme, inStaticOrder } from './search-terms.ts';
 
 /**
  * A withdrawn product has nothing to sell: its listing reads with no stock, whatever the supplier
@@ -72,6 +73,8 @@ export interface CatalogueQuery {
   searchMatches?: number;
   /** With `deferSearch`: the ways the term may match, for the caller to try in order. */
   searchModes?: SearchMode[];
+  /** Set when the search's matches all hold one lexeme: read in the static order through its entries. */
+  searchLexeme?: string;
   ownership?: { applied: 'own' | 'btab' | 'all'; choices: ('own' | 'btab' | 'all')[] };
   /** Whether some condition reads the store's listing (`l`): without one, `products p` alone will do. */
   readsListing: boolean;
@@ -144,15 +147,17 @@ export const isRawCategory = (f: CatalogueFilters, tax: Taxonomy | undefined): b
  * that score, and reports a total past it as a lower bound (docs/decisions.md, "Search at scale").
  */
 export const SEARCH_RANKED = 1_000;
-/** The static quality order behind a search: the recommended score, then the newest id. */
-export const SEARCH_STATIC_ORDER = sql`p.recommended_score DESC, p.id DESC`;
 /** Trigram indexes hold three-character units: a shorter substring would read every product. */
 const SUBSTRING_MIN_CHARS = 3;
 
-/** One way a search term matches: the condition and its relevance expression. */
+/**
+ * One way a search term matches: the condition and its relevance expression, and the lexeme every
+ * match holds when there is one (search-terms.ts).
+ */
 export interface SearchMode {
   where: RawBuilder<unknown>;
   relevance: RawBuilder<unknown>;
+  lexeme?: string;
 }
 
 /**
@@ -160,10 +165,14 @@ export interface SearchMode {
  * among the products the other filters leave (partial words, codes, stop words), a substring of name
  * or SKU (trigram indexes).
  */
-function searchModes(term: string): SearchMode[] {
+async function searchModes(em: EntityManager, term: string): Promise<SearchMode[]> {
   const tsquery = sql`websearch_to_tsquery('english', ${term})`;
-  const modes = [
-    { where: sql`p.search_vector @@ ${tsquery}`, relevance: sql`ts_rank_cd(p.search_vector, ${tsquery})` },
+  const modes: SearchMode[] = [
+    {
+      where: sql`p.search_vector @@ ${tsquery}`,
+      relevance: sql`ts_rank_cd(p.search_vector, ${tsquery})`,
+      lexeme: await drivingLexeme(em, term),
+    },
   ];
   if ([...term].length >= SUBSTRING_MIN_CHARS) {
     const pattern = likePattern(term);
@@ -176,18 +185,25 @@ function searchModes(term: string): SearchMode[] {
 }
 
 /**
- * A search's matches, counted up to one past SEARCH_RANKED in the static order: that order lets
- * PostgreSQL walk the recommended index for a broad term and stop, and sort a bitmap's few rows for a
- * rare one. An unordered probe (EXISTS) was planned as a scan hoping for an early hit, and read all
- * 2M rows when a term had none.
+ * A search's matches, counted up to one past SEARCH_RANKED in the static order: through the entries
+ * of the lexeme they all hold, or else letting PostgreSQL walk the recommended index for a broad
+ * term and stop, or sort a bitmap's few rows for a rare one. An unordered probe (EXISTS) was planned
+ * as a scan hoping for an early hit, and read all 2M rows when a term had none.
  */
-async function probe(em: EntityManager, from: RawBuilder<unknown>, conditions: RawBuilder<unknown>[]) {
-  const [row] = await rows<{ n: number }>(
-    em,
-    sql`SELECT count(*)::integer AS n FROM (SELECT 1 FROM ${from}
-      WHERE ${sql.join(conditions, sql` AND `)}
-      ORDER BY ${SEARCH_STATIC_ORDER} LIMIT ${SEARCH_RANKED + 1}) s`,
-  );
+async function probe(
+  em: EntityManager,
+  from: RawBuilder<unknown>,
+  mode: SearchMode,
+  conditions: RawBuilder<unknown>[],
+) {
+  const matches = inStaticOrder({
+    source: from,
+    columns: sql`1 AS one`,
+    where: sql.join([mode.where, ...conditions], sql` AND `),
+    limit: SEARCH_RANKED + 1,
+    lexeme: mode.lexeme,
+  });
+  const [row] = await rows<{ n: number }>(em, sql`SELECT count(*)::integer AS n FROM (${matches}) m`);
   return row?.n ?? 0;
 }
 
@@ -258,7 +274,7 @@ export async function buildCatalogueQuery(
 
   const term = f.search?.trim();
   if (term) {
-    const modes = searchModes(term);
+    const modes = await searchModes(em, term);
     if (opts.deferSearch) {
       q.searchModes = modes;
       return q;
@@ -267,7 +283,7 @@ export async function buildCatalogueQuery(
     let mode: SearchMode = { where: sql`false`, relevance: sql`0::real` };
     q.searchMatches = 0;
     for (const m of modes) {
-      q.searchMatches = await probe(em, queryFrom(ctx, q), [m.where, ...others]);
+      q.searchMatches = await probe(em, queryFrom(ctx, q), m, others);
       if (q.searchMatches > 0) {
         mode = m;
         break;
@@ -275,6 +291,7 @@ export async function buildCatalogueQuery(
     }
     q.base.push(mode.where);
     q.relevance = mode.relevance;
+    q.searchLexeme = mode.lexeme;
   }
   return q;
 }

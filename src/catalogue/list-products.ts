@@ -14,13 +14,13 @@ import {
   queryFrom,
   resolveTaxonomy,
   SEARCH_RANKED,
-  SEARCH_STATIC_ORDER,
   type Taxonomy,
   whereAll,
 } from './filters.ts';
 import { type PriceRange, type PriceSplit, priceReach, priceSplitOf, withPrice } from './price-ranges.ts';
 import { type ProductRow, productColumns, toCatalogueProduct } from './product-item.ts';
 import type { ListInput, SortKey } from './schemas.ts';
+import { inStaticOrder } from './search-terms.ts';
 
 /** From this offset on, a page waits for the total and is not read past the last match. */
 const DEEP_OFFSET = 10_000n;
@@ -76,15 +76,23 @@ async function rankedPage(
     const where = sql`${mode.where} AND ${whereAll(q)}`;
     const ranked = sql`SELECT * FROM (SELECT product_id, 0 AS part, rank, static FROM m
       ORDER BY static DESC, product_id DESC LIMIT ${SEARCH_RANKED}) r`;
-    const rest = sql`SELECT * FROM (SELECT p.id AS product_id, 1 AS part, 0::real AS rank,
-        p.recommended_score AS static FROM ${source} WHERE ${where}
-        ORDER BY ${SEARCH_STATIC_ORDER} LIMIT ${String(reach - BigInt(SEARCH_RANKED))} OFFSET ${SEARCH_RANKED}) t`;
+    const rest = sql`SELECT product_id, 1 AS part, 0::real AS rank, static FROM (${inStaticOrder({
+      source,
+      columns: sql`p.id AS product_id`,
+      where,
+      limit: reach - BigInt(SEARCH_RANKED),
+      offset: SEARCH_RANKED,
+      lexeme: mode.lexeme,
+    })}) t`;
     const found = await rows<ProductRow & { matches: number }>(
       em,
-      sql`WITH m AS MATERIALIZED (
-          SELECT p.id AS product_id, ${mode.relevance} AS rank, p.recommended_score AS static
-          FROM ${source} WHERE ${where} ORDER BY ${SEARCH_STATIC_ORDER} LIMIT ${SEARCH_RANKED + 1}
-        ), page AS (
+      sql`WITH m AS MATERIALIZED (${inStaticOrder({
+        source,
+        columns: sql`p.id AS product_id, ${mode.relevance} AS rank`,
+        where,
+        limit: SEARCH_RANKED + 1,
+        lexeme: mode.lexeme,
+      })}), page AS (
           SELECT product_id, ord FROM (
             SELECT product_id, row_number() OVER (ORDER BY part, ${rank},
               CASE WHEN part = 0 THEN product_id END ASC, static DESC, product_id DESC) AS ord

@@ -31,6 +31,7 @@ import { Migration20261125215000_idempotency_claim_token } from './Migration2026
 import { Migration20261128000000_idempotency_in_transaction } from './Migration20261128000000_idempotency_in_transaction.ts';
 import { Migration20261128010000_event_log_time_bounds } from './Migration20261128010000_event_log_time_bounds.ts';
 import { Migration20261128020000_raw_category_cover } from './Migration20261128020000_raw_category_cover.ts';
+import { Migration20261128030000_search_terms } from './Migration20261128030000_search_terms.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -96,5 +97,9 @@ export const migrationsList = [
   {
     name: 'Migration20261128020000_raw_category_cover',
     class: Migration20261128020000_raw_category_cover,
+  },
+  {
+    name: 'Migration20261128030000_search_terms',
+    class: Migration20261128030000_search_terms,
   },
 ];

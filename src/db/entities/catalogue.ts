@@ -415,3 +415,17 @@ export const ProductCompleteness = defineEntity({
     computedAt: p.datetime().defaultRaw(`now()`),
   },
 });
+
+/**
+ * A product's lexeme at its recommended score: a search's matches in the static order
+ * (Migration20261128030000_search_terms). Written only by triggers on products.
+ */
+export const ProductSearchTerm = defineEntity({
+  name: 'ProductSearchTerm',
+  tableName: 'product_search_terms',
+  properties: {
+    lexeme: p.text().primary(),
+    score: p.integer().primary(),
+    productId: p.integer().primary(),
+  },
+});

@@ -6,6 +6,7 @@ import {
   ProductDrawing,
   ProductImage,
   ProductOption,
+  ProductSearchTerm,
   ProductVariant,
   StoreDepartment,
   StoreMaker,
@@ -56,6 +57,7 @@ export type AnyEntity =
   | typeof FacetCellDelta
   | typeof StoreCell
   | typeof StoreCellDelta
+  | typeof ProductSearchTerm
   | typeof Listing
   | typeof Order
   | typeof OrderLine
@@ -103,6 +105,7 @@ export const entities: AnyEntity[] = [
   FacetCellDelta,
   StoreCell,
   StoreCellDelta,
+  ProductSearchTerm,
   Listing,
   Order,
   OrderLine,
