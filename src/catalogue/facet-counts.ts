@@ -11,13 +11,13 @@ import {
   partialCellQuery,
 } from './cells.ts';
 import { CHANNELS, channelBit } from './channels.ts';
+import { type Driver, driverOf } from './drivers.ts';
 import {
   buildCatalogueQuery,
   type CatalogueQuery,
   catalogueFrom,
   EFFECTIVE_PURCHASE_MODE,
   EFFECTIVE_RETAIL,
-  isRawCategory,
   needsTaxonomy,
   ownershipOf,
   productsFrom,
@@ -287,38 +287,70 @@ async function countInto(
 }
 
 /**
- * The facets under a raw category value (docs/decisions.md, "Raw category values"), which no cell
- * holds: the drill-down rule splits them in two, neither reading the whole catalogue.
- * - The `category` facet leaves its own filter out: it is the category facet of the other filters,
- *   counted the way they are counted (from the cells wherever those express them).
- * - Every other facet and the total count only products in that raw category: the raw condition
- *   becomes a base condition and the FROM (filters.ts productsFrom), so the two grouped scans read
- *   that category's entries of `products_category_raw_idx` (index-only: it carries the columns they
- *   count), not every product failing at most one filter. They cost the category's size.
+ * The facets under filters no cell grain holds together, one of them a driver (driverOf): the
+ * drill-down rule splits them in two, neither reading the whole catalogue (docs/decisions.md, "Raw
+ * category values" and "Facets read through their most selective filter").
+ * - The driver's own facet leaves its own filter out: it is that facet of the other filters,
+ *   counted the way they are counted (countAny: cells, another driver, a price split).
+ * - Every other facet and the total count only the driver's products: its condition becomes a base
+ *   condition and the FROM (filters.ts productsFrom), so the two grouped scans read the driver's
+ *   entries of its covering index (`products_category_raw_idx`, `products_brand_idx`...), not
+ *   every product failing at most one filter. They cost the driver's size.
  */
-async function countRawCategory(
+async function countDriven(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  f: CatalogueFilters,
+  taxonomy: Taxonomy | undefined,
+  driver: Driver,
+  tally: Tally,
+  only?: CellTargets,
+) {
+  const { [driver]: _driver, ...others } = f;
+  const wanted = (facet: FacetName | 'total') => !only || (only as readonly string[]).includes(facet);
+  const own: Tally = (facet, value, n) => {
+    if (facet === driver) tally(facet, value, n);
+  };
+  const rest: Tally = (facet, value, n) => {
+    if (facet !== driver && wanted(facet)) tally(facet, value, n);
+  };
+  const within = async () => {
+    const q = await buildCatalogueQuery(em, ctx, f, { taxonomy });
+    const { [driver]: condition, ...facets } = q.facets;
+    if (!condition) throw new Error(`the ${driver} filter built no condition`);
+    const base = [...q.base, condition];
+    await scanCounts(em, ctx, { ...q, base, facets }, rest, catalogueFrom(ctx, condition));
+  };
+  const needsRest = !only || only.some((facet) => facet !== driver);
+  await Promise.all([
+    wanted(driver) ? countAny(em, ctx, others, taxonomy, own, [driver]) : undefined,
+    needsRest ? within() : undefined,
+  ]);
+}
+
+/**
+ * Facet counts (or those in `only`) without a search, by the cheapest bounded route: the cells when
+ * they hold every filter; else through a driver (countDriven); else a price range's split; else
+ * the cells and one scan per facet no grain holds, or a scan.
+ */
+async function countAny(
   em: EntityManager,
   ctx: StoreCatalogueContext,
   f: CatalogueFilters,
   taxonomy: Taxonomy | undefined,
   tally: Tally,
-) {
-  const { category: _raw, ...others } = f;
-  const categoryOnly: Tally = (facet, value, n) => {
-    if (facet === 'category') tally(facet, value, n);
-  };
-  const allButCategory: Tally = (facet, value, n) => {
-    if (facet !== 'category') tally(facet, value, n);
-  };
-  const within = async () => {
-    const q = await buildCatalogueQuery(em, ctx, f, { taxonomy });
-    const { category: _category, ...facets } = q.facets;
-    const raw = q.rawCategory;
-    if (!raw) throw new Error('a raw category value built no condition');
-    const base = [...q.base, raw];
-    await scanCounts(em, ctx, { ...q, base, facets }, allButCategory, catalogueFrom(ctx, raw));
-  };
-  await Promise.all([countInto(em, ctx, others, taxonomy, 'auto', categoryOnly, ['category']), within()]);
+  only?: CellTargets,
+): Promise<void> {
+  const plan = cellPlan(ctx, f, taxonomy);
+  if (plan && cellQuery(ctx, plan, only)) {
+    await countInto(em, ctx, f, taxonomy, 'auto', tally, only);
+    return;
+  }
+  const driver = await driverOf(em, ctx, f, taxonomy);
+  if (driver) return countDriven(em, ctx, f, taxonomy, driver, tally, only);
+  const split = await priceSplitOf(em, f);
+  if (split) return countPriceSplit(em, ctx, f, taxonomy, split, tally, only);
+  await countInto(em, ctx, f, taxonomy, 'auto', tally, only);
 }
 
 /**
@@ -334,23 +366,27 @@ async function countPriceSplit(
   taxonomy: Taxonomy | undefined,
   split: PriceSplit,
   tally: Tally,
+  only?: CellTargets,
 ) {
   const { price_min_cents: _min, price_max_cents: _max, ...others } = f;
+  const wanted = (facet: FacetName | 'total') => !only || (only as readonly string[]).includes(facet);
   const bandOnly: Tally = (facet, value, n) => {
     if (facet === 'price_band') tally(facet, value, n);
   };
   const notBand =
     (sign: 1 | -1): Tally =>
     (facet, value, n) => {
-      if (facet !== 'price_band') tally(facet, value, sign * n);
+      if (facet !== 'price_band' && wanted(facet)) tally(facet, value, sign * n);
     };
   const slice = async (r: PriceRange, sign: 1 | -1) => {
     const q = await buildCatalogueQuery(em, ctx, withPrice(others, r), { taxonomy });
     await scanCounts(em, ctx, q, notBand(sign), catalogueFrom(ctx, priceReach(ctx, r)));
   };
+  const outside = only?.filter((facet) => facet !== 'price_band');
+  if (outside?.length === 0) return countAny(em, ctx, others, taxonomy, bandOnly, ['price_band']);
   await Promise.all([
-    countInto(em, ctx, others, taxonomy, 'auto', bandOnly, ['price_band']),
-    split.cells && countInto(em, ctx, { ...others, ...split.cells }, taxonomy, 'auto', notBand(1)),
+    wanted('price_band') ? countAny(em, ctx, others, taxonomy, bandOnly, ['price_band']) : undefined,
+    split.cells && countAny(em, ctx, { ...others, ...split.cells }, taxonomy, notBand(1), outside),
     ...split.add.map((r) => slice(r, 1)),
     ...split.subtract.map((r) => slice(r, -1)),
   ]);
@@ -370,9 +406,8 @@ export async function countFacets(
   path: FacetsPath = 'auto',
 ) {
   const taxonomy = needsTaxonomy(ctx, f) ? await resolveTaxonomy(em, ctx, f) : undefined;
-  // A search's facets already count within its best SEARCH_RANKED matches, whatever the category.
-  const raw = path === 'auto' && isRawCategory(f, taxonomy) && !f.search?.trim();
-  const split = path === 'auto' && !raw && !f.search?.trim() ? await priceSplitOf(em, f) : undefined;
+  // A search's facets already count within its best SEARCH_RANKED matches, whatever the filters.
+  const bounded = path === 'auto' && !f.search?.trim();
 
   const counted: { facet: FacetName; value: string | null; count: number }[] = [];
   let total = 0;
@@ -381,11 +416,9 @@ export async function countFacets(
     else if (count) counted.push({ facet, value, count });
   };
   const [lowerBound, brands, categories] = await Promise.all([
-    raw
-      ? countRawCategory(em, ctx, f, taxonomy, tally).then(() => false)
-      : split
-        ? countPriceSplit(em, ctx, f, taxonomy, split, tally).then(() => false)
-        : countInto(em, ctx, f, taxonomy, path, tally),
+    bounded
+      ? countAny(em, ctx, f, taxonomy, tally).then(() => false)
+      : countInto(em, ctx, f, taxonomy, path, tally),
     run(db(em).selectFrom('brands').select(['id', 'name'])),
     run(
       db(em)

@@ -79,10 +79,12 @@ export interface CatalogueQuery {
   /** Whether some condition reads the store's listing (`l`): without one, `products p` alone will do. */
   readsListing: boolean;
   /**
-   * Set when `category` is no taxonomy slug or name: the supplier's raw category condition (also
-   * `facets.category`), which only `products_category_raw_idx` answers without reading every product.
+   * A condition every row meets, read through its own covering index; statements then read only
+   * the products it admits (productsFrom). Always a raw category value (`category` naming no taxonomy
+   * category: only `products_category_raw_idx` answers it without reading every product); in a list,
+   * else the most selective brand, supplier or category under other filters (drivers.ts).
    */
-  rawCategory?: RawBuilder<unknown>;
+  fence?: RawBuilder<unknown>;
 }
 
 /** Catalogue rows this store may see at all: approved products, and only its own own-goods. */
@@ -212,7 +214,7 @@ async function probe(
  * condition reads them, and only the products of a raw category value (productsFrom).
  */
 export const queryFrom = (ctx: StoreCatalogueContext, q: CatalogueQuery) =>
-  q.readsListing ? catalogueFrom(ctx, q.rawCategory) : productsFrom(q.rawCategory);
+  q.readsListing ? catalogueFrom(ctx, q.fence) : productsFrom(q.fence);
 
 /** Whether `scope=store` applies: the explicit parameter, else the store's setting (never for removal). */
 export function scopesToStore(ctx: StoreCatalogueContext, f: CatalogueFilters, forRemoval = false): boolean {
@@ -304,8 +306,8 @@ function addFacetFilters(q: CatalogueQuery, f: CatalogueFilters, tax: Taxonomy |
     // value is the supplier's raw category, said as `products_category_raw_idx`'s expression.
     if (tax.categories.length) q.facets.category = anyOf(sql`p.category_id`, tax.categories);
     else {
-      q.rawCategory = rawCategoryIs(f.category);
-      q.facets.category = q.rawCategory;
+      q.fence = rawCategoryIs(f.category);
+      q.facets.category = q.fence;
     }
   }
   if (f.store_type !== undefined && tax) {

@@ -3,6 +3,7 @@ import { pageOffset, pagination, type RawBuilder, rows, scanRows, sql } from '..
 import { loadCatalogueContext, type StoreCatalogueContext } from '../store/catalogue-context.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { cellTotal } from './cells.ts';
+import { driverOf } from './drivers.ts';
 import {
   buildCatalogueQuery,
   CATALOGUE_EARN_PER_SALE,
@@ -132,7 +133,7 @@ function pageIds(
   if (input.sort_by !== 'margin') {
     // Filters that never read the store's listing choose the page on products alone: a deep page
     // then skips entries of a covering sort index instead of probing a listing for each.
-    const source = q.readsListing ? from : productsFrom(q.rawCategory);
+    const source = q.readsListing ? from : productsFrom(q.fence);
     return sql`SELECT p.id AS product_id FROM ${source} WHERE ${where}
       ORDER BY ${orderBy(input)} LIMIT ${input.limit} OFFSET ${offset}`;
   }
@@ -177,7 +178,7 @@ async function countMatches(
   if (q.searchMatches !== undefined) return searchTotal(q.searchMatches);
   const fromCells = await cellTotal(em, ctx, input, taxonomy);
   if (fromCells !== undefined) return { total: fromCells, lowerBound: false };
-  const split = q.rawCategory ? undefined : await priceSplitOf(em, input);
+  const split = q.fence ? undefined : await priceSplitOf(em, input);
   if (split) return { total: await splitTotal(em, ctx, input, taxonomy, split), lowerBound: false };
   const [row] = await scanRows<{ total: number }>(
     em,
@@ -229,6 +230,13 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
   // A search in relevance order counts its matches in the statement that ranks them.
   const ranked = !input.sort_by && Boolean(input.search?.trim());
   const q = await buildCatalogueQuery(em, store, input, { taxonomy, deferSearch: ranked });
+  // Several filters meet late in a sort order (2 s at 2M walking the created index for a brand
+  // under a category and a price): the page and the total read only the most selective brand,
+  // supplier or category's products, through its covering index.
+  if (!ranked && !q.fence && Object.keys(q.facets).length >= 2) {
+    const driver = await driverOf(em, store, input, taxonomy);
+    if (driver) q.fence = q.facets[driver];
+  }
   const offset = pageOffset(input.page, input.limit);
   const { count, pageRows } = ranked ? await searchList(em, store, q, input, offset) : await plainList();
   return {
@@ -242,8 +250,8 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
 
   async function plainList() {
     const where = whereAll(q);
-    // Under a raw category value, only that category's products (filters.ts productsFrom).
-    const from = catalogueFrom(store, q.rawCategory);
+    // Under a fence (a raw category value, a driver), only the products it admits (productsFrom).
+    const from = catalogueFrom(store, q.fence);
     // The page is chosen on ids alone and only its rows are then read whole and named: sorting or
     // skipping narrow rows, and never joining brands and categories to rows that are not shown.
     const page = () =>

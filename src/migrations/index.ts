@@ -32,6 +32,7 @@ import { Migration20261128000000_idempotency_in_transaction } from './Migration2
 import { Migration20261128010000_event_log_time_bounds } from './Migration20261128010000_event_log_time_bounds.ts';
 import { Migration20261128020000_raw_category_cover } from './Migration20261128020000_raw_category_cover.ts';
 import { Migration20261128030000_search_terms } from './Migration20261128030000_search_terms.ts';
+import { Migration20261128040000_taxonomy_covers } from './Migration20261128040000_taxonomy_covers.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -101,5 +102,9 @@ export const migrationsList = [
   {
     name: 'Migration20261128030000_search_terms',
     class: Migration20261128030000_search_terms,
+  },
+  {
+    name: 'Migration20261128040000_taxonomy_covers',
+    class: Migration20261128040000_taxonomy_covers,
   },
 ];

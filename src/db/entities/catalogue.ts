@@ -127,6 +127,61 @@ export const Product = defineEntity({
         'createdAt',
       ],
     },
+    // The facets read through a brand, supplier or category (Migration20261128040000_taxonomy_covers).
+    {
+      name: 'products_brand_idx',
+      properties: ['brand'],
+      include: [
+        'active',
+        'ownerStore',
+        'id',
+        'category',
+        'supplier',
+        'stockQuantity',
+        'retailPriceCents',
+        'pricingType',
+        'purchaseMode',
+        'readyToList',
+        'completeChannels',
+        'createdAt',
+      ],
+    },
+    {
+      name: 'products_supplier_idx',
+      properties: ['supplier'],
+      include: [
+        'active',
+        'ownerStore',
+        'id',
+        'brand',
+        'category',
+        'stockQuantity',
+        'retailPriceCents',
+        'pricingType',
+        'purchaseMode',
+        'readyToList',
+        'completeChannels',
+        'createdAt',
+      ],
+    },
+    {
+      name: 'products_category_idx',
+      properties: ['category'],
+      include: [
+        'active',
+        'ownerStore',
+        'id',
+        'brand',
+        'supplier',
+        'stockQuantity',
+        'retailPriceCents',
+        'pricingType',
+        'purchaseMode',
+        'readyToList',
+        'completeChannels',
+        'createdAt',
+      ],
+    },
     {
       name: 'products_created_idx',
       properties: ['createdAt', 'id'],
@@ -232,23 +287,10 @@ END)::integer), id) INCLUDE (active, owner_store_id, stock_quantity, pricing_typ
   ],
   properties: {
     id: p.integer().primary().autoincrement().generated('by default as identity'),
-    supplier: () =>
-      p.manyToOne(Supplier).updateRule('no action').deleteRule('no action').index('products_supplier_idx'),
+    supplier: () => p.manyToOne(Supplier).updateRule('no action').deleteRule('no action'),
     ownerStore: () => p.manyToOne(Store).updateRule('no action').deleteRule('cascade').nullable(),
-    brand: () =>
-      p
-        .manyToOne(Brand)
-        .updateRule('no action')
-        .deleteRule('no action')
-        .nullable()
-        .index('products_brand_idx'),
-    category: () =>
-      p
-        .manyToOne(Category)
-        .updateRule('no action')
-        .deleteRule('no action')
-        .nullable()
-        .index('products_category_idx'),
+    brand: () => p.manyToOne(Brand).updateRule('no action').deleteRule('no action').nullable(),
+    category: () => p.manyToOne(Category).updateRule('no action').deleteRule('no action').nullable(),
     categoryRaw: p.text().nullable(),
     name: p.text(),
     description: p.text().default(''),
