@@ -5,7 +5,7 @@ import type { Orm } from '../server/orm.ts';
 import type { CompiledStatement } from '../src/db/sql.ts';
 import { observeStatements } from '../src/db/sql.ts';
 
-type Step = { sql: string; parameters: unknown[] };
+type Step = { sql: string; parameters: unknown[]; settings?: Record<string, string> };
 
 /**
  * Runs each URL once through the real app in this process and records the statements it issued,
@@ -32,7 +32,11 @@ export async function captureStatements(
       let inFlight = 0;
       observeStatements((s: CompiledStatement) => {
         if (inFlight === 0) groups.push([]);
-        groups.at(-1)?.push({ sql: s.sql, parameters: [...s.parameters] });
+        groups.at(-1)?.push({
+          sql: s.sql,
+          parameters: [...s.parameters],
+          ...(s.settings ? { settings: s.settings } : {}),
+        });
         inFlight++;
         return () => {
           inFlight--;

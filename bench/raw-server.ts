@@ -11,6 +11,8 @@ import { rawWholesaleOrder } from './raw-wholesale.ts';
 interface Step {
   sql: string;
   parameters: unknown[];
+  /** Planner settings the API ran the statement under (src/db/sql.ts scanRows): replayed the same. */
+  settings?: Record<string, string>;
 }
 type Plan = Record<string, Step[][]>;
 
@@ -23,6 +25,21 @@ const pool = new pg.Pool({
   statement_timeout: Number(process.env.API_STATEMENT_TIMEOUT ?? 2000),
 });
 
+/** A step on its own connection when it ran under settings, which last only for it. */
+async function replay(step: Step) {
+  if (!step.settings) return pool.query(step.sql, step.parameters);
+  const client = await pool.connect();
+  try {
+    for (const [name, value] of Object.entries(step.settings))
+      await client.query(`SELECT set_config($1, $2, false)`, [name, value]);
+    return await client.query(step.sql, step.parameters);
+  } finally {
+    for (const name of Object.keys(step.settings))
+      await client.query(`RESET ${pg.escapeIdentifier(name)}`).catch(() => undefined);
+    client.release();
+  }
+}
+
 const server = createServer(async (req, res) => {
   if (req.method === 'POST' && req.url === '/api/v1/orders') return rawWholesaleOrder(pool, req, res);
   const groups = plan[req.url ?? ''];
@@ -33,7 +50,7 @@ const server = createServer(async (req, res) => {
   try {
     const results: unknown[][] = [];
     for (const group of groups) {
-      const out = await Promise.all(group.map((s) => pool.query(s.sql, s.parameters)));
+      const out = await Promise.all(group.map(replay));
       for (const r of out) results.push(r.rows);
     }
     // Every result set, as the API serialises every row it reads.

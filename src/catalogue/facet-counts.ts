@@ -244,7 +244,7 @@ async function searchWithinBound(em: EntityManager, ctx: StoreCatalogueContext, 
       columns: sql`p.id`,
       where: sql.join(q.base, sql` AND `),
       limit: SEARCH_RANKED + 1,
-      lexeme: q.searchLexeme,
+      lexemes: q.searchLexemes,
     }),
   );
   const ids = best.slice(0, SEARCH_RANKED).map((r) => r.id);

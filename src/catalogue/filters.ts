@@ -3,7 +3,7 @@ import { likePattern, type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import { channelBit } from './channels.ts';
 import type { CatalogueFilters, FacetName } from './schemas.ts';
-import { drivingLexeme, inStaticOrder } from './search-terms.ts';
+import { drivingLexemes, inStaticOrder } from './search-terms.ts';
 
 /**
  * A withdrawn product has nothing to sell: its listing reads with no stock, whatever the supplier
@@ -73,8 +73,8 @@ export interface CatalogueQuery {
   searchMatches?: number;
   /** With `deferSearch`: the ways the term may match, for the caller to try in order. */
   searchModes?: SearchMode[];
-  /** Set when the search's matches all hold one lexeme: read in the static order through its entries. */
-  searchLexeme?: string;
+  /** Set when the search's matches all hold some lexemes: read in the static order through their entries. */
+  searchLexemes?: string[] | undefined;
   ownership?: { applied: 'own' | 'btab' | 'all'; choices: ('own' | 'btab' | 'all')[] };
   /** Whether some condition reads the store's listing (`l`): without one, `products p` alone will do. */
   readsListing: boolean;
@@ -153,13 +153,13 @@ export const SEARCH_RANKED = 1_000;
 const SUBSTRING_MIN_CHARS = 3;
 
 /**
- * One way a search term matches: the condition and its relevance expression, and the lexeme every
- * match holds when there is one (search-terms.ts).
+ * One way a search term matches: the condition and its relevance expression, and the lexemes every
+ * match holds when there are any (search-terms.ts).
  */
 export interface SearchMode {
   where: RawBuilder<unknown>;
   relevance: RawBuilder<unknown>;
-  lexeme?: string;
+  lexemes?: string[] | undefined;
 }
 
 /**
@@ -173,7 +173,7 @@ async function searchModes(em: EntityManager, term: string): Promise<SearchMode[
     {
       where: sql`p.search_vector @@ ${tsquery}`,
       relevance: sql`ts_rank_cd(p.search_vector, ${tsquery})`,
-      lexeme: await drivingLexeme(em, term),
+      lexemes: await drivingLexemes(em, term),
     },
   ];
   if ([...term].length >= SUBSTRING_MIN_CHARS) {
@@ -203,7 +203,7 @@ async function probe(
     columns: sql`1 AS one`,
     where: sql.join([mode.where, ...conditions], sql` AND `),
     limit: SEARCH_RANKED + 1,
-    lexeme: mode.lexeme,
+    lexemes: mode.lexemes,
   });
   const [row] = await rows<{ n: number }>(em, sql`SELECT count(*)::integer AS n FROM (${matches}) m`);
   return row?.n ?? 0;
@@ -293,7 +293,7 @@ export async function buildCatalogueQuery(
     }
     q.base.push(mode.where);
     q.relevance = mode.relevance;
-    q.searchLexeme = mode.lexeme;
+    q.searchLexemes = mode.lexemes;
   }
   return q;
 }

@@ -13,18 +13,22 @@ export async function rows<T>(em: EntityManager, statement: RawBuilder<T>): Prom
   return observed(em.getKysely(), statement);
 }
 
-/** Executes `statement` on `db`, told to the benchmark's observer when one is set. */
+/** Executes `statement` on `db`, told to the benchmark's observer (with the settings it ran under). */
 async function observed<T>(
   db: Parameters<RawBuilder<T>['execute']>[0],
   statement: RawBuilder<T>,
+  settings?: Record<string, string>,
 ): Promise<T[]> {
-  const done = observer?.(statement.compile(db));
+  const done = observer?.({ ...statement.compile(db), ...(settings ? { settings } : {}) });
   try {
     return (await statement.execute(db)).rows;
   } finally {
     done?.();
   }
 }
+
+/** What scanRows sets for its statement (also told to the benchmark's observer). */
+const SCAN_SETTINGS = { enable_nestloop: 'off' };
 
 /**
  * `rows` for a statement that scans a range of products joined with one store's listings, planned
@@ -44,7 +48,7 @@ export async function scanRows<T>(em: EntityManager, statement: RawBuilder<T>): 
       await sql`SET enable_nestloop = off`.execute(db);
       let failed = false;
       try {
-        return await observed(db, statement);
+        return await observed(db, statement, SCAN_SETTINGS);
       } catch (err) {
         failed = true;
         throw err;
@@ -82,6 +86,8 @@ export async function first<T>(query: Query<T>): Promise<T | undefined> {
 export interface CompiledStatement {
   sql: string;
   parameters: readonly unknown[];
+  /** Planner settings the statement ran under (scanRows), for a replay to run it the same way. */
+  settings?: Record<string, string>;
 }
 type Observer = (statement: CompiledStatement) => () => void;
 let observer: Observer | undefined;
