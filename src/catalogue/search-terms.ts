@@ -67,18 +67,18 @@ export function inStaticOrder<T = unknown>(read: StaticOrderRead): RawBuilder<T>
     return sql<T>`SELECT ${read.columns}, p.recommended_score AS static FROM ${read.source}
       WHERE ${read.where} ORDER BY ${SEARCH_STATIC_ORDER} ${page}`;
   }
-  // A product holding the second lexeme has its entry at the same score: one key probe, no product
-  // read (a two-word search walked every product of its rarer word: 250 ms at 2M). The entries are
-  // fenced (OFFSET 0) so the probe runs before the product lookup: merged, cleared statistics joined
-  // the second word after looking up all 40,000 products of the first (3.4 s).
+  // A product holding the second lexeme has its entry at the same score: one key probe per entry of
+  // the first, no product read for those without it (a two-word search read every product of its
+  // rarer word: 250 ms at 2M). A scalar subquery, so it stays a filter on the walk: as EXISTS it
+  // became a join PostgreSQL could run after the product lookup (3.4 s with cleared statistics), and
+  // fenced apart it lost the page's LIMIT and hashed both words' entries (1.5 s).
   const both =
     second === undefined
       ? sql`true`
-      : sql`EXISTS (SELECT 1 FROM product_search_terms t
-          WHERE t.lexeme = ${second} AND t.score = s.score AND t.product_id = s.product_id)`;
+      : sql`(SELECT true FROM product_search_terms t
+          WHERE t.lexeme = ${second} AND t.score = s.score AND t.product_id = s.product_id LIMIT 1)`;
   return sql<T>`SELECT m.*, s.score AS static
-    FROM (SELECT score, product_id FROM product_search_terms s WHERE s.lexeme = ${lexeme} AND ${both}
-      ORDER BY s.score DESC, s.product_id DESC OFFSET 0) s
+    FROM (SELECT score, product_id FROM product_search_terms s WHERE s.lexeme = ${lexeme} AND ${both}) s
     CROSS JOIN LATERAL (SELECT ${read.columns} FROM ${read.source}
       WHERE p.id = s.product_id AND ${read.where} OFFSET 0) m
     ORDER BY s.score DESC, s.product_id DESC ${page}`;
