@@ -30,6 +30,7 @@ import {
   alternatingRounds,
   fmt,
   load,
+  MEASURED_TABLES,
   p50Of,
   printTable,
   round,
@@ -519,10 +520,11 @@ async function main() {
               ['raw', `${mix.raw_p50_ms}`, `${mix.raw_p99_ms}`, ''],
             ],
           );
+          for (const f of mix.failed) console.log(`  failed (${f.side}): ${f.query}: ${f.error}`);
         }
       } finally {
         // A part that ends in (or fails during) its fresh round leaves the tables as it found them.
-        const tables = ['products', 'product_variants', 'listings'];
+        const tables = MEASURED_TABLES;
         for (const table of tables) await client.query(`ALTER TABLE ${table} SET (autovacuum_enabled = on)`);
         if (STATS === 'fresh') await client.query(`ANALYZE ${tables.join(', ')}`);
         await client.end();

@@ -44,10 +44,18 @@ export async function benchSearchMix(
 ) {
   const api: number[] = [];
   const raw: number[] = [];
+  // A query either side answers with an error (the API's 503 past its statement budget, a raw replay
+  // past the same budget) is counted apart, not timed: it has no latency to put beside the other's.
+  const failed: { side: 'api' | 'raw'; query: string; error: string }[] = [];
   for (const [i, q] of queries.entries()) {
     const sides = i % 2 === 0 ? (['api', 'raw'] as const) : (['raw', 'api'] as const);
-    for (const side of sides)
-      (side === 'api' ? api : raw).push(await timedGet(bases[side] + searchUrl(q), headers));
+    for (const side of sides) {
+      try {
+        (side === 'api' ? api : raw).push(await timedGet(bases[side] + searchUrl(q), headers));
+      } catch (err) {
+        failed.push({ side, query: q, error: String(err) });
+      }
+    }
   }
   return {
     queries: queries.length,
@@ -55,5 +63,8 @@ export async function benchSearchMix(
     api_p99_ms: round(quantile(api, 0.99)),
     raw_p50_ms: round(quantile(raw, 0.5)),
     raw_p99_ms: round(quantile(raw, 0.99)),
+    api_failed: failed.filter((f) => f.side === 'api').length,
+    raw_failed: failed.filter((f) => f.side === 'raw').length,
+    failed,
   };
 }
