@@ -248,7 +248,10 @@ async function searchWithinBound(em: EntityManager, ctx: StoreCatalogueContext, 
     }),
   );
   const ids = best.slice(0, SEARCH_RANKED).map((r) => r.id);
-  q.base.push(sql`p.id = ANY(${ids}::integer[])`);
+  // The ids meet every base condition (they were drawn under them): they replace them, so the counts
+  // read those products by primary key. Kept beside them, the text condition let cleared statistics
+  // read every match of `oak` through the text index (1.2 s at 2M) to keep 1,000.
+  q.base.splice(0, q.base.length, sql`p.id = ANY(${ids}::integer[])`);
   return best.length > SEARCH_RANKED;
 }
 

@@ -55,15 +55,25 @@ export async function drivingLexemes(em: EntityManager, term: string): Promise<s
   const [first, second] = found;
   if (!first) return undefined;
   if (!second || first.n < RARITY_CAP) return found.map((r) => r.lexeme);
-  const [sample] = await rows<{ n: number; both: number }>(
-    em,
-    sql`SELECT count(*)::integer AS n, count(*) FILTER (WHERE EXISTS (SELECT 1 FROM product_search_terms t
-        WHERE t.lexeme = ${second.lexeme} AND t.score = s.score AND t.product_id = s.product_id))::integer AS both
-      FROM (SELECT score, product_id FROM product_search_terms s WHERE s.lexeme = ${first.lexeme}
-        ORDER BY s.score DESC, s.product_id DESC LIMIT ${DENSITY_SAMPLE}) s`,
-  );
-  const density = sample && sample.n > 0 ? sample.both / sample.n : 0;
-  return density >= MIN_DENSITY ? [first.lexeme, second.lexeme] : undefined;
+  // Both words common: a sample of each one's first entries probed for the other tells which is the
+  // rarer (a larger share of it holds the other) and whether they meet often enough to walk, without
+  // statistics (cleared, the ranking above ties them by name).
+  const density = async (walked: string, probed: string) => {
+    const [sample] = await rows<{ n: number; both: number }>(
+      em,
+      sql`SELECT count(*)::integer AS n, count(*) FILTER (WHERE EXISTS (SELECT 1 FROM product_search_terms t
+          WHERE t.lexeme = ${probed} AND t.score = s.score AND t.product_id = s.product_id))::integer AS both
+        FROM (SELECT score, product_id FROM product_search_terms s WHERE s.lexeme = ${walked}
+          ORDER BY s.score DESC, s.product_id DESC LIMIT ${DENSITY_SAMPLE}) s`,
+    );
+    return sample && sample.n > 0 ? sample.both / sample.n : 0;
+  };
+  const [forward, backward] = await Promise.all([
+    density(first.lexeme, second.lexeme),
+    density(second.lexeme, first.lexeme),
+  ]);
+  if (Math.max(forward, backward) < MIN_DENSITY) return undefined;
+  return forward >= backward ? [first.lexeme, second.lexeme] : [second.lexeme, first.lexeme];
 }
 
 /** What a statement reads in the static order: its columns, conditions and page. */
