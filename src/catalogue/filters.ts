@@ -298,6 +298,18 @@ export async function buildCatalogueQuery(
   return q;
 }
 
+/**
+ * Whether some facet filter can match no product whatever the others say: a brand or a store type
+ * that names nothing, a channel the readiness pass does not score. A list under one is empty; a
+ * search need not walk its word's matches to find that out.
+ */
+export function matchesNothing(f: CatalogueFilters, tax: Taxonomy | undefined): boolean {
+  if (f.complete_for !== undefined && channelBit(f.complete_for) === undefined) return true;
+  if (!tax) return false;
+  if (f.brand !== undefined && tax.brands.length === 0) return true;
+  return f.store_type !== undefined && f.store_type !== '_other' && tax.store_type.length === 0;
+}
+
 /** The filters that are facets (each counted without itself): one condition per filter given. */
 function addFacetFilters(q: CatalogueQuery, f: CatalogueFilters, tax: Taxonomy | undefined): void {
   if (f.brand !== undefined && tax) q.facets.brand = anyOf(sql`p.brand_id`, tax.brands);

@@ -10,7 +10,9 @@ import {
   type CatalogueQuery,
   catalogueFrom,
   EARN_PER_SALE,
+  matchesNothing,
   needsTaxonomy,
+  ownershipOf,
   productsFrom,
   queryFrom,
   resolveTaxonomy,
@@ -227,6 +229,15 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
   const taxonomy = needsTaxonomy(store, input) ? await resolveTaxonomy(em, store, input) : undefined;
   // A search in relevance order counts its matches in the statement that ranks them.
   const ranked = !input.sort_by && Boolean(input.search?.trim());
+  // A search under a filter that names nothing would walk every match of its word to find none.
+  if (input.search?.trim() && matchesNothing(input, taxonomy)) {
+    const ownership = ownershipOf(store, input);
+    return {
+      products: [],
+      pagination: { ...pagination(input.page, input.limit, 0), total_count_is_lower_bound: false },
+      ...(ownership ? { ownership } : {}),
+    };
+  }
   const q = await buildCatalogueQuery(em, store, input, { taxonomy, deferSearch: ranked });
   // Several filters meet late in a sort order (2 s at 2M walking the created index for a brand
   // under a category and a price): the page and the total read only the most selective brand,
