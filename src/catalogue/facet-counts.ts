@@ -383,7 +383,7 @@ async function countPriceSplit(
     };
   const slice = async (r: PriceRange, sign: 1 | -1) => {
     const q = await buildCatalogueQuery(em, ctx, withPrice(others, r), { taxonomy });
-    await scanCounts(em, ctx, q, notBand(sign), catalogueFrom(ctx, priceReach(ctx, r)));
+    await scanCounts(em, ctx, q, notBand(sign), catalogueFrom(ctx, await priceReach(em, ctx, r)));
   };
   const outside = only?.filter((facet) => facet !== 'price_band');
   if (outside?.length === 0) return countAny(em, ctx, others, taxonomy, bandOnly, ['price_band']);

@@ -52,12 +52,20 @@ export function minimumPriceAt(marginBps: RawBuilder<unknown>): RawBuilder<unkno
  * so counts (and a page in the default order) are an index-only range of the covering index
  * (Migration20261128020000_raw_category_cover).
  */
-export function productsFrom(raw?: RawBuilder<unknown>): RawBuilder<unknown> {
-  return raw ? sql`(SELECT * FROM products p WHERE ${raw} OFFSET 0) p` : sql`products p`;
+export function productsFrom(raw?: RawBuilder<unknown> | RawBuilder<unknown>[]): RawBuilder<unknown> {
+  if (!raw) return sql`products p`;
+  if (!Array.isArray(raw)) return sql`(SELECT * FROM products p WHERE ${raw} OFFSET 0) p`;
+  // Disjoint conditions, each read through its own index: an OR of them is one condition PostgreSQL
+  // answered by reading every product (price-ranges.ts priceReach).
+  const parts = raw.map((c) => sql`SELECT * FROM products p WHERE ${c}`);
+  return sql`(${sql.join(parts, sql` UNION ALL `)}) p`;
 }
 
 /** Products (see productsFrom) joined with this store's live listing, if any. */
-export function catalogueFrom(ctx: StoreCatalogueContext, raw?: RawBuilder<unknown>): RawBuilder<unknown> {
+export function catalogueFrom(
+  ctx: StoreCatalogueContext,
+  raw?: RawBuilder<unknown> | RawBuilder<unknown>[],
+): RawBuilder<unknown> {
   return sql`${productsFrom(raw)}
     LEFT JOIN listings l ON l.product_id = p.id AND l.store_id = ${ctx.storeId} AND l.deleted_at IS NULL`;
 }

@@ -204,7 +204,7 @@ async function splitTotal(
     const q = await buildCatalogueQuery(em, ctx, withPrice(others, r), { taxonomy });
     const [row] = await scanRows<{ n: number }>(
       em,
-      sql`SELECT count(*)::integer AS n FROM ${catalogueFrom(ctx, priceReach(ctx, r))} WHERE ${whereAll(q)}`,
+      sql`SELECT count(*)::integer AS n FROM ${catalogueFrom(ctx, await priceReach(em, ctx, r))} WHERE ${whereAll(q)}`,
     );
     return row?.n ?? 0;
   };

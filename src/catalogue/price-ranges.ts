@@ -96,14 +96,31 @@ export async function priceSplitOf(
  * `products_retail_idx` and the store's re-priced listings: a superset of the exact condition on
  * EFFECTIVE_RETAIL, which the statement still applies (a re-priced product leaves or enters the range
  * by its listing's price).
+ *
+ * The re-priced listings' ids are read first and sent as a constant array, and the two sets are
+ * read apart (disjoint, joined by UNION ALL in productsFrom): the price range through
+ * `products_retail_idx`, the ids by primary key. As one condition, `range OR id = ANY(ARRAY(SELECT
+ * ...))`, PostgreSQL read every product of the catalogue and tested each against the array one
+ * element at a time (3,408 ids: 43 s at 2M); with the array constant, still every product (1.1 s).
  */
-export function priceReach(ctx: StoreCatalogueContext, r: PriceRange): RawBuilder<unknown> {
+export async function priceReach(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  r: PriceRange,
+): Promise<RawBuilder<unknown>[]> {
   const below = (column: RawBuilder<unknown>) =>
     r.max === undefined ? sql`true` : sql`${column} < ${r.max}`;
-  return sql`((p.retail_price_cents >= ${r.min} AND ${below(sql`p.retail_price_cents`)})
-    OR p.id = ANY(ARRAY(SELECT r.product_id FROM listings r
+  const repriced = await rows<{ id: number }>(
+    em,
+    sql`SELECT r.product_id AS id FROM listings r
       WHERE r.store_id = ${ctx.storeId} AND r.deleted_at IS NULL
-        AND r.custom_retail_price_cents >= ${r.min} AND ${below(sql`r.custom_retail_price_cents`)})))`;
+        AND r.custom_retail_price_cents >= ${r.min} AND ${below(sql`r.custom_retail_price_cents`)}`,
+  );
+  const ids = repriced.map((x) => x.id);
+  return [
+    sql`p.retail_price_cents >= ${r.min} AND ${below(sql`p.retail_price_cents`)} AND NOT (p.id = ANY(${ids}::integer[]))`,
+    sql`p.id = ANY(${ids}::integer[])`,
+  ];
 }
 
 /** The filters with the price bounds of `r` in place of any they had. */
