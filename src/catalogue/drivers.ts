@@ -9,9 +9,9 @@ export const DRIVERS = ['brand', 'supplier_id', 'category'] as const;
 export type Driver = (typeof DRIVERS)[number];
 
 /**
- * The facet filter that bounds what a facet statement reads: a raw category value (no cell holds
- * it), else the given brand, supplier or taxonomy category with the fewest products (from the cells,
- * one lookup each). None when no such filter is given.
+ * The facet filter that bounds what a facet (or list) statement reads: a raw category value (no
+ * cell holds it), else the given brand, supplier or taxonomy category with the fewest products (from
+ * the cells, one lookup each). None when no such filter is given.
  */
 export async function driverOf(
   em: EntityManager,

@@ -11,9 +11,10 @@ export const SEARCH_STATIC_ORDER = sql`p.recommended_score DESC, p.id DESC`;
 const OPERATOR = /(^|[^\p{L}\p{N}])(-|or([^\p{L}\p{N}]|$))/iu;
 
 /**
- * Counting a word's entries stops here: past it a word is common, and the choice no longer matters.
- * They are counted in the key's order so the count is a range of the key, never a bitmap of every
- * entry of a common word (cleared statistics chose one: 120 ms at 2M).
+ * Counting a word's entries stops here: past it a word is common, and common words are told apart
+ * by the table's statistics and by sampling (drivingLexemes). They are counted in the key's order so
+ * the count is a range of the key, never a bitmap of every entry of a common word (cleared
+ * statistics chose one: 120 ms at 2M).
  */
 const RARITY_CAP = 2_000;
 
