@@ -289,6 +289,10 @@ async function countInto(
   return lowerBound;
 }
 
+/** Whether `only` asks for `facet` (no `only`: every facet and the total). */
+const wants = (only: CellTargets, facet: FacetName | 'total') =>
+  !only || (only as readonly string[]).includes(facet);
+
 /**
  * The facets under filters no cell grain holds together, one of them a driver (driverOf): the
  * drill-down rule splits them in two, neither reading the whole catalogue (docs/decisions.md, "Raw
@@ -310,7 +314,7 @@ async function countDriven(
   only?: CellTargets,
 ) {
   const { [driver]: _driver, ...others } = f;
-  const wanted = (facet: FacetName | 'total') => !only || (only as readonly string[]).includes(facet);
+  const wanted = (facet: FacetName | 'total') => wants(only, facet);
   const own: Tally = (facet, value, n) => {
     if (facet === driver) tally(facet, value, n);
   };
@@ -372,7 +376,7 @@ async function countPriceSplit(
   only?: CellTargets,
 ) {
   const { price_min_cents: _min, price_max_cents: _max, ...others } = f;
-  const wanted = (facet: FacetName | 'total') => !only || (only as readonly string[]).includes(facet);
+  const wanted = (facet: FacetName | 'total') => wants(only, facet);
   const bandOnly: Tally = (facet, value, n) => {
     if (facet === 'price_band') tally(facet, value, n);
   };
