@@ -210,6 +210,14 @@ async function fanoutJobs(target: TestApp = app): Promise<JobRow[]> {
   );
 }
 
+async function pendingFanouts(products: number[], target: TestApp = app) {
+  return rows<{ product_id: number; variant_id: number | null }>(
+    target.em(),
+    sql`SELECT product_id, variant_id FROM inventory_fanout_pending
+      WHERE product_id = ANY(${products}::integer[]) ORDER BY product_id`,
+  );
+}
+
 async function clearFanoutJobs(target: TestApp = app) {
   for (const j of await fanoutJobs(target)) {
     await rows(target.em(), sql`SELECT graphile_worker.complete_jobs(ARRAY[${j.id}::bigint])`);
@@ -632,20 +640,14 @@ describe('stock changes fan out to every listing store', () => {
       product_stock: 4,
     });
     const jobs = await fanoutJobs();
-    expect(jobs.map((j) => [j.key, j.payload])).toEqual([
-      [`inventory_fanout:${p}`, [{ product_id: p, variant_ids: [pv?.id] }]],
-    ]);
-    // A second change before the job ran coalesces into the same job (Graphile concatenates the payloads).
+    expect(jobs.map((j) => [j.key, j.payload])).toEqual([[`inventory_fanout:${p}`, { product_id: p }]]);
+    expect(await pendingFanouts([p])).toEqual([{ product_id: p, variant_id: pv?.id }]);
+    // A second change before the job ran coalesces into the same job, whose payload does not grow.
     await internal().inventory.setStock({ productId: p, quantity: 6 });
     expect((await fanoutJobs()).map((j) => [j.key, j.payload])).toEqual([
-      [
-        `inventory_fanout:${p}`,
-        [
-          { product_id: p, variant_ids: [pv?.id] },
-          { product_id: p, variant_ids: [pv?.id] },
-        ],
-      ],
+      [`inventory_fanout:${p}`, { product_id: p }],
     ]);
+    expect(await pendingFanouts([p])).toEqual([{ product_id: p, variant_id: pv?.id }]);
     // Setting the same quantity again is no change: still one job.
     await internal().inventory.setStock({ productId: p, quantity: 6 });
     expect((await fanoutJobs()).length).toBe(1);
@@ -678,9 +680,10 @@ describe('stock changes fan out to every listing store', () => {
         .map((e) => [e.store_id, e.event, e.entity_id, e.data])
         .sort((x, y) => Number(x[0]) - Number(y[0])),
     ).toEqual([
-      [a.id, 'inventory.updated', p, { product_id: p }],
-      [b.id, 'inventory.updated', p, { product_id: p }],
+      [a.id, 'inventory.updated', p, { product_id: p, variant_id: pv?.id }],
+      [b.id, 'inventory.updated', p, { product_id: p, variant_id: pv?.id }],
     ]);
+    expect(await pendingFanouts([p])).toEqual([]);
     const dispatch = await rows<{ n: number }>(
       app.em(),
       sql`SELECT count(*)::integer AS n FROM graphile_worker.jobs WHERE task_identifier = 'dispatch_events'`,
@@ -743,8 +746,9 @@ describe('stock changes fan out to every listing store', () => {
     expect(placed.status, JSON.stringify(placed.body)).toBe(201);
     const [variant] = await variantsOf(p);
     expect((await fanoutJobs()).map((j) => [j.key, j.payload])).toEqual([
-      [`inventory_fanout:${p}`, [{ product_id: p, variant_ids: [variant?.id] }]],
+      [`inventory_fanout:${p}`, { product_id: p }],
     ]);
+    expect(await pendingFanouts([p])).toEqual([{ product_id: p, variant_id: variant?.id }]);
     expect(await runPendingFanouts()).toBe(1);
     const after = await walkFor(seller.read, [p], { from: cursor });
     expect(idsOf(after.items)).toEqual([p]);
@@ -775,6 +779,68 @@ describe('stock changes fan out to every listing store', () => {
     expect(sold.items[0]?.stock_quantity).toBe(6);
     const buyerFeed = await walkFor(buyer.read, [p]);
     expect(buyerFeed.items.find((i) => i.product_id === p)?.stock_quantity).toBe(6);
+  });
+
+  it('a job waiting behind 200 changes keeps its fixed payload; the variant it names merges to one or none', async () => {
+    const store = await app.createStore('Fan Backlog');
+    const p = await product({ stock: [500, 500] });
+    await listFixture(store.id, p);
+    const [v1, v2] = await variantsOf(p);
+    await clearFanoutJobs();
+    await rows(app.em(), sql`DELETE FROM inventory_fanout_pending WHERE product_id = ${p}`);
+    // The worker is stopped: 200 reservations of one variant queue behind one job.
+    for (let i = 0; i < 200; i++) {
+      await rows(
+        app.em(),
+        sql`UPDATE product_variants SET stock_quantity = stock_quantity - 1 WHERE id = ${v1?.id}`,
+      );
+    }
+    const [job] = await fanoutJobs();
+    expect(job?.payload).toEqual({ product_id: p });
+    const [stored] = await rows<{ bytes: number }>(
+      app.em(),
+      sql`SELECT length(payload::text)::integer AS bytes FROM graphile_worker._private_jobs WHERE key = ${`inventory_fanout:${p}`}`,
+    );
+    expect(stored?.bytes).toBeLessThan(40);
+    expect(await pendingFanouts([p])).toEqual([{ product_id: p, variant_id: v1?.id }]);
+
+    let since = await lastEventId();
+    expect(await runPendingFanouts()).toBe(1);
+    expect((await eventsSince(since)).map((e) => e.data)).toEqual([{ product_id: p, variant_id: v1?.id }]);
+    expect(await pendingFanouts([p])).toEqual([]);
+
+    // Another variant changes before the job runs: the fan-out names no variant.
+    await rows(
+      app.em(),
+      sql`UPDATE product_variants SET stock_quantity = stock_quantity - 1 WHERE id = ${v1?.id}`,
+    );
+    await rows(
+      app.em(),
+      sql`UPDATE product_variants SET stock_quantity = stock_quantity - 1 WHERE id = ${v2?.id}`,
+    );
+    await rows(
+      app.em(),
+      sql`UPDATE product_variants SET stock_quantity = stock_quantity - 1 WHERE id = ${v1?.id}`,
+    );
+    expect(await pendingFanouts([p])).toEqual([{ product_id: p, variant_id: null }]);
+    since = await lastEventId();
+    expect(await runPendingFanouts()).toBe(1);
+    expect((await eventsSince(since)).map((e) => e.data)).toEqual([{ product_id: p }]);
+
+    // A run finding no waiting change (an earlier run took it) still fans out, naming no variant;
+    // an array payload queued before the change still names its variant.
+    since = await lastEventId();
+    const task = createTaskList(app.orm, TEST_MAIL, TEST_WEBHOOKS).inventory_fanout;
+    await task?.({ product_id: p }, quiet);
+    await task?.([{ product_id: p, variant_ids: [v2?.id] }], quiet);
+    expect((await eventsSince(since)).map((e) => e.data)).toEqual([
+      { product_id: p },
+      { product_id: p, variant_id: v2?.id },
+    ]);
+    const moved = await walk(store.read);
+    expect(moved.items.find((i) => i.product_id === p)?.variants.map((v) => v.quantity_available)).toEqual([
+      298, 499,
+    ]);
   });
 
   it('reaches 2,500 listing stores in batches, each store getting the product at the head of its feed', async () => {

@@ -150,10 +150,17 @@ describe('what the enqueuers write, each task’s schema reads', () => {
     ]);
   });
 
-  it('inventory_fanout: the stock trigger, twice for one product, merged under its key', async () => {
+  it('inventory_fanout: the stock trigger, twice for one product, one fixed payload; the variant waits beside it', async () => {
     const [first, second] = variantIds;
+    const pending = () =>
+      rows<{ variant_id: number | null }>(
+        app.em(),
+        sql`SELECT variant_id FROM inventory_fanout_pending WHERE product_id = ${productId}`,
+      );
+    await rows(app.em(), sql`DELETE FROM inventory_fanout_pending WHERE product_id = ${productId}`);
     const jobs = await enqueued(async () => {
       await rows(app.em(), sql`UPDATE product_variants SET stock_quantity = 9 WHERE id = ${first}`);
+      expect(await pending()).toEqual([{ variant_id: first }]);
       await rows(
         app.em(),
         sql`UPDATE product_variants SET stock_quantity = 8 WHERE product_id = ${productId}`,
@@ -163,13 +170,13 @@ describe('what the enqueuers write, each task’s schema reads', () => {
       {
         task: JOBS.inventoryFanout,
         key: `${JOBS.inventoryFanout}:${productId}`,
-        payload: [
-          { product_id: productId, variant_ids: [first] },
-          { product_id: productId, variant_ids: [first, second] },
-        ],
+        payload: { product_id: productId },
         later: false,
       },
     ]);
+    // The second statement touched the other variant too: the fan-out will name none.
+    expect(second).toBeDefined();
+    expect(await pending()).toEqual([{ variant_id: null }]);
   });
 
   it('webhook_coalesce: two dispatched changes of a product, merged in its window', async () => {

@@ -44,10 +44,10 @@ export const catalogueFanoutPayload = z
   .describe('[{ product_id, event, variant_ids, feed }], one product');
 
 /**
- * `inventory_fanout`, queued per row set by the stock trigger (product_stock_fanout, in
- * Migration20261122075000_keyed_jobs: SQL, so no helper builds it): one item per statement that
- * changed the product's stock while the job waits. The bare `{ product_id }` is what the trigger of
- * Migration20261122040000_inventory_feed queued, before variants were named.
+ * `inventory_fanout`, queued per product by the stock trigger (product_stock_fanout, in
+ * Migration20261128050000_inventory_fanout_pending: SQL, so no helper builds it) as `{ product_id }`,
+ * the waiting change beside it in inventory_fanout_pending. The arrays, one item per statement,
+ * are what the trigger queued before (Graphile concatenated them while the job waited).
  */
 export const inventoryFanoutPayload = z
   .union([
@@ -57,7 +57,7 @@ export const inventoryFanoutPayload = z
       .refine(oneProduct, 'every item must name the same product_id (one job per product)'),
     z.strictObject({ product_id: id }),
   ])
-  .describe('[{ product_id, variant_ids }] from the stock trigger, or an older { product_id }');
+  .describe('{ product_id } from the stock trigger, or an older [{ product_id, variant_ids }]');
 
 /**
  * `webhook_coalesce`, queued by the webhook fan-out (fanOutToWebhooks, src/webhooks/fanout.ts) per

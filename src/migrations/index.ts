@@ -33,6 +33,7 @@ import { Migration20261128010000_event_log_time_bounds } from './Migration202611
 import { Migration20261128020000_raw_category_cover } from './Migration20261128020000_raw_category_cover.ts';
 import { Migration20261128030000_search_terms } from './Migration20261128030000_search_terms.ts';
 import { Migration20261128040000_taxonomy_covers } from './Migration20261128040000_taxonomy_covers.ts';
+import { Migration20261128050000_inventory_fanout_pending } from './Migration20261128050000_inventory_fanout_pending.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -106,5 +107,9 @@ export const migrationsList = [
   {
     name: 'Migration20261128040000_taxonomy_covers',
     class: Migration20261128040000_taxonomy_covers,
+  },
+  {
+    name: 'Migration20261128050000_inventory_fanout_pending',
+    class: Migration20261128050000_inventory_fanout_pending,
   },
 ];

@@ -17,7 +17,7 @@ import { FacetCell, FacetCellDelta, StoreCell, StoreCellDelta } from './cells.ts
 import { DomainEvent } from './events.ts';
 import { ExternalOrder, SkuMapping } from './external-orders.ts';
 import { IdempotencyKey } from './idempotency.ts';
-import { InventoryFeedEntry } from './inventory.ts';
+import { InventoryFanoutPending, InventoryFeedEntry } from './inventory.ts';
 import { Listing } from './listings.ts';
 import { OutboxMail } from './mail.ts';
 import {
@@ -67,6 +67,7 @@ export type AnyEntity =
   | typeof ExternalOrder
   | typeof SkuMapping
   | typeof InventoryFeedEntry
+  | typeof InventoryFanoutPending
   | typeof DomainEvent
   | typeof OutboxMail
   | typeof DashboardUser
@@ -115,6 +116,7 @@ export const entities: AnyEntity[] = [
   ExternalOrder,
   SkuMapping,
   InventoryFeedEntry,
+  InventoryFanoutPending,
   DomainEvent,
   OutboxMail,
   DashboardUser,

@@ -14,3 +14,17 @@ export const InventoryFeedEntry = defineEntity({
     seq: p.bigint().autoincrement(),
   },
 });
+
+/**
+ * A product's stock change waiting for its `inventory_fanout` job: the one variant every waiting
+ * change touched, or null (Migration20261128050000_inventory_fanout_pending). Written by the stock
+ * trigger, taken by the job.
+ */
+export const InventoryFanoutPending = defineEntity({
+  name: 'InventoryFanoutPending',
+  tableName: 'inventory_fanout_pending',
+  properties: {
+    productId: p.integer().primary().autoincrement(false),
+    variantId: p.integer().nullable(),
+  },
+});
