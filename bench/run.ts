@@ -44,6 +44,7 @@ import { benchPlatformDay, printPlatformDay } from './platform-day.ts';
 import { benchSearchMix, searchQueries, searchUrl } from './search-mix.ts';
 import { benchUnderLoad } from './under-load.ts';
 import { benchWebhooks } from './webhooks.ts';
+import { benchWholesaleSoak, printSoak } from './wholesale-soak.ts';
 
 /**
  * `npm run bench`: the catalogue read paths of the API against a raw node:http + pg server replaying
@@ -51,12 +52,12 @@ import { benchWebhooks } from './webhooks.ts';
  * bench/results.json. Settings: BENCH_SCALE (`small`: 20,000 products, 2 s rounds, for a quick check),
  * BENCH_PRODUCTS (200000), BENCH_SECONDS (8), BENCH_CONNECTIONS (10),
  * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, load, webhooks, fanout, deliveries, capacity,
- * generated, platform-day: runs that part alone;
+ * generated, platform-day, soak: runs that part alone;
  * bench/results.json then holds that part's figures alone). For the latency part: BENCH_STATS
  * (fresh, analysed, both), BENCH_LATENCY_SAMPLES (per side per round), BENCH_LATENCY_MATCH (a
  * regular expression on scenario names), BENCH_SEARCH_QUERIES (the search mix's size, 1,000),
  * BENCH_DATA_DIR (another cluster, e.g. a 2M-product one). For the generated-query part: BENCH_GENERATED
- * (how many combinations, 2,000) and BENCH_STATS. For the platform-day part: BENCH_DAY_SECONDS (60). BENCH_PG_PORT (54340) and BENCH_API_PORT (3301; the raw
+ * (how many combinations, 2,000) and BENCH_STATS. For the platform-day part: BENCH_DAY_SECONDS (60). For the soak: BENCH_SOAK_MINUTES (20) and BENCH_SOAK_RAW_MINUTES (2, before and after). BENCH_PG_PORT (54340) and BENCH_API_PORT (3301; the raw
  * replay listens on the next ports) let two runs share a machine.
  */
 const PARTS = [
@@ -72,6 +73,7 @@ const PARTS = [
   'capacity',
   'generated',
   'platform-day',
+  'soak',
 ] as const;
 const ONLY = process.env.BENCH_ONLY;
 if (ONLY !== undefined && !(PARTS as readonly string[]).includes(ONLY)) {
@@ -154,7 +156,7 @@ async function main() {
       sql`SELECT id FROM stores WHERE slug = 'bench-store'`,
     );
     const benchStoreId = benchStoreRow?.id ?? 0;
-    const needsRaw = runs('catalogue') || runs('wholesale') || runs('latency');
+    const needsRaw = runs('catalogue') || runs('wholesale') || runs('latency') || runs('soak');
     if (needsRaw || runs('generated') || runs('platform-day'))
       await seedOrders(db.url, benchStoreId, SMALL ? 10_000 : 100_000);
     // The rest of a platform's million orders, in 10,000 other stores.
@@ -230,6 +232,33 @@ async function main() {
     if (runs('capacity')) await benchCapacity();
     if (runs('generated')) await benchGenerated();
     if (runs('platform-day')) await benchDay();
+    if (runs('soak')) await benchSoak();
+
+    /** Wholesale orders for minutes on end, the worker running (bench/wholesale-soak.ts). */
+    async function benchSoak() {
+      const liveKey = (
+        await createApiKey(
+          { em: orm.em.fork() },
+          { storeId: benchStoreId, scope: 'read_write', mode: 'live', name: 'bench soak' },
+        )
+      ).key;
+      const worker = spawn(NODE, ['server/main.ts', 'worker'], {
+        env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      children.push(worker);
+      const soak = await benchWholesaleSoak({
+        databaseUrl: db.url,
+        apiUrl: `http://127.0.0.1:${apiPort}`,
+        rawUrl: `http://127.0.0.1:${rawPort}`,
+        key: liveKey,
+        minutes: Number(process.env.BENCH_SOAK_MINUTES ?? (SMALL ? 2 : 20)),
+        rawMinutes: Number(process.env.BENCH_SOAK_RAW_MINUTES ?? (SMALL ? 1 : 2)),
+        connections: CONNECTIONS,
+      });
+      results['wholesale soak'] = soak;
+      printSoak(soak);
+    }
 
     /** A platform day: the partner mix at CONNECTIONS connections with a webhook worker (bench/platform-day.ts). */
     async function benchDay() {
@@ -567,10 +596,11 @@ async function main() {
     }
 
     async function benchOrders() {
+      // A live key: a test-mode order checks stock without taking it, and the raw side takes it.
       const writeKey = (
         await createApiKey(
           { em: orm.em.fork() },
-          { storeId: benchStoreId, scope: 'read_write', mode: 'test' },
+          { storeId: benchStoreId, scope: 'read_write', mode: 'live' },
         )
       ).key;
       const wholesale = await benchWholesale(

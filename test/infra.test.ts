@@ -9,6 +9,7 @@ import { buildOpenApiDocument } from '../server/contract/document.ts';
 import { scoreCatalogue } from '../src/catalogue/readiness-scores.ts';
 import { runReadinessPass } from '../src/catalogue/run-readiness-pass.ts';
 import { rows, sql } from '../src/db/sql.ts';
+import { syncStockTotal } from '../src/inventory/stock-total.ts';
 import { startTestApp, TEST_MAIL, TEST_WEBHOOKS, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
@@ -325,6 +326,7 @@ describe('readiness pass', () => {
     expect(await product(id)).toMatchObject({ ready_to_list: false, readiness_score: 80 });
 
     await rows(em, sql`UPDATE product_variants SET stock_quantity = 0 WHERE product_id = ${id}`);
+    await syncStockTotal(em, id); // the stock fan-out job's step, which a worker runs after the change
     await rows(em, sql`UPDATE products SET image_url = 'https://img.example/back.jpg' WHERE id = ${id}`);
     await runReadinessPass({ em: app.em() });
     expect(await product(id)).toMatchObject({ ready_to_list: false, readiness_score: 100 });

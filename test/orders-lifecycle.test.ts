@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTaskList } from '../jobs/tasks.ts';
 import { createLogger } from '../server/logger.ts';
 import { rows, sql } from '../src/db/sql.ts';
+import { syncStockTotal } from '../src/inventory/stock-total.ts';
 import { advanceOrder } from '../src/orders/advance-order.ts';
 import { createCaller } from '../src/router.ts';
 import { shapeError } from '../src/trpc/errors.ts';
@@ -106,7 +107,9 @@ async function stockOf(target: TestApp, variantIds: number[]): Promise<number[]>
   return variantIds.map((id) => found.find((v) => v.id === id)?.stock_quantity ?? -1);
 }
 
+/** The product's total as the stock fan-out job leaves it (the worker runs it after each change). */
 async function productStock(target: TestApp, productId: number): Promise<number | undefined> {
+  await syncStockTotal(target.em(), productId);
   const [row] = await rows<{ stock_quantity: number }>(
     target.em(),
     sql`SELECT stock_quantity FROM products WHERE id = ${productId}`,

@@ -7,6 +7,7 @@ import type {
 } from '../client/src/index.ts';
 import type { Actor } from '../src/auth/actor.ts';
 import { rows, sql } from '../src/db/sql.ts';
+import { syncStockTotal } from '../src/inventory/stock-total.ts';
 import { reserveStock } from '../src/orders/reserve.ts';
 import { createCaller } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
@@ -85,7 +86,9 @@ async function variantIds(productId: number): Promise<number[]> {
   return (await variants(productId)).map((v) => v.id);
 }
 
+/** The product's total as the stock fan-out job leaves it (the worker runs it after each change), and its variants'. */
 async function stockOf(productId: number): Promise<{ product: number; variants: number[] }> {
+  await syncStockTotal(app.em(), productId);
   const [p] = await rows<{ stock_quantity: number }>(
     app.em(),
     sql`SELECT stock_quantity FROM products WHERE id = ${productId}`,
@@ -978,7 +981,7 @@ describe('POST /api/v1/orders: concurrency', () => {
     });
     await firstReserved;
     const second = place(orderBody([{ product_id: p, variant_id: v2, quantity: 2 }]));
-    // Wait until the HTTP order waits on a lock the first holds (the product row).
+    // Wait until the HTTP order waits on a lock the first holds (the product's waiting fan-out).
     const deadline = Date.now() + 10_000;
     for (;;) {
       const [w] = await rows<{ n: number }>(
@@ -996,5 +999,26 @@ describe('POST /api/v1/orders: concurrency', () => {
     const s = await stockOf(p);
     expect(s.variants).toEqual([4, 3]);
     expect(s.product).toBe(7);
+  });
+
+  it('the total the fan-out job writes ends equal to the variants, however orders and jobs interleave', async () => {
+    const p = await product({ stock: [50, 50, 50, 50] });
+    const ids = await variantIds(p);
+    // Each lane places an order, then runs the job's step for it, as the worker would after the commit.
+    const lanes = Array.from({ length: 12 }, async (_, i) => {
+      const placed = await place(
+        orderBody([{ product_id: p, variant_id: ids[i % 4], quantity: 1 + (i % 3) }]),
+      );
+      expect(placed.status).toBe(201);
+      await syncStockTotal(app.em(), p);
+    });
+    await Promise.all(lanes);
+    const [stored] = await rows<{ stock_quantity: number }>(
+      app.em(),
+      sql`SELECT stock_quantity FROM products WHERE id = ${p}`,
+    );
+    const left = (await variants(p)).map((v) => v.stock_quantity);
+    expect(left.reduce((n, q) => n + q, 0)).toBe(200 - 24);
+    expect(stored?.stock_quantity).toBe(200 - 24);
   });
 });

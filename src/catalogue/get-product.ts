@@ -151,8 +151,11 @@ export async function getProduct(ctx: PartnerContext, { id }: ProductIdInput) {
   );
   if (!row) throw notFound(`No catalogue product with id ${id}`, 'PRODUCT_NOT_FOUND');
   const hasDimensions = row.width_cm !== null || row.depth_cm !== null || row.height_cm !== null;
+  // The variants' own sum: the product's stored total follows them through the stock fan-out job
+  // (Migration20261128060000_stock_total_by_fanout), a read by id shows them as they are now.
+  const stock = row.variants.reduce((n, v) => n + v.stock_quantity, 0);
   const product: Detail = {
-    ...toCatalogueProduct(row),
+    ...toCatalogueProduct({ ...row, stock_quantity: stock }),
     images: row.images,
     options: row.options,
     variants: row.variants.map((v) => ({ ...v, in_stock: v.stock_quantity > 0 })),

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Selectable } from 'kysely';
 import { EFFECTIVE_PURCHASE_MODE, SELLABLE_STOCK } from '../catalogue/filters.ts';
 import { type DB, db } from '../db/kysely.ts';
-import { first, isoTime, type RawBuilder, run, sql } from '../db/sql.ts';
+import { first, isoTime, type RawBuilder, rows, run, sql } from '../db/sql.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { Position } from './cursor.ts';
 
@@ -92,8 +92,8 @@ async function stockVariant(tx: EntityManager, productId: number, variantId: num
 
 /**
  * Writes a variant's stock (`set` replaces it: a supplier's stock update; `add` adds to it: goods
- * received). The product's total follows by trigger, and the same transaction enqueues the fan-out
- * that brings the change to every store listing it (`inventory.updated`, the feed).
+ * received). The same transaction enqueues the fan-out that sets the product's total and brings the
+ * change to every store listing it (`inventory.updated`, the feed); `product_stock` is that total.
  */
 export async function writeStock(
   em: EntityManager,
@@ -120,22 +120,29 @@ export async function writeStock(
         .where('id', '=', target)
         .returning('stock_quantity'),
     ).catch((err: unknown) => {
-      // The variant's or the product's total (the sum of its variants) past PostgreSQL's integer.
-      if ((err as { code?: string }).code === '22003') {
-        throw new AppError('bad_request', 'STOCK_OUT_OF_RANGE', 'That stock would exceed 2147483647 units', {
-          extra: { details: [{ path: 'quantity', message: 'the stock would exceed 2147483647' }] },
-        });
-      }
+      // The variant's stock past PostgreSQL's integer.
+      if ((err as { code?: string }).code === '22003') throw stockOutOfRange();
       throw err;
     });
-    const after = await first(
-      db(tx).selectFrom('products').select('stock_quantity').where('id', '=', productId),
+    // Every variant of the product is locked (stockVariant), so this sum is the total the fan-out
+    // job will write (src/inventory/stock-total.ts); past the column's integer, nothing is written.
+    const [after] = await rows<{ total: string }>(
+      tx,
+      sql`SELECT COALESCE(sum(stock_quantity::bigint), 0)::text AS total FROM product_variants WHERE product_id = ${productId}`,
     );
+    const total = Number(after?.total ?? 0);
+    if (total > 2_147_483_647) throw stockOutOfRange();
     return {
       product_id: productId,
       variant_id: target,
       quantity: variant?.stock_quantity ?? 0,
-      product_stock: after?.stock_quantity ?? 0,
+      product_stock: total,
     };
+  });
+}
+
+function stockOutOfRange() {
+  return new AppError('bad_request', 'STOCK_OUT_OF_RANGE', 'That stock would exceed 2147483647 units', {
+    extra: { details: [{ path: 'quantity', message: 'the stock would exceed 2147483647' }] },
   });
 }

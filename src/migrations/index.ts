@@ -34,6 +34,7 @@ import { Migration20261128020000_raw_category_cover } from './Migration202611280
 import { Migration20261128030000_search_terms } from './Migration20261128030000_search_terms.ts';
 import { Migration20261128040000_taxonomy_covers } from './Migration20261128040000_taxonomy_covers.ts';
 import { Migration20261128050000_inventory_fanout_pending } from './Migration20261128050000_inventory_fanout_pending.ts';
+import { Migration20261128060000_stock_total_by_fanout } from './Migration20261128060000_stock_total_by_fanout.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -111,5 +112,9 @@ export const migrationsList = [
   {
     name: 'Migration20261128050000_inventory_fanout_pending',
     class: Migration20261128050000_inventory_fanout_pending,
+  },
+  {
+    name: 'Migration20261128060000_stock_total_by_fanout',
+    class: Migration20261128060000_stock_total_by_fanout,
   },
 ];
