@@ -210,6 +210,9 @@ async function fanoutJobs(target: TestApp = app): Promise<JobRow[]> {
   );
 }
 
+/** The job key the stock trigger queues a product's drain under (Migration20261128070000_inventory_fanout_versions). */
+const fanoutKey = (productId: number) => `inventory_fanout:shard:${productId % 64}`;
+
 async function pendingFanouts(products: number[], target: TestApp = app) {
   return rows<{ product_id: number; variant_id: number | null }>(
     target.em(),
@@ -251,9 +254,24 @@ async function runPendingFanouts(target: TestApp = app): Promise<number> {
     );
     if (!done?.n) continue;
     const task = createTaskList(target.orm, TEST_MAIL, TEST_WEBHOOKS).inventory_fanout;
-    await task?.(j.payload, quiet);
+    await task?.(j.payload, queueing(target));
   }
   return jobs.length;
+}
+
+/** Quiet helpers whose addJob queues as Graphile's does, so a drain that asks for another is run by the loop. */
+function queueing(target: TestApp): JobHelpers {
+  const addJob = async (
+    name: string,
+    payload: unknown,
+    spec: { jobKey?: string; jobKeyMode?: string } = {},
+  ) =>
+    rows(
+      target.em(),
+      sql`SELECT graphile_worker.add_job(${name}, ${JSON.stringify(payload)}::json,
+        job_key => ${spec.jobKey ?? null}::text, job_key_mode => ${spec.jobKeyMode ?? null}::text)`,
+    );
+  return { ...quiet, addJob } as unknown as JobHelpers;
 }
 
 async function lastEventId(target: TestApp = app): Promise<number> {
@@ -640,13 +658,11 @@ describe('stock changes fan out to every listing store', () => {
       product_stock: 4,
     });
     const jobs = await fanoutJobs();
-    expect(jobs.map((j) => [j.key, j.payload])).toEqual([[`inventory_fanout:${p}`, { product_id: p }]]);
+    expect(jobs.map((j) => [j.key, j.payload])).toEqual([[fanoutKey(p), { product_id: p }]]);
     expect(await pendingFanouts([p])).toEqual([{ product_id: p, variant_id: pv?.id }]);
     // A second change before the job ran coalesces into the same job, whose payload does not grow.
     await internal().inventory.setStock({ productId: p, quantity: 6 });
-    expect((await fanoutJobs()).map((j) => [j.key, j.payload])).toEqual([
-      [`inventory_fanout:${p}`, { product_id: p }],
-    ]);
+    expect((await fanoutJobs()).map((j) => [j.key, j.payload])).toEqual([[fanoutKey(p), { product_id: p }]]);
     expect(await pendingFanouts([p])).toEqual([{ product_id: p, variant_id: pv?.id }]);
     // Setting the same quantity again is no change: still one job.
     await internal().inventory.setStock({ productId: p, quantity: 6 });
@@ -693,9 +709,10 @@ describe('stock changes fan out to every listing store', () => {
 
   it('the task reaches no store for a product nobody lists, and refuses a payload without a product id', async () => {
     const lonely = await product({ stock: [1] });
+    await rows(app.em(), sql`UPDATE product_variants SET stock_quantity = 2 WHERE product_id = ${lonely}`);
     const since = await lastEventId();
     const logged = await runFanout(lonely);
-    expect(logged.join('\n')).toContain('reached 0 stores');
+    expect(logged.join('\n')).toContain(`stock of product ${lonely} reached 0 stores`);
     expect(await eventsSince(since)).toEqual([]);
     const task = createTaskList(app.orm, TEST_MAIL, TEST_WEBHOOKS).inventory_fanout;
     for (const payload of [{}, { product_id: String(lonely) }, null]) {
@@ -720,7 +737,7 @@ describe('stock changes fan out to every listing store', () => {
     // The domain function directly, as the CLI's stock:set ends in it.
     const done = await setStock(testContext(app), { productId: q, quantity: 9, variantId: v2?.id });
     expect(done).toEqual({ product_id: q, variant_id: v2?.id, quantity: 9, product_stock: 11 });
-    expect((await fanoutJobs()).map((j) => j.key)).toEqual([`inventory_fanout:${q}`]);
+    expect((await fanoutJobs()).map((j) => j.key)).toEqual([fanoutKey(q)]);
     await clearFanoutJobs();
     await runFanout(q);
     const after = await walkFor(a.read, [q], { from: start.cursor });
@@ -745,9 +762,7 @@ describe('stock changes fan out to every listing store', () => {
     });
     expect(placed.status, JSON.stringify(placed.body)).toBe(201);
     const [variant] = await variantsOf(p);
-    expect((await fanoutJobs()).map((j) => [j.key, j.payload])).toEqual([
-      [`inventory_fanout:${p}`, { product_id: p }],
-    ]);
+    expect((await fanoutJobs()).map((j) => [j.key, j.payload])).toEqual([[fanoutKey(p), { product_id: p }]]);
     expect(await pendingFanouts([p])).toEqual([{ product_id: p, variant_id: variant?.id }]);
     expect(await runPendingFanouts()).toBe(1);
     const after = await walkFor(seller.read, [p], { from: cursor });
@@ -758,7 +773,7 @@ describe('stock changes fan out to every listing store', () => {
     // Cancelling gives the stock back: fanned out as well.
     const cancelled = await internal().orders.advance({ orderId: placed.body.order.id, status: 'cancelled' });
     expect(cancelled).toBeTruthy();
-    expect((await fanoutJobs()).map((j) => j.key)).toEqual([`inventory_fanout:${p}`]);
+    expect((await fanoutJobs()).map((j) => j.key)).toEqual([fanoutKey(p)]);
     expect(await runPendingFanouts()).toBe(1);
     const back = await walkFor(seller.read, [p], { from: after.cursor });
     expect(idsOf(back.items)).toEqual([p]);
@@ -772,7 +787,7 @@ describe('stock changes fan out to every listing store', () => {
       shipping: SHIPPING,
       items: [{ product_id: p, quantity: 2 }],
     });
-    expect((await fanoutJobs()).map((j) => j.key)).toEqual([`inventory_fanout:${p}`]);
+    expect((await fanoutJobs()).map((j) => j.key)).toEqual([fanoutKey(p)]);
     expect(await runPendingFanouts()).toBe(1);
     const sold = await walkFor(seller.read, [p], { from: back.cursor });
     expect(idsOf(sold.items)).toEqual([p]);
@@ -799,7 +814,7 @@ describe('stock changes fan out to every listing store', () => {
     expect(job?.payload).toEqual({ product_id: p });
     const [stored] = await rows<{ bytes: number }>(
       app.em(),
-      sql`SELECT length(payload::text)::integer AS bytes FROM graphile_worker._private_jobs WHERE key = ${`inventory_fanout:${p}`}`,
+      sql`SELECT length(payload::text)::integer AS bytes FROM graphile_worker._private_jobs WHERE key = ${fanoutKey(p)}`,
     );
     expect(stored?.bytes).toBeLessThan(40);
     expect(await pendingFanouts([p])).toEqual([{ product_id: p, variant_id: v1?.id }]);
@@ -827,20 +842,78 @@ describe('stock changes fan out to every listing store', () => {
     expect(await runPendingFanouts()).toBe(1);
     expect((await eventsSince(since)).map((e) => e.data)).toEqual([{ product_id: p }]);
 
-    // A run finding no waiting change (an earlier run took it) still fans out, naming no variant;
-    // an array payload queued before the change still names its variant.
+    // A run finding no waiting change (a drain took it) reaches nothing; an array payload queued
+    // before the change still names its variant.
     since = await lastEventId();
     const task = createTaskList(app.orm, TEST_MAIL, TEST_WEBHOOKS).inventory_fanout;
     await task?.({ product_id: p }, quiet);
+    expect(await eventsSince(since)).toEqual([]);
     await task?.([{ product_id: p, variant_ids: [v2?.id] }], quiet);
-    expect((await eventsSince(since)).map((e) => e.data)).toEqual([
-      { product_id: p },
-      { product_id: p, variant_id: v2?.id },
-    ]);
+    expect((await eventsSince(since)).map((e) => e.data)).toEqual([{ product_id: p, variant_id: v2?.id }]);
     const moved = await walk(store.read);
     expect(moved.items.find((i) => i.product_id === p)?.variants.map((v) => v.quantity_available)).toEqual([
       298, 499,
     ]);
+  });
+
+  it('one run drains 450 waiting products in batches: totals, feeds and events for each, nothing left waiting', async () => {
+    const store = await app.createStore('Fan Drain');
+    const ids: number[] = [];
+    for (let i = 0; i < 450; i++) ids.push(await product({ stock: [1 + (i % 5)] }));
+    await rows(
+      app.em(),
+      sql`INSERT INTO listings (store_id, product_id) SELECT ${store.id}, unnest(${ids}::integer[])
+        ON CONFLICT DO NOTHING`,
+    );
+    const since = await lastEventId();
+    await rows(
+      app.em(),
+      sql`UPDATE product_variants SET stock_quantity = stock_quantity + 3 WHERE product_id = ANY(${ids}::integer[])`,
+    );
+    expect((await pendingFanouts(ids)).length).toBe(450);
+    await clearFanoutJobs();
+    const logged = await runFanout(ids[0] as number);
+    expect(await pendingFanouts(ids)).toEqual([]);
+    for (const id of ids) expect(logged).toContain(`stock of product ${id} reached 1 stores`);
+    const events = await eventsSince(since);
+    expect(
+      events
+        .filter((e) => e.store_id === store.id)
+        .map((e) => e.entity_id)
+        .sort(),
+    ).toEqual([...ids].sort());
+    const [off] = await rows<{ n: number }>(
+      app.em(),
+      sql`SELECT count(*)::integer AS n FROM products p
+        WHERE p.id = ANY(${ids}::integer[])
+          AND p.stock_quantity <> (SELECT sum(v.stock_quantity) FROM product_variants v WHERE v.product_id = p.id)`,
+    );
+    expect(off?.n).toBe(0);
+  });
+
+  it('a run that finds another drain running queues another behind it instead of waiting', async () => {
+    const p = await product({ stock: [4] });
+    await rows(app.em(), sql`UPDATE product_variants SET stock_quantity = 3 WHERE product_id = ${p}`);
+    await clearFanoutJobs();
+    const added: { key?: string; runAt?: Date }[] = [];
+    const helpers = {
+      ...quiet,
+      addJob: async (_name: string, _payload: unknown, spec: { jobKey?: string; runAt?: Date }) => {
+        added.push({ key: spec.jobKey, runAt: spec.runAt });
+        return {};
+      },
+    } as unknown as JobHelpers;
+    const task = createTaskList(app.orm, TEST_MAIL, TEST_WEBHOOKS).inventory_fanout;
+    // Another drain's transaction holds the lock.
+    await app.em().transactional(async (tx) => {
+      await rows(tx, sql`SELECT pg_advisory_xact_lock(27050701)`);
+      await task?.({ product_id: p }, helpers);
+    });
+    expect(added.map((a) => a.key)).toEqual(['inventory_fanout:recheck']);
+    expect(await pendingFanouts([p])).toEqual([{ product_id: p, variant_id: expect.any(Number) }]);
+    // The re-check, once the lock is free, drains it.
+    await task?.({ product_id: p }, helpers);
+    expect(await pendingFanouts([p])).toEqual([]);
   });
 
   it('reaches 2,500 listing stores in batches, each store getting the product at the head of its feed', async () => {
@@ -884,7 +957,7 @@ describe('stock changes fan out to every listing store', () => {
     const since = await lastEventId();
     await clearFanoutJobs();
     await internal().inventory.setStock({ productId: p, quantity: 39 });
-    expect((await fanoutJobs()).map((j) => j.key)).toEqual([`inventory_fanout:${p}`]);
+    expect((await fanoutJobs()).map((j) => j.key)).toEqual([fanoutKey(p)]);
     await clearFanoutJobs();
     const logged = await runFanout(p);
     expect(logged.join('\n')).toContain('reached 2501 stores');

@@ -169,7 +169,7 @@ describe('what the enqueuers write, each task’s schema reads', () => {
     expect(jobs).toEqual([
       {
         task: JOBS.inventoryFanout,
-        key: `${JOBS.inventoryFanout}:${productId}`,
+        key: `${JOBS.inventoryFanout}:shard:${productId % 64}`,
         payload: { product_id: productId },
         later: false,
       },

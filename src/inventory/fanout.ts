@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { rows, sql } from '../db/sql.ts';
-import { idsOnlyData, onlyVariant } from '../events/ids-only.ts';
+import { idsOnlyData } from '../events/ids-only.ts';
 import { fanOutToListingStores } from '../events/listing-stores.ts';
 
 /**
  * The product an `inventory_fanout` job names, and the variants its payload itself names: the
- * `{ product_id }` the stock trigger queues names none (they wait in inventory_fanout_pending), the
- * array payloads queued before Migration20261128050000_inventory_fanout_pending name theirs.
+ * `{ product_id }` the stock trigger queues names none (the change waits in inventory_fanout_pending
+ * for a drain), the array payloads queued before Migration20261128050000_inventory_fanout_pending
+ * name theirs and are fanned out as before.
  */
 export function parseFanoutPayload(
   payload: unknown,
@@ -22,26 +22,6 @@ export function parseFanoutPayload(
     Array.isArray(item?.variant_ids) ? (item.variant_ids as number[]) : null,
   );
   return { productId, changes };
-}
-
-/**
- * Takes the product's waiting stock change (see the migration above) and says which variant the
- * fan-out names: the one every change touched, or null. A job finding no row (an earlier run took
- * a change committed while it ran, or a retry after its first attempt took it) still fans out,
- * naming no variant: a repeated `inventory.updated` is harmless, a missed one is not.
- */
-export async function takeFanoutVariant(
-  em: EntityManager,
-  productId: number,
-  named: readonly (readonly number[] | null)[],
-): Promise<number | null> {
-  const [pending] = await rows<{ variant_id: number | null }>(
-    em,
-    sql`DELETE FROM inventory_fanout_pending WHERE product_id = ${productId} RETURNING variant_id`,
-  );
-  const fromRow = pending ? [pending.variant_id === null ? null : [pending.variant_id]] : [];
-  const changes = [...named, ...fromRow];
-  return changes.length === 0 ? null : onlyVariant(changes);
 }
 
 /**

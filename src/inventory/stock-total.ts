@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
 
 /** PostgreSQL's integer, the column's type: a total past it is held at it rather than failing the job. */
-const MAX_TOTAL = 2_147_483_647;
+export const MAX_TOTAL = 2_147_483_647;
 
 /**
  * Sets a product's stock to the sum of its variants (Migration20261128060000_stock_total_by_fanout).
@@ -13,7 +13,7 @@ const MAX_TOTAL = 2_147_483_647;
  */
 export async function syncStockTotal(em: EntityManager, productId: number): Promise<boolean> {
   return em.transactional(async (tx) => {
-    const [locked] = await rows(tx, sql`SELECT id FROM products WHERE id = ${productId} FOR UPDATE`);
+    const [locked] = await rows(tx, sql`SELECT id FROM products WHERE id = ${productId} FOR NO KEY UPDATE`);
     if (!locked) return false;
     const changed = await rows(
       tx,

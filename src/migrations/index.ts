@@ -35,6 +35,7 @@ import { Migration20261128030000_search_terms } from './Migration20261128030000_
 import { Migration20261128040000_taxonomy_covers } from './Migration20261128040000_taxonomy_covers.ts';
 import { Migration20261128050000_inventory_fanout_pending } from './Migration20261128050000_inventory_fanout_pending.ts';
 import { Migration20261128060000_stock_total_by_fanout } from './Migration20261128060000_stock_total_by_fanout.ts';
+import { Migration20261128070000_inventory_fanout_versions } from './Migration20261128070000_inventory_fanout_versions.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -116,5 +117,9 @@ export const migrationsList = [
   {
     name: 'Migration20261128060000_stock_total_by_fanout',
     class: Migration20261128060000_stock_total_by_fanout,
+  },
+  {
+    name: 'Migration20261128070000_inventory_fanout_versions',
+    class: Migration20261128070000_inventory_fanout_versions,
   },
 ];

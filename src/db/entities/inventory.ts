@@ -26,5 +26,6 @@ export const InventoryFanoutPending = defineEntity({
   properties: {
     productId: p.integer().primary().autoincrement(false),
     variantId: p.integer().nullable(),
+    version: p.integer().default(0),
   },
 });
