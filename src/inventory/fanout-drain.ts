@@ -83,7 +83,10 @@ export async function drainStockChanges(em: EntityManager): Promise<Drained> {
 
 /** The products' totals, as src/inventory/stock-total.ts sets one: locked first, summed after. */
 async function setTotals(tx: EntityManager, ids: number[]) {
-  await rows(tx, sql`SELECT id FROM products WHERE id = ANY(${ids}::integer[]) ORDER BY id FOR NO KEY UPDATE`);
+  await rows(
+    tx,
+    sql`SELECT id FROM products WHERE id = ANY(${ids}::integer[]) ORDER BY id FOR NO KEY UPDATE`,
+  );
   await rows(
     tx,
     sql`UPDATE products p SET stock_quantity = t.total, updated_at = now()
