@@ -45,7 +45,7 @@ export const catalogueFanoutPayload = z
 
 /**
  * `inventory_fanout`, queued per product by the stock trigger (product_stock_fanout, in
- * Migration20261128050000_inventory_fanout_pending: SQL, so no helper builds it) as `{ product_id }`,
+ * Migration20261128070000_inventory_fanout_versions: SQL, so no helper builds it) as `{ product_id }`,
  * the waiting change beside it in inventory_fanout_pending. The arrays, one item per statement,
  * are what the trigger queued before (Graphile concatenated them while the job waited).
  */

@@ -4,7 +4,7 @@ import { idsOnlyData } from '../events/ids-only.ts';
 import { LISTING_STORES_BATCH } from '../events/listing-stores.ts';
 import { enqueueDispatch } from '../events/outbox.ts';
 import { fanOutStock } from './fanout.ts';
-import { MAX_TOTAL } from './stock-total.ts';
+import { setStockTotals } from './stock-total.ts';
 
 /** Waiting products one drain transaction takes. */
 const DRAIN_BATCH = 200;
@@ -32,9 +32,8 @@ export interface Drained {
 
 /**
  * Fans out every waiting stock change (inventory_fanout_pending), DRAIN_BATCH products per
- * transaction: their totals follow their variants (locked in id order, summed by a later statement,
- * as syncStockTotal does), each store listing one gets it at the head of its feed and an
- * `inventory.updated`, and the rows read are deleted unless a change committed after the read bumped
+ * transaction: their totals follow their variants (setStockTotals), each store listing one gets it
+ * at the head of its feed and an `inventory.updated`, and the rows read are deleted unless a change committed after the read bumped
  * their version. All in one transaction, so a failed run leaves its rows waiting for the retry. A
  * product more stores list than LISTING_STORES_BATCH is fanned out alone after the batch, in batches
  * of stores, its row deleted after. Stops when a batch comes back short, or when another drain holds
@@ -57,7 +56,7 @@ export async function drainStockChanges(em: EntityManager): Promise<Drained> {
       );
       if (waiting.length === 0) return { waiting, wide: [] as Waiting[] };
       const ids = waiting.map((w) => w.product_id);
-      await setTotals(tx, ids);
+      await setStockTotals(tx, ids);
       const wideIds = new Set(
         (
           await rows<{ product_id: number }>(
@@ -79,21 +78,6 @@ export async function drainStockChanges(em: EntityManager): Promise<Drained> {
     }
     if (batch.waiting.length < DRAIN_BATCH) return { reached, again: left };
   }
-}
-
-/** The products' totals, as src/inventory/stock-total.ts sets one: locked first, summed after. */
-async function setTotals(tx: EntityManager, ids: number[]) {
-  await rows(
-    tx,
-    sql`SELECT id FROM products WHERE id = ANY(${ids}::integer[]) ORDER BY id FOR NO KEY UPDATE`,
-  );
-  await rows(
-    tx,
-    sql`UPDATE products p SET stock_quantity = t.total, updated_at = now()
-      FROM (SELECT v.product_id, LEAST(sum(v.stock_quantity::bigint), ${MAX_TOTAL})::integer AS total
-            FROM product_variants v WHERE v.product_id = ANY(${ids}::integer[]) GROUP BY v.product_id) t
-      WHERE p.id = t.product_id AND p.stock_quantity <> t.total`,
-  );
 }
 
 /** One statement for the batch: the feeds (in store order, as every feed writer) and the events. */
