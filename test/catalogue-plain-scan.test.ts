@@ -5,6 +5,7 @@ import { PRICE_BANDS } from '../src/catalogue/cells.ts';
 import { CHANNELS } from '../src/catalogue/channels.ts';
 import { countFacets } from '../src/catalogue/facet-counts.ts';
 import { listProducts } from '../src/catalogue/list-products.ts';
+import { PAGE_WALK } from '../src/catalogue/page-ids.ts';
 import { FACET_NAMES, type FacetName, facetsInput, listInput } from '../src/catalogue/schemas.ts';
 import { type CompiledStatement, observeStatements, rows, sql } from '../src/db/sql.ts';
 import { loadCatalogueContext } from '../src/store/catalogue-context.ts';
@@ -442,6 +443,63 @@ describe('a price range at any cents', () => {
     expect(outside.total_count).toBeGreaterThan(0);
   });
 });
+
+/**
+ * Filters a covering sort index reads (no raw category, no search), with prices at any cents, on
+ * random pages: the cases a page is chosen for by a bounded walk of the sort index, or by reading
+ * the matches when the walk falls short (src/catalogue/page-ids.ts).
+ */
+/** Present one time in four: a page's walk meets few filters, so it often finds the page. */
+const rarely = <T>(arb: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: arb, weight: 1 });
+const walkedCases = fc.tuple(
+  fc.record(
+    {
+      // Mostly the store whose listings change prices and selling modes.
+      store: fc.constantFrom('store', 'store', 'owner', 'scoped'),
+      category: rarely(fc.constantFrom(...TAXONOMY_ASKED)),
+      pricing_type: rarely(fc.constantFrom('wholesale', 'commission')),
+      purchase_mode: rarely(fc.constantFrom('buy_now', 'enquiry')),
+      in_stock: rarely(fc.constantFrom('true', 'false')),
+      price_min_cents: maybe(cents),
+      price_max_cents: maybe(cents),
+      sort_by: maybe(fc.constantFrom('created_at', 'name', 'retail_price_cents', 'stock_quantity')),
+      order: maybe(fc.constantFrom('asc', 'desc')),
+    },
+    { requiredKeys: ['store'] },
+  ) as fc.Arbitrary<Case>,
+  fc.integer({ min: 1, max: 4 }),
+  fc.constantFrom(1, 2, 5, 20),
+);
+
+describe('a page chosen by a bounded walk of the sort index', () => {
+  it('lists as a plain scan does, with the walk as long as it is', async () => {
+    await fc.assert(fc.asyncProperty(walkedCases, matchesPlainPage), { numRuns: RUNS, seed: SEED });
+  });
+
+  it('lists as a plain scan does with the walk cut to a few entries (found in them, or read from the matches)', async () => {
+    const entries = PAGE_WALK.entries;
+    PAGE_WALK.entries = 6;
+    try {
+      await fc.assert(fc.asyncProperty(walkedCases, matchesPlainPage), { numRuns: RUNS, seed: SEED + 1 });
+    } finally {
+      PAGE_WALK.entries = entries;
+    }
+  });
+});
+
+/** One page of a case's list (total and ids in order) equals the plain scan's. */
+async function matchesPlainPage([c, page, limit]: [Case, number, number]) {
+  const s = storeOf(c);
+  const sort = `${c.sort_by ? `&sort_by=${c.sort_by}` : ''}${c.order ? `&order=${c.order}` : ''}`;
+  const path = `/api/v1/products?${query(c)}${sort}&page=${page}&limit=${limit}`;
+  const list = await app.get<ListBody>(path, s.read);
+  expect(list.status, JSON.stringify(list.body)).toBe(200);
+  const expected = plainList(c, await plainProducts(s.id, c.category ?? ''));
+  expect(list.body.pagination.total_count, path).toBe(expected.length);
+  const ids = list.body.products.map((p) => p.id);
+  expect(ids, path).toEqual(expected.slice((page - 1) * limit, page * limit));
+}
 
 /** The facets and the list (total and ids in order) of a case equal the plain scan's. */
 async function matchesPlainScan(c: Case) {

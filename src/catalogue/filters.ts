@@ -87,6 +87,14 @@ export interface CatalogueQuery {
   /** Whether some condition reads the store's listing (`l`): without one, `products p` alone will do. */
   readsListing: boolean;
   /**
+   * When only the store's customisations (a custom price, a listing's selling mode) make a condition
+   * read the listing: the facets as they read for a product the store has not customised, on the
+   * product's own columns. A page then reads those products apart from the customised ones
+   * (list-products.ts), so a walk of a sort index tests its covering columns and never probes a
+   * listing for each entry it passes.
+   */
+  uncustomised?: Partial<Record<FacetName, RawBuilder<unknown>>>;
+  /**
    * A condition every row meets, read through its own covering index; statements then read only
    * the products it admits (productsFrom). Always a raw category value (`category` naming no taxonomy
    * category: only `products_category_raw_idx` answers it without reading every product); in a list,
@@ -281,6 +289,7 @@ export async function buildCatalogueQuery(
   }
 
   addFacetFilters(q, f, tax);
+  if (q.readsListing && !opts.forRemoval && !f.exclude_in_store) q.uncustomised = uncustomisedFacets(q, f);
 
   const term = f.search?.trim();
   if (term) {
@@ -365,6 +374,28 @@ function addFacetFilters(q: CatalogueQuery, f: CatalogueFilters, tax: Taxonomy |
     q.readsListing = true;
   }
 }
+
+/**
+ * A product without a customised listing in the store reads at its own price and selling mode, so the
+ * conditions on EFFECTIVE_RETAIL and EFFECTIVE_PURCHASE_MODE become conditions on its columns.
+ */
+function uncustomisedFacets(q: CatalogueQuery, f: CatalogueFilters): CatalogueQuery['facets'] {
+  const facets = { ...q.facets };
+  if (f.purchase_mode !== undefined) facets.purchase_mode = sql`p.purchase_mode = ${f.purchase_mode}`;
+  const price: RawBuilder<unknown>[] = [];
+  if (f.price_min_cents !== undefined) price.push(sql`p.retail_price_cents >= ${f.price_min_cents}`);
+  if (f.price_max_cents !== undefined) price.push(sql`p.retail_price_cents < ${f.price_max_cents}`);
+  if (price.length) facets.price_band = sql.join(price, sql` AND `);
+  return facets;
+}
+
+/**
+ * A live listing of the store that changes how its product reads (a custom price or selling mode):
+ * the predicate of `listings_store_custom_idx`, so a probe is one index-only lookup.
+ */
+export const customisedListing = (ctx: StoreCatalogueContext, product: RawBuilder<unknown>) =>
+  sql`EXISTS (SELECT 1 FROM listings c WHERE c.store_id = ${ctx.storeId} AND c.product_id = ${product}
+    AND c.deleted_at IS NULL AND (c.custom_retail_price_cents IS NOT NULL OR c.purchase_mode IS NOT NULL))`;
 
 /** Every condition of the query, for the list and the total count. */
 export function whereAll(q: CatalogueQuery): RawBuilder<unknown> {

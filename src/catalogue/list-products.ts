@@ -6,57 +6,26 @@ import { cellTotal } from './cells.ts';
 import { driverOf } from './drivers.ts';
 import {
   buildCatalogueQuery,
-  CATALOGUE_EARN_PER_SALE,
   type CatalogueQuery,
   catalogueFrom,
-  EARN_PER_SALE,
   matchesNothing,
   needsTaxonomy,
   ownershipOf,
-  productsFrom,
   queryFrom,
   resolveTaxonomy,
   SEARCH_RANKED,
   type Taxonomy,
   whereAll,
 } from './filters.ts';
+import { marginPageIds, plainPageIds, walkable, walkedPageIds } from './page-ids.ts';
 import { type PriceRange, type PriceSplit, priceReach, priceSplitOf, withPrice } from './price-ranges.ts';
 import { type ProductRow, productColumns, toCatalogueProduct } from './product-item.ts';
-import type { ListInput, SortKey } from './schemas.ts';
+import type { ListInput } from './schemas.ts';
 import { inStaticOrder } from './search-terms.ts';
+import { orderBy } from './sort-order.ts';
 
 /** From this offset on, a page waits for the total and is not read past the last match. */
 const DEEP_OFFSET = 10_000n;
-
-const SORT_COLUMNS: Record<SortKey, RawBuilder<unknown>> = {
-  name: sql`p.name`,
-  created_at: sql`p.created_at`,
-  updated_at: sql`p.updated_at`,
-  stock_quantity: sql`p.stock_quantity`,
-  retail_price_cents: sql`p.retail_price_cents`,
-  wholesale_price_cents: sql`p.wholesale_price_cents`,
-  sku: sql`p.sku`,
-  margin: EARN_PER_SALE,
-  readiness: sql`p.readiness_score`,
-  recommended: sql`p.recommended_score`,
-};
-/** Text keys read naturally A→Z; every numeric or time key reads best largest/newest first. */
-const ASCENDING_BY_DEFAULT = new Set<SortKey>(['name', 'sku']);
-
-function orderBy(input: ListInput): RawBuilder<unknown> {
-  const key = input.sort_by ?? 'created_at';
-  return sortBy(SORT_COLUMNS[key], direction(input));
-}
-
-function direction(input: ListInput): 'asc' | 'desc' {
-  const key = input.sort_by ?? 'created_at';
-  return input.order ?? (ASCENDING_BY_DEFAULT.has(key) ? 'asc' : 'desc');
-}
-
-/** The id tie-breaker keeps pages stable when many products share a sort value. */
-function sortBy(column: RawBuilder<unknown>, dir: 'asc' | 'desc'): RawBuilder<unknown> {
-  return dir === 'asc' ? sql`${column} ASC, p.id ASC` : sql`${column} DESC, p.id DESC`;
-}
 
 /**
  * A search page in relevance order, read in one statement with the search's matches (counted up to
@@ -119,50 +88,6 @@ async function rankedPage(
 }
 
 /**
- * The ids of a page. Sorting by margin would compute every match's earn per sale at the store's
- * own prices and sort them all; instead two ordered streams are merged: products the store has not
- * re-priced, in the order of the indexed catalogue margin (equal to theirs), read only as far as
- * the page needs; and the store's re-priced listings, few, sorted by their own margin.
- */
-function pageIds(
-  ctx: StoreCatalogueContext,
-  q: CatalogueQuery,
-  input: ListInput,
-  from: RawBuilder<unknown>,
-  where: RawBuilder<unknown>,
-  offset: string,
-): RawBuilder<unknown> {
-  if (input.sort_by !== 'margin') {
-    // Filters that never read the store's listing choose the page on products alone: a deep page
-    // then skips entries of a covering sort index instead of probing a listing for each.
-    const source = q.readsListing ? from : productsFrom(q.fence);
-    return sql`SELECT p.id AS product_id FROM ${source} WHERE ${where}
-      ORDER BY ${orderBy(input)} LIMIT ${input.limit} OFFSET ${offset}`;
-  }
-  const dir = direction(input);
-  const reach = String(BigInt(offset) + BigInt(input.limit));
-  // "Not re-priced" as an anti-join: said as `l.custom_retail_price_cents IS NULL`, PostgreSQL
-  // estimated from the listings alone (a store that re-priced them all: none pass) and sorted 2M rows.
-  const notRepriced = sql`NOT EXISTS (SELECT 1 FROM listings c WHERE c.store_id = ${ctx.storeId}
-    AND c.product_id = p.id AND c.deleted_at IS NULL AND c.custom_retail_price_cents IS NOT NULL)`;
-  const catalogue = sql`(SELECT p.id AS product_id, ${CATALOGUE_EARN_PER_SALE} AS margin FROM ${from}
-      WHERE ${where} AND ${notRepriced}
-      ORDER BY ${sortBy(CATALOGUE_EARN_PER_SALE, dir)} LIMIT ${reach})`;
-  // The store's re-priced listings in the order of their kept earn per sale (`custom_earn_cents`,
-  // equal to EARN_PER_SALE there: Migration20261125100000_listing_earn), an index range per store.
-  const earn = sql`l.custom_earn_cents`;
-  const repriced = sql`(SELECT p.id AS product_id, ${earn} AS margin
-      FROM listings l JOIN products p ON p.id = l.product_id
-      WHERE l.store_id = ${ctx.storeId} AND l.deleted_at IS NULL AND l.custom_retail_price_cents IS NOT NULL
-        AND ${where}
-      ORDER BY ${dir === 'asc' ? sql`${earn} ASC, l.product_id ASC` : sql`${earn} DESC, l.product_id DESC`}
-      LIMIT ${reach})`;
-  const merged = dir === 'asc' ? sql`margin ASC, product_id ASC` : sql`margin DESC, product_id DESC`;
-  return sql`SELECT product_id FROM (${catalogue} UNION ALL ${repriced}) s
-    ORDER BY ${merged} LIMIT ${input.limit} OFFSET ${offset}`;
-}
-
-/**
  * The matching total where the cells do not hold it (plainList reads those first): for a search, its
  * probe (exact up to SEARCH_RANKED, else a lower bound); under a price range off the band edges, the
  * cells for its whole bands and the price index for the rest (price-ranges.ts); else an exact count
@@ -174,11 +99,12 @@ async function countMatches(
   q: CatalogueQuery,
   input: ListInput,
   taxonomy: Taxonomy | undefined,
-  from: RawBuilder<unknown>,
+  fence: RawBuilder<unknown> | undefined,
   where: RawBuilder<unknown>,
 ): Promise<{ total: number; lowerBound: boolean }> {
   if (q.searchMatches !== undefined) return searchTotal(q.searchMatches);
-  const split = q.fence ? undefined : await priceSplitOf(em, input);
+  const split = fence ? undefined : await priceSplitOf(em, input);
+  const from = catalogueFrom(ctx, fence);
   if (split) return { total: await splitTotal(em, ctx, input, taxonomy, split), lowerBound: false };
   const [row] = await scanRows<{ total: number }>(
     em,
@@ -240,13 +166,14 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
   }
   const q = await buildCatalogueQuery(em, store, input, { taxonomy, deferSearch: ranked });
   // Several filters meet late in a sort order (2 s at 2M walking the created index for a brand
-  // under a category and a price): the page and the total read only the most selective brand,
-  // supplier or category's products, through its covering index. Not under the margin order, whose
-  // earn per sale reads columns no such index carries (a category's 90,000 heap rows: past 2 s),
-  // where its own index walk finds the page.
+  // under a category and a price): the total, and a page a bounded walk does not find, read only
+  // the most selective brand, supplier or category's products, through its covering index. Not
+  // under the margin order, whose earn per sale reads columns no such index carries (a category's
+  // 90,000 heap rows: past 2 s), where its own index walk finds the page.
+  let fence = q.fence;
   if (!ranked && !q.fence && input.sort_by !== 'margin' && Object.keys(q.facets).length >= 2) {
     const driver = await driverOf(em, store, input, taxonomy);
-    if (driver) q.fence = q.facets[driver];
+    if (driver) fence = q.facets[driver];
   }
   const offset = pageOffset(input.page, input.limit);
   const { count, pageRows } = ranked ? await searchList(em, store, q, input, offset) : await plainList();
@@ -261,22 +188,42 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
 
   async function plainList() {
     const where = whereAll(q);
-    // Under a fence (a raw category value, a driver), only the products it admits (productsFrom).
-    const from = catalogueFrom(store, q.fence);
     // The page is chosen on ids alone and only its rows are then read whole and named: sorting or
     // skipping narrow rows, and never joining brands and categories to rows that are not shown.
-    const page = () =>
+    const named = sql`JOIN products p ON p.id = page.product_id
+      LEFT JOIN listings l ON l.product_id = page.product_id AND l.store_id = ${store.storeId}
+        AND l.deleted_at IS NULL
+      LEFT JOIN categories c ON c.id = p.category_id
+      LEFT JOIN brands b ON b.id = p.brand_id`;
+    const read = (ids: RawBuilder<unknown>) =>
       rows<ProductRow>(
         em,
-        sql`SELECT ${productColumns(store)}
-          FROM (${pageIds(store, q, input, from, where, offset)}) page
-          JOIN products p ON p.id = page.product_id
-          LEFT JOIN listings l ON l.product_id = page.product_id AND l.store_id = ${store.storeId}
-            AND l.deleted_at IS NULL
-          LEFT JOIN categories c ON c.id = p.category_id
-          LEFT JOIN brands b ON b.id = p.brand_id
+        sql`SELECT ${productColumns(store)} FROM (${ids}) page ${named} ORDER BY ${orderBy(input)}`,
+      );
+    const page = async (): Promise<ProductRow[]> => {
+      if (!walkable(q, input)) {
+        // Under a fence (a raw category value, a driver), only the products it admits (productsFrom).
+        const from = catalogueFrom(store, fence);
+        const ids =
+          input.sort_by === 'margin'
+            ? marginPageIds(store, input, from, where, offset)
+            : plainPageIds({ ...q, fence }, input, from, where, offset);
+        return read(ids);
+      }
+      // A bounded walk first, with what it found counted in the same statement; when it falls short
+      // of the page, the matches read (through the driver, if any) and sorted (page-ids.ts).
+      const walk = walkedPageIds(store, q, input, offset, 'walk');
+      const found = await rows<ProductRow & { walked: number }>(
+        em,
+        sql`WITH mine AS MATERIALIZED ${walk.mine}
+          SELECT n.walked, ${productColumns(store)} FROM (SELECT count(*)::integer AS walked FROM mine) n
+          LEFT JOIN ((${walk.ids}) page ${named}) ON true
           ORDER BY ${orderBy(input)}`,
       );
+      if ((found[0]?.walked ?? 0) >= walk.reach) return found.filter((r) => r.id !== null);
+      const matched = walkedPageIds(store, q, input, offset, 'matches', fence);
+      return read(sql`WITH mine AS MATERIALIZED ${matched.mine} ${matched.ids}`);
+    };
     // A total the cells hold costs a few index entries: read first, it spares the page a walk of
     // the whole sort index when nothing (or nothing past the offset) matches, e.g. filters that
     // contradict each other (in_stock=false&ready_to_list=true: 1.2 s at 2M).
@@ -285,7 +232,7 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
       const count = { total: fromCells, lowerBound: false };
       return { count, pageRows: BigInt(offset) >= BigInt(fromCells) ? [] : await page() };
     }
-    const counting = countMatches(em, store, q, input, taxonomy, from, where);
+    const counting = countMatches(em, store, q, input, taxonomy, fence, where);
     // A deep page skips `offset` rows to reach its own, a cost that grows with the offset: past
     // DEEP_OFFSET the total is read first, and a page past the last match answers empty at once
     // instead of skipping every match to find nothing.

@@ -36,6 +36,7 @@ import { Migration20261128040000_taxonomy_covers } from './Migration202611280400
 import { Migration20261128050000_inventory_fanout_pending } from './Migration20261128050000_inventory_fanout_pending.ts';
 import { Migration20261128060000_stock_total_by_fanout } from './Migration20261128060000_stock_total_by_fanout.ts';
 import { Migration20261128070000_inventory_fanout_versions } from './Migration20261128070000_inventory_fanout_versions.ts';
+import { Migration20261128080000_listing_customisation_indexes } from './Migration20261128080000_listing_customisation_indexes.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -121,5 +122,9 @@ export const migrationsList = [
   {
     name: 'Migration20261128070000_inventory_fanout_versions',
     class: Migration20261128070000_inventory_fanout_versions,
+  },
+  {
+    name: 'Migration20261128080000_listing_customisation_indexes',
+    class: Migration20261128080000_listing_customisation_indexes,
   },
 ];
