@@ -37,6 +37,8 @@ import { Migration20261128050000_inventory_fanout_pending } from './Migration202
 import { Migration20261128060000_stock_total_by_fanout } from './Migration20261128060000_stock_total_by_fanout.ts';
 import { Migration20261128070000_inventory_fanout_versions } from './Migration20261128070000_inventory_fanout_versions.ts';
 import { Migration20261128080000_listing_customisation_indexes } from './Migration20261128080000_listing_customisation_indexes.ts';
+import { Migration20261128090000_order_counts } from './Migration20261128090000_order_counts.ts';
+import { Migration20261128100000_orders_mode_sort_indexes } from './Migration20261128100000_orders_mode_sort_indexes.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -126,5 +128,13 @@ export const migrationsList = [
   {
     name: 'Migration20261128080000_listing_customisation_indexes',
     class: Migration20261128080000_listing_customisation_indexes,
+  },
+  {
+    name: 'Migration20261128090000_order_counts',
+    class: Migration20261128090000_order_counts,
+  },
+  {
+    name: 'Migration20261128100000_orders_mode_sort_indexes',
+    class: Migration20261128100000_orders_mode_sort_indexes,
   },
 ];

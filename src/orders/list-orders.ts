@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor.ts';
 import { likePattern, pageOffset, pagination, type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { PartnerContext } from '../trpc/context.ts';
@@ -42,9 +43,17 @@ function search(term: string, canReadCustomers: boolean): RawBuilder<unknown> {
     : sql`o.order_number ILIKE ${pattern}`;
 }
 
-function filters(actor: Actor, input: ListOrdersInput): RawBuilder<unknown> {
+/**
+ * The store as a range for a page in id order: said as an equality, PostgreSQL drops the store from
+ * the order it needs, and the primary key then offers the id order too; it walked the whole table
+ * backwards hoping to meet the store's orders early (a status the newest orders lack: 1.1 s at 1.2M
+ * orders). As a range, only the store's own index (orders_store_id_idx) gives the order.
+ */
+function filters(actor: Actor, input: ListOrdersInput, storeAsRange = false): RawBuilder<unknown> {
   const conds: RawBuilder<unknown>[] = [
-    sql`o.store_id = ${actor.storeId}`,
+    storeAsRange
+      ? sql`o.store_id >= ${actor.storeId} AND o.store_id <= ${actor.storeId}`
+      : sql`o.store_id = ${actor.storeId}`,
     sql`o.livemode = ${actor.livemode}`,
   ];
   if (input.status) conds.push(sql`o.status = ${input.status}`);
@@ -55,6 +64,28 @@ function filters(actor: Actor, input: ListOrdersInput): RawBuilder<unknown> {
   return sql.join(conds, sql` AND `);
 }
 
+/**
+ * The total: under filters of few values (status, channel, attention) from the kept counts and
+ * their pending deltas (Migration20261128090000_order_counts), a few rows whatever the store's
+ * history; under a date range or a search, counted over the matching orders.
+ */
+function countOrders(em: EntityManager, actor: Actor, input: ListOrdersInput, where: RawBuilder<unknown>) {
+  if (input.start_date || input.end_date || input.search) {
+    return rows<{ total: number }>(em, sql`SELECT count(*)::integer AS total FROM orders o WHERE ${where}`);
+  }
+  const conds = [sql`o.store_id = ${actor.storeId}`, sql`o.livemode = ${actor.livemode}`];
+  if (input.status) conds.push(sql`o.status = ${input.status}`);
+  if (input.channel) conds.push(sql`o.channel = ${input.channel}`);
+  if (input.attention) conds.push(sql`o.needs_attention`);
+  const kept = sql.join(conds, sql` AND `);
+  return rows<{ total: number }>(
+    em,
+    sql`SELECT COALESCE(sum(n), 0)::integer AS total FROM (
+      SELECT o.n FROM order_counts o WHERE ${kept}
+      UNION ALL SELECT o.n FROM order_count_deltas o WHERE ${kept}) c`,
+  );
+}
+
 const SORT = { created_at: sql`o.created_at`, updated_at: sql`o.updated_at`, id: sql`o.id` };
 
 export async function listOrders(ctx: PartnerContext, input: ListOrdersInput) {
@@ -62,15 +93,18 @@ export async function listOrders(ctx: PartnerContext, input: ListOrdersInput) {
   const where = filters(actor, input);
   const dir = input.order === 'asc' ? sql`ASC` : sql`DESC`;
   const order = sql`${SORT[input.sort_by]} ${dir}, o.id ${dir}`;
+  const byId = input.sort_by === 'id';
+  const pageWhere = byId ? filters(actor, input, true) : where;
+  const pageOrder = byId ? sql`o.store_id ${dir}, o.id ${dir}` : order;
   const offset = pageOffset(input.page, input.limit);
   const [count, page] = await Promise.all([
-    rows<{ total: number }>(em, sql`SELECT count(*)::integer AS total FROM orders o WHERE ${where}`),
+    countOrders(em, actor, input, where),
     // The page is chosen on ids from a sort index that carries the filter columns (index-only, so a
     // deep page skips index entries, not order rows), and only its rows are then read.
     rows<ListRow>(
       em,
       sql`SELECT ${LIST_COLUMNS}
-        FROM (SELECT o.id FROM orders o WHERE ${where} ORDER BY ${order} LIMIT ${input.limit} OFFSET ${offset}) page
+        FROM (SELECT o.id FROM orders o WHERE ${pageWhere} ORDER BY ${pageOrder} LIMIT ${input.limit} OFFSET ${offset}) page
         JOIN orders o ON o.id = page.id
         ORDER BY ${order}`,
     ),

@@ -29,6 +29,7 @@ import {
   OAuthSession,
   OAuthToken,
 } from './oauth.ts';
+import { OrderCount, OrderCountDelta } from './order-counts.ts';
 import { InvoiceCounter, Order, OrderLine, OrderStatusChange, PurchaseOrder } from './orders.ts';
 import { PlatformFeature, PlatformSecret } from './platform.ts';
 import { RateLimit } from './ratelimit.ts';
@@ -62,6 +63,8 @@ export type AnyEntity =
   | typeof Order
   | typeof OrderLine
   | typeof OrderStatusChange
+  | typeof OrderCount
+  | typeof OrderCountDelta
   | typeof PurchaseOrder
   | typeof InvoiceCounter
   | typeof ExternalOrder
@@ -111,6 +114,8 @@ export const entities: AnyEntity[] = [
   Order,
   OrderLine,
   OrderStatusChange,
+  OrderCount,
+  OrderCountDelta,
   PurchaseOrder,
   InvoiceCounter,
   ExternalOrder,

@@ -13,6 +13,16 @@ export const Listing = defineEntity({
       properties: ['store', 'product'],
     },
     {
+      name: 'listings_store_custom_price_idx',
+      where: '(deleted_at IS NULL) AND (custom_retail_price_cents IS NOT NULL)',
+      properties: ['store', 'customRetailPriceCents', 'product'],
+    },
+    {
+      name: 'listings_store_mode_only_idx',
+      where: '(deleted_at IS NULL) AND (custom_retail_price_cents IS NULL) AND (purchase_mode IS NOT NULL)',
+      properties: ['store', 'product'],
+    },
+    {
       name: 'listings_store_earn_idx',
       where: '(deleted_at IS NULL) AND (custom_retail_price_cents IS NOT NULL)',
       properties: ['store', 'customEarnCents', 'product'],
