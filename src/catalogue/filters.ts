@@ -315,6 +315,12 @@ export async function buildCatalogueQuery(
   return q;
 }
 
+/** A price range whose minimum is not below its maximum (max exclusive): no price lies in it. */
+export const emptyPriceRange = (f: CatalogueFilters): boolean =>
+  f.price_min_cents !== undefined &&
+  f.price_max_cents !== undefined &&
+  f.price_min_cents >= f.price_max_cents;
+
 /**
  * Whether some facet filter can match no product whatever the others say: a brand or a store type
  * that names nothing, a channel the readiness pass does not score. A list under one is empty; a

@@ -8,6 +8,7 @@ import {
   buildCatalogueQuery,
   type CatalogueQuery,
   catalogueFrom,
+  emptyPriceRange,
   matchesNothing,
   needsTaxonomy,
   ownershipOf,
@@ -155,8 +156,9 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
   const taxonomy = needsTaxonomy(store, input) ? await resolveTaxonomy(em, store, input) : undefined;
   // A search in relevance order counts its matches in the statement that ranks them.
   const ranked = !input.sort_by && Boolean(input.search?.trim());
-  // A search under a filter that names nothing would walk every match of its word to find none.
-  if (input.search?.trim() && matchesNothing(input, taxonomy)) {
+  // A search under a filter that names nothing would walk every match of its word to find none; an
+  // empty price range would split into bands and read them to count nothing.
+  if ((input.search?.trim() && matchesNothing(input, taxonomy)) || emptyPriceRange(input)) {
     const ownership = ownershipOf(store, input);
     return {
       products: [],
@@ -206,7 +208,7 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
         const from = catalogueFrom(store, fence);
         const ids =
           input.sort_by === 'margin'
-            ? marginPageIds(store, input, from, where, offset)
+            ? marginPageIds(store, q, input, from, where, offset, fence)
             : plainPageIds({ ...q, fence }, input, from, where, offset);
         return read(ids);
       }

@@ -177,19 +177,26 @@ export function plainPageIds(
  */
 export function marginPageIds(
   ctx: StoreCatalogueContext,
+  q: CatalogueQuery,
   input: ListInput,
   from: RawBuilder<unknown>,
   where: RawBuilder<unknown>,
   offset: string,
+  fence?: RawBuilder<unknown>,
 ): RawBuilder<unknown> {
   const dir = direction(input);
   const reach = reachOf(input, offset);
+  // A product not re-priced reads at its own price: under a price filter (and no selling-mode one)
+  // its stream tests the product's columns, and probes a listing only for the rows that pass them.
+  const plain = q.uncustomised && input.purchase_mode === undefined;
+  const own = plain ? allOf([...q.base, ...Object.values(q.uncustomised ?? {})]) : where;
   // "Not re-priced" as an anti-join: said as `l.custom_retail_price_cents IS NULL`, PostgreSQL
   // estimated from the listings alone (a store that re-priced them all: none pass) and sorted 2M rows.
   const notRepriced = sql`NOT EXISTS (SELECT 1 FROM listings c WHERE c.store_id = ${ctx.storeId}
     AND c.product_id = p.id AND c.deleted_at IS NULL AND c.custom_retail_price_cents IS NOT NULL)`;
-  const catalogue = sql`(SELECT p.id AS product_id, ${CATALOGUE_EARN_PER_SALE} AS margin FROM ${from}
-      WHERE ${where} AND ${notRepriced}
+  const catalogue = sql`(SELECT p.id AS product_id, ${CATALOGUE_EARN_PER_SALE} AS margin
+      FROM ${plain ? productsFrom(fence) : from}
+      WHERE ${own} AND ${notRepriced}
       ORDER BY ${sortBy(CATALOGUE_EARN_PER_SALE, dir)} LIMIT ${reach})`;
   // The store's re-priced listings in the order of their kept earn per sale (`custom_earn_cents`,
   // equal to EARN_PER_SALE there: Migration20261125100000_listing_earn), an index range per store.
