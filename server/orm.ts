@@ -18,6 +18,13 @@ export interface StatementBudget {
    * in transaction mode, which refuses or ignores it: there the role carries it.
    */
   timeoutMs?: number;
+  /**
+   * Whether every statement runs in its one backend, never a parallel query (startup parameter
+   * `max_parallel_workers_per_gather=0`; behind a pooler, the role's setting). Ten partner requests at
+   * once on two cores: parallel workers only queued the others behind them (docs/decisions.md,
+   * "A partner request is never a parallel query").
+   */
+  serial?: boolean;
   /** Told of each statement of this pool that PostgreSQL cancelled (SQLSTATE 57014). */
   onCancelled(statement: CancelledStatement): void;
 }
@@ -37,6 +44,7 @@ export async function openOrm(url: string, poolSize?: number, budget?: Statement
   // pg's pool options, merged by MikroORM over the ones it derives (PostgreSqlConnection.mapOptions).
   const driverOptions: pg.PoolConfig = { Client: budgetedClient(budget) };
   if (budget.timeoutMs !== undefined) driverOptions.statement_timeout = budget.timeoutMs;
+  if (budget.serial) driverOptions.options = '-c max_parallel_workers_per_gather=0';
   return MikroORM.init({ ...config, driverOptions });
 }
 

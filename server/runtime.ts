@@ -152,15 +152,18 @@ function requestFields(req: IncomingMessage, res: ServerResponse) {
 }
 
 /**
- * The API pool's statement budget: API_STATEMENT_TIMEOUT on every connection, and a warning for each
- * cancelled statement, with the request it ran for. Behind a pooler in transaction mode (`pooled`)
- * the setting is not sent (PgBouncer refuses startup parameters it does not track, or ignores them
- * when told to): the API's role carries it there, and `checkStatementBudget` says when it does not.
+ * The API pool's statement budget: API_STATEMENT_TIMEOUT on every connection, no parallel query,
+ * and a warning for each cancelled statement, with the request it ran for. Behind a pooler in
+ * transaction mode (`pooled`) the settings are not sent (PgBouncer refuses startup parameters it does
+ * not track, or ignores them when told to): the API's role carries them there (`ALTER ROLE <role> SET
+ * statement_timeout = '2s'`, `SET max_parallel_workers_per_gather = 0`), and `checkStatementBudget`
+ * says when the first is missing.
  */
 export function apiStatementBudget(config: Config, log: Logger, pooled = false): StatementBudget {
   const budgetMs = config.API_STATEMENT_TIMEOUT;
   return {
     timeoutMs: pooled ? undefined : budgetMs,
+    serial: !pooled,
     onCancelled: ({ error, sql, ms }) => {
       const scope = requests.getStore();
       log.warn(

@@ -321,6 +321,9 @@ describe('what the budget leaves alone', () => {
       const apiOrm = runtime.apiOrm as Orm;
       expect(await timeoutOf(apiOrm)).toBe(`${BUDGET_MS}ms`);
       expect(await timeoutOf(runtime.orm)).toBe('0');
+      // A partner request is never a parallel query; the worker's maintenance may be.
+      expect(await parallelOf(apiOrm)).toBe('0');
+      expect(await parallelOf(runtime.orm)).not.toBe('0');
       // Longer than the budget: the worker's ORM runs it, the API's stops it.
       await expect(sleepOn(runtime.orm, BUDGET_MS + 200)).resolves.toBeUndefined();
       await expect(sleepOn(apiOrm, BUDGET_MS + 200)).rejects.toMatchObject({ code: '57014' });
@@ -379,6 +382,14 @@ describe('the contract', () => {
 async function timeoutOf(orm: Orm): Promise<string> {
   const [row] = await rows<{ statement_timeout: string }>(orm.em.fork(), sql`SHOW statement_timeout`);
   return row?.statement_timeout ?? '';
+}
+
+async function parallelOf(orm: Orm): Promise<string> {
+  const [row] = await rows<{ setting: string }>(
+    orm.em.fork(),
+    sql`SELECT current_setting('max_parallel_workers_per_gather') AS setting`,
+  );
+  return row?.setting ?? '';
 }
 
 async function sleepOn(orm: Orm, ms: number): Promise<void> {
