@@ -10,7 +10,7 @@ import { fixtures } from './helpers/fixtures.ts';
  * - the table is exactly each product's lexemes at its recommended score, through inserts, updates
  *   of text, score or neither, bulk updates and deletes (its triggers);
  * - a search answers what a plain scan of the text index answers: for words drawn from the
- *   catalogue's own lexemes (common ones past the ranking bound, rare ones), two-word and phrase
+ *   catalogue's own lexemes (common ones past the ranking bound, rare ones), two- and three-word and phrase
  *   queries, and terms with OR or a negation (which read no single lexeme), the list's ids in order,
  *   its total and lower-bound flag, a page past the bound, a sorted list's total and the facets' total.
  */
@@ -142,7 +142,7 @@ const page = async (query: string) => {
   return res.body;
 };
 
-/** Terms from the catalogue's own words: single, paired, phrased, with OR and with a negation. */
+/** Terms from the catalogue's own words: single, paired, three words, phrased, with OR and with a negation. */
 function terms(): string[] {
   const out = [
     'classic',
@@ -156,7 +156,7 @@ function terms(): string[] {
   for (let i = 0; i < 12; i++) {
     const w = VOCABULARY[(i * 7) % VOCABULARY.length] ?? 'oak';
     const v = VOCABULARY[(i * 11 + 3) % VOCABULARY.length] ?? 'pine';
-    out.push(w, `${w} ${v}`, `${v} classic`);
+    out.push(w, `${w} ${v}`, `${v} classic`, `${w} ${v} classic`);
   }
   return [...new Set(out)];
 }

@@ -28,12 +28,14 @@ const DENSITY_SAMPLE = 200;
 const MIN_DENSITY = 0.2;
 
 /**
- * The lexemes every full-text match of `term` holds, the rarest of its words in the catalogue first
- * (at most two): the entries of the first (product_search_terms, Migration20261128030000_search_terms)
- * are a superset of the matches in the static order, and the second's narrow them by key before any
- * product is read. None for a term with an OR or a negation, or only stop words, and none for two
- * common words that seldom meet (MIN_DENSITY): the text index answers those better. A lexeme is taken
- * only if the query itself names it, so a parse where the two differ cannot narrow the matches.
+ * The lexemes every full-text match of `term` holds, the rarest of its words in the catalogue first:
+ * the entries of the first (product_search_terms, Migration20261128030000_search_terms) are a
+ * superset of the matches in the static order, and each other's narrow them by key before any
+ * product is read (a third word tested on the product instead read every product holding the first
+ * two: `chandelier candle holder`, 26,000 products for none, 1 s at 2M). None for a term with an OR
+ * or a negation, or only stop words, and none for two common words that seldom meet (MIN_DENSITY):
+ * the text index answers those better. A lexeme is taken only if the query itself names it, so a
+ * parse where the two differ cannot narrow the matches.
  */
 export async function drivingLexemes(em: EntityManager, term: string): Promise<string[] | undefined> {
   if (OPERATOR.test(term)) return undefined;
@@ -50,31 +52,37 @@ export async function drivingLexemes(em: EntityManager, term: string): Promise<s
       FROM unnest(tsvector_to_array(to_tsvector('english', ${term}))) AS t(lexeme)
       WHERE strpos(querytree(websearch_to_tsquery('english', ${term})),
         '''' || replace(t.lexeme, '''', '''''') || '''') > 0
-      ORDER BY 2, 3, 1
-      LIMIT 2`,
+      ORDER BY 2, 3, 1`,
   );
-  const [first, second] = found;
+  const [first, second, ...rest] = found;
   if (!first) return undefined;
   if (!second || first.n < RARITY_CAP) return found.map((r) => r.lexeme);
   // Both words common: a sample of each one's first entries probed for the other tells which is the
   // rarer (a larger share of it holds the other) and whether they meet often enough to walk, without
-  // statistics (cleared, the ranking above ties them by name).
-  const density = async (walked: string, probed: string) => {
+  // statistics (cleared, the ranking above ties them by name). With more words, the sample of the
+  // walked one must hold them all as often: three words of 26,000 products each that never meet walked
+  // every entry of the first to find nothing (300 ms at 2M), where the text index intersects them.
+  const density = async (walked: string, probed: string[]) => {
+    const holds = probed.map(
+      (other) => sql`EXISTS (SELECT 1 FROM product_search_terms t
+        WHERE t.lexeme = ${other} AND t.score = s.score AND t.product_id = s.product_id)`,
+    );
     const [sample] = await rows<{ n: number; both: number }>(
       em,
-      sql`SELECT count(*)::integer AS n, count(*) FILTER (WHERE EXISTS (SELECT 1 FROM product_search_terms t
-          WHERE t.lexeme = ${probed} AND t.score = s.score AND t.product_id = s.product_id))::integer AS both
+      sql`SELECT count(*)::integer AS n, count(*) FILTER (WHERE ${sql.join(holds, sql` AND `)})::integer AS both
         FROM (SELECT score, product_id FROM product_search_terms s WHERE s.lexeme = ${walked}
           ORDER BY s.score DESC, s.product_id DESC LIMIT ${DENSITY_SAMPLE}) s`,
     );
     return sample && sample.n > 0 ? sample.both / sample.n : 0;
   };
+  const others = rest.map((r) => r.lexeme);
   const [forward, backward] = await Promise.all([
-    density(first.lexeme, second.lexeme),
-    density(second.lexeme, first.lexeme),
+    density(first.lexeme, [second.lexeme, ...others]),
+    density(second.lexeme, [first.lexeme, ...others]),
   ]);
   if (Math.max(forward, backward) < MIN_DENSITY) return undefined;
-  return forward >= backward ? [first.lexeme, second.lexeme] : [second.lexeme, first.lexeme];
+  const pair = forward >= backward ? [first.lexeme, second.lexeme] : [second.lexeme, first.lexeme];
+  return [...pair, ...others];
 }
 
 /** What a statement reads in the static order: its columns, conditions and page. */
@@ -100,21 +108,21 @@ export interface StaticOrderRead {
  */
 export function inStaticOrder<T = unknown>(read: StaticOrderRead): RawBuilder<T> {
   const page = sql`LIMIT ${String(read.limit)} OFFSET ${String(read.offset ?? 0)}`;
-  const [lexeme, second] = read.lexemes ?? [];
+  const [lexeme, ...others] = read.lexemes ?? [];
   if (lexeme === undefined) {
     return sql<T>`SELECT ${read.columns}, p.recommended_score AS static FROM ${read.source}
       WHERE ${read.where} ORDER BY ${SEARCH_STATIC_ORDER} ${page}`;
   }
-  // A product holding the second lexeme has its entry at the same score: one key probe per entry of
-  // the first, no product read for those without it (a two-word search read every product of its
-  // rarer word: 250 ms at 2M). A scalar subquery, so it stays a filter on the walk: as EXISTS it
+  // A product holding another lexeme has its entry at the same score: one key probe per entry of the
+  // first and further lexeme, no product read for those without them (a two-word search read every
+  // product of its rarer word: 250 ms at 2M). Scalar subqueries, so they stay filters on the walk: as EXISTS it
   // became a join PostgreSQL could run after the product lookup (3.4 s with cleared statistics), and
   // fenced apart it lost the page's LIMIT and hashed both words' entries (1.5 s).
-  const both =
-    second === undefined
-      ? sql`true`
-      : sql`(SELECT true FROM product_search_terms t
-          WHERE t.lexeme = ${second} AND t.score = s.score AND t.product_id = s.product_id LIMIT 1)`;
+  const probes = others.map(
+    (other) => sql`(SELECT true FROM product_search_terms t
+      WHERE t.lexeme = ${other} AND t.score = s.score AND t.product_id = s.product_id LIMIT 1)`,
+  );
+  const both = probes.length ? sql.join(probes, sql` AND `) : sql`true`;
   return sql<T>`SELECT m.*, s.score AS static
     FROM (SELECT score, product_id FROM product_search_terms s WHERE s.lexeme = ${lexeme} AND ${both}) s
     CROSS JOIN LATERAL (SELECT ${read.columns} FROM ${read.source}
