@@ -747,6 +747,27 @@ describe('stock changes fan out to every listing store', () => {
     expect(after.items[0]?.variants.map((v) => v.quantity_available)).toEqual([2, 9]);
   });
 
+  it('a stock whose product total would pass the integer is refused (STOCK_OUT_OF_RANGE), nothing written or queued', async () => {
+    const q = await product({ stock: [2_000_000_000, 5] });
+    const [v1, v2] = await variantsOf(q);
+    await clearFanoutJobs();
+    // Each variant fits the column; the product's sum would not.
+    const over = await failure(
+      internal().inventory.setStock({ productId: q, variantId: v2?.id, quantity: 200_000_000 }),
+    );
+    expect(over.appCode).toBe('STOCK_OUT_OF_RANGE');
+    const received = await failure(
+      internal().inventory.receiveStock({ productId: q, variantId: v1?.id, quantity: 147_483_648 }),
+    );
+    expect(received.appCode).toBe('STOCK_OUT_OF_RANGE');
+    expect((await variantsOf(q)).map((v) => v.stock_quantity)).toEqual([2_000_000_000, 5]);
+    expect(await fanoutJobs()).toEqual([]);
+    expect(await pendingFanouts([q])).toEqual([]);
+    // Up to the integer itself is taken.
+    const done = await setStock(testContext(app), { productId: q, variantId: v2?.id, quantity: 147_483_647 });
+    expect(done.product_stock).toBe(2_147_483_647);
+  });
+
   it('a wholesale order reserving stock enqueues the fan-out too', async () => {
     const buyer = await app.createStore('Fan Buyer');
     const seller = await app.createStore('Fan Seller');
