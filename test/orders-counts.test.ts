@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListOrdersResponse } from '../client/src/index.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { ORDER_STATUSES } from '../src/order-status.ts';
+import { ORDER_CHANNELS } from '../src/orders/schemas.ts';
 import { createApiKey } from '../src/store/create-api-key.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 
@@ -13,15 +14,7 @@ import { startTestApp, type TestApp } from './helpers/app.ts';
  * change would be: after each, every filter combination of both modes totals what a count of the
  * orders says, before the deltas are folded and after.
  */
-const CHANNELS = [
-  'facebook_instagram',
-  'google',
-  'vendor_link',
-  'email',
-  'other_referral',
-  'direct',
-  'unknown',
-];
+const CHANNELS = ORDER_CHANNELS;
 const RUNS = Number(process.env.ORDER_COUNT_RUNS ?? 20);
 
 let app: TestApp;
