@@ -105,11 +105,10 @@ async function countMatches(
 ): Promise<{ total: number; lowerBound: boolean }> {
   if (q.searchMatches !== undefined) return searchTotal(q.searchMatches);
   const split = fence ? undefined : await priceSplitOf(em, input);
-  const from = catalogueFrom(ctx, fence);
   if (split) return { total: await splitTotal(em, ctx, input, taxonomy, split), lowerBound: false };
   const [row] = await scanRows<{ total: number }>(
     em,
-    sql`SELECT count(*)::integer AS total FROM ${from} WHERE ${where}`,
+    sql`SELECT count(*)::integer AS total FROM ${catalogueFrom(ctx, fence)} WHERE ${where}`,
   );
   return { total: row?.total ?? 0, lowerBound: false };
 }

@@ -8,7 +8,7 @@ import {
   whereAll,
 } from './filters.ts';
 import type { FacetName, ListInput } from './schemas.ts';
-import { direction, orderBy, SORT_COLUMNS, sortBy } from './sort-order.ts';
+import { direction, orderBy, sortBy, sortColumn } from './sort-order.ts';
 
 /**
  * How many entries of a sort index a page walks before it reads the filters' matches and sorts
@@ -50,7 +50,7 @@ const allOf = (conditions: RawBuilder<unknown>[]) =>
  * product's own columns, carried by the covering index.
  */
 function walkPart(ctx: StoreCatalogueContext, q: CatalogueQuery, input: ListInput, reach: string) {
-  const key = SORT_COLUMNS[input.sort_by ?? 'created_at'];
+  const key = sortColumn(input);
   const facets = Object.entries(q.facets) as [FacetName, RawBuilder<unknown>][];
   const own = allOf([...q.base, ...facets.filter(([f]) => !LISTING_FACETS.includes(f)).map(([, c]) => c)]);
   const walk = (columns: RawBuilder<unknown>) => sql`SELECT p.id AS product_id, ${key} AS k, ${own} AS ok
@@ -81,7 +81,7 @@ function matchesPart(
   reach: string,
   fence?: RawBuilder<unknown>,
 ): RawBuilder<unknown> {
-  const key = SORT_COLUMNS[input.sort_by ?? 'created_at'];
+  const key = sortColumn(input);
   const conditions = allOf([...q.base, ...Object.values(q.uncustomised ?? q.facets)]);
   // Probed only for the rows that pass the product's own conditions.
   const mine = q.uncustomised ? sql`NOT ${customisedListing(ctx, sql`m.product_id`)}` : sql`true`;
@@ -107,7 +107,7 @@ function customisedParts(
   reach: string,
   fence?: RawBuilder<unknown>,
 ): RawBuilder<unknown>[] {
-  const key = SORT_COLUMNS[input.sort_by ?? 'created_at'];
+  const key = sortColumn(input);
   const part = (customised: RawBuilder<unknown>[]) =>
     sql`(SELECT p.id AS product_id, ${key} AS k FROM listings l JOIN ${productsFrom(fence)} ON p.id = l.product_id
       WHERE l.store_id = ${ctx.storeId} AND l.deleted_at IS NULL AND ${sql.join(customised, sql` AND `)}

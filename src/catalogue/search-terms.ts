@@ -27,6 +27,10 @@ const DENSITY_SAMPLE = 200;
  */
 const MIN_DENSITY = 0.2;
 
+/** The entry of `lexeme` for the product of the walked entry `s` (at its score, so one key probe). */
+const sameEntry = (lexeme: string) => sql`product_search_terms t
+  WHERE t.lexeme = ${lexeme} AND t.score = s.score AND t.product_id = s.product_id`;
+
 /**
  * The lexemes every full-text match of `term` holds, the rarest of its words in the catalogue first:
  * the entries of the first (product_search_terms, Migration20261128030000_search_terms) are a
@@ -63,10 +67,7 @@ export async function drivingLexemes(em: EntityManager, term: string): Promise<s
   // walked one must hold them all as often: three words of 26,000 products each that never meet walked
   // every entry of the first to find nothing (300 ms at 2M), where the text index intersects them.
   const density = async (walked: string, probed: string[]) => {
-    const holds = probed.map(
-      (other) => sql`EXISTS (SELECT 1 FROM product_search_terms t
-        WHERE t.lexeme = ${other} AND t.score = s.score AND t.product_id = s.product_id)`,
-    );
+    const holds = probed.map((other) => sql`EXISTS (SELECT 1 FROM ${sameEntry(other)})`);
     const [sample] = await rows<{ n: number; both: number }>(
       em,
       sql`SELECT count(*)::integer AS n, count(*) FILTER (WHERE ${sql.join(holds, sql` AND `)})::integer AS both
@@ -118,10 +119,7 @@ export function inStaticOrder<T = unknown>(read: StaticOrderRead): RawBuilder<T>
   // product of its rarer word: 250 ms at 2M). Scalar subqueries, so they stay filters on the walk: as EXISTS it
   // became a join PostgreSQL could run after the product lookup (3.4 s with cleared statistics), and
   // fenced apart it lost the page's LIMIT and hashed both words' entries (1.5 s).
-  const probes = others.map(
-    (other) => sql`(SELECT true FROM product_search_terms t
-      WHERE t.lexeme = ${other} AND t.score = s.score AND t.product_id = s.product_id LIMIT 1)`,
-  );
+  const probes = others.map((other) => sql`(SELECT true FROM ${sameEntry(other)} LIMIT 1)`);
   const both = probes.length ? sql.join(probes, sql` AND `) : sql`true`;
   return sql<T>`SELECT m.*, s.score AS static
     FROM (SELECT score, product_id FROM product_search_terms s WHERE s.lexeme = ${lexeme} AND ${both}) s

@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from '../db/sql.ts';
 import { EARN_PER_SALE } from './filters.ts';
 import type { ListInput, SortKey } from './schemas.ts';
 
-export const SORT_COLUMNS: Record<SortKey, RawBuilder<unknown>> = {
+const SORT_COLUMNS: Record<SortKey, RawBuilder<unknown>> = {
   name: sql`p.name`,
   created_at: sql`p.created_at`,
   updated_at: sql`p.updated_at`,
@@ -17,8 +17,12 @@ export const SORT_COLUMNS: Record<SortKey, RawBuilder<unknown>> = {
 /** Text keys read naturally A→Z; every numeric or time key reads best largest/newest first. */
 const ASCENDING_BY_DEFAULT = new Set<SortKey>(['name', 'sku']);
 
+/** The column (or expression) a list is sorted by. */
+export const sortColumn = (input: ListInput): RawBuilder<unknown> =>
+  SORT_COLUMNS[input.sort_by ?? 'created_at'];
+
 export function orderBy(input: ListInput): RawBuilder<unknown> {
-  return sortBy(SORT_COLUMNS[input.sort_by ?? 'created_at'], direction(input));
+  return sortBy(sortColumn(input), direction(input));
 }
 
 export function direction(input: ListInput): 'asc' | 'desc' {
