@@ -117,7 +117,18 @@ const FACT_COVER = [
   'completeChannels',
   'createdAt',
 ] as const;
-const coverBut = (key: (typeof FACT_COVER)[number]) => FACT_COVER.filter((c) => c !== key);
+/** The sort keys (and the margin's operands) a page read through a filter's index sorts by (Migration20261128110000_sort_key_covers). */
+const SORT_KEY_COVER = [
+  'wholesalePriceCents',
+  'updatedAt',
+  'readinessScore',
+  'recommendedScore',
+  'commissionRateBps',
+] as const;
+const coverBut = (key: (typeof FACT_COVER)[number]) => [
+  ...FACT_COVER.filter((c) => c !== key),
+  ...SORT_KEY_COVER,
+];
 
 export const Product = defineEntity({
   name: 'Product',
@@ -127,8 +138,8 @@ export const Product = defineEntity({
       // A raw category's facets and list total, index-only (Migration20261128020000_raw_category_cover).
       name: 'products_category_raw_idx',
       expression:
-        'CREATE INDEX products_category_raw_idx ON public.products USING btree (lower(category_raw)) INCLUDE (category_raw, active, owner_store_id, id, brand_id, category_id, supplier_id, stock_quantity, retail_price_cents, pricing_type, purchase_mode, ready_to_list, complete_channels, created_at)',
-      include: ['categoryRaw', ...FACT_COVER],
+        'CREATE INDEX products_category_raw_idx ON public.products USING btree (lower(category_raw)) INCLUDE (category_raw, active, owner_store_id, id, brand_id, category_id, supplier_id, stock_quantity, retail_price_cents, pricing_type, purchase_mode, ready_to_list, complete_channels, created_at, wholesale_price_cents, updated_at, readiness_score, recommended_score, commission_rate_bps)',
+      include: ['categoryRaw', ...FACT_COVER, ...SORT_KEY_COVER],
     },
     // The facets read through a brand, supplier or category (Migration20261128040000_taxonomy_covers).
     {
@@ -174,8 +185,8 @@ export const Product = defineEntity({
 CASE pricing_type
     WHEN 'commission'::text THEN ((((retail_price_cents)::bigint * commission_rate_bps) + 5000) / 10000)
     ELSE ((retail_price_cents - wholesale_price_cents))::bigint
-END)::integer), id) INCLUDE (active, owner_store_id, stock_quantity, pricing_type, purchase_mode, ready_to_list, brand_id, category_id, supplier_id, complete_channels, retail_price_cents)`,
-      include: [...SORT_COVER],
+END)::integer), id) INCLUDE (active, owner_store_id, stock_quantity, pricing_type, purchase_mode, ready_to_list, brand_id, category_id, supplier_id, complete_channels, retail_price_cents, wholesale_price_cents, commission_rate_bps)`,
+      include: [...SORT_COVER, 'wholesalePriceCents', 'commissionRateBps'],
     },
     {
       name: 'products_name_idx',
@@ -201,7 +212,7 @@ END)::integer), id) INCLUDE (active, owner_store_id, stock_quantity, pricing_typ
     {
       name: 'products_retail_idx',
       properties: ['id'],
-      include: [...SORT_COVER],
+      include: [...SORT_COVER, 'createdAt', ...SORT_KEY_COVER],
     },
     { name: 'products_search_idx', properties: ['searchVector'], type: 'gin' },
     {
@@ -213,7 +224,7 @@ END)::integer), id) INCLUDE (active, owner_store_id, stock_quantity, pricing_typ
     {
       name: 'products_stock_idx',
       properties: ['id'],
-      include: [...SORT_COVER],
+      include: [...SORT_COVER, 'createdAt', ...SORT_KEY_COVER],
     },
     {
       name: 'products_updated_idx',
