@@ -19,7 +19,7 @@ import {
   whereAll,
 } from './filters.ts';
 import { marginPageIds, plainPageIds, walkable, walkedPageIds } from './page-ids.ts';
-import { type PriceRange, type PriceSplit, priceReach, priceSplitOf, withPrice } from './price-ranges.ts';
+import { type PriceRange, type PriceSplit, partSources, priceSplitOf, withPrice } from './price-ranges.ts';
 import { type ProductRow, productColumns, toCatalogueProduct } from './product-item.ts';
 import type { ListInput } from './schemas.ts';
 import { inStaticOrder } from './search-terms.ts';
@@ -128,11 +128,14 @@ async function splitTotal(
   const { price_min_cents: _min, price_max_cents: _max, ...others } = input;
   const slice = async (r: PriceRange) => {
     const q = await buildCatalogueQuery(em, ctx, withPrice(others, r), { taxonomy });
-    const [row] = await scanRows<{ n: number }>(
-      em,
-      sql`SELECT count(*)::integer AS n FROM ${catalogueFrom(ctx, await priceReach(em, ctx, r))} WHERE ${whereAll(q)}`,
-    );
-    return row?.n ?? 0;
+    const counts = (await partSources(em, ctx, q, r)).map(async (s) => {
+      const [row] = await (s.byKey ? rows : scanRows)<{ n: number }>(
+        em,
+        sql`SELECT count(*)::integer AS n FROM ${s.from} WHERE ${whereAll(s.q)}`,
+      );
+      return row?.n ?? 0;
+    });
+    return (await Promise.all(counts)).reduce((a, b) => a + b, 0);
   };
   const whole = async () => {
     const cells = split.cells;

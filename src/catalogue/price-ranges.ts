@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import { PRICE_BANDS } from './cells.ts';
+import { type CatalogueQuery, catalogueFrom, customisedListing } from './filters.ts';
 
 /** A retail price range, min inclusive, max exclusive (undefined: open). */
 export interface PriceRange {
@@ -120,6 +121,58 @@ export async function priceReach(
   return [
     sql`p.retail_price_cents >= ${r.min} AND ${below(sql`p.retail_price_cents`)} AND NOT (p.id = ANY(${ids}::integer[]))`,
     sql`p.id = ANY(${ids}::integer[])`,
+  ];
+}
+
+/** The rows a statement reads (`p`, and `l` for the store's listing) and the conditions they must meet. */
+export interface PartSource {
+  q: CatalogueQuery;
+  from: RawBuilder<unknown>;
+  /** Reads a few rows and their products by key: run with nested loops allowed (`rows`, not `scanRows`). */
+  byKey?: boolean;
+}
+
+/**
+ * The rows of a price range's part `r`, for `q` (built with `r` as its price bounds): two disjoint
+ * sources when only the store's customisations make `q` read its listing (q.uncustomised).
+ * - The products the store has not customised, on their own columns, their catalogue price in `r`:
+ *   a range of `products_retail_idx` with no listing joined (`l` is a row of nulls, so every
+ *   EFFECTIVE_* expression reads the product's own column), less the customised ones by an anti-join.
+ * - The store's customised listings: those re-priced into `r` (a range of
+ *   `listings_store_custom_price_idx`) and those that change only the selling mode (the product's
+ *   own price then decides), joined to their products.
+ * The range is a base condition of each, so it bounds what is read whatever facet leaves its own
+ * filter out. Joined to every product of the range instead, the store's listing cost a second read
+ * of each (0.93 s against 0.42 s for a grouped count of 435,000 products at 2M).
+ * Otherwise (`exclude_in_store` reads every listing): the range read through priceReach.
+ */
+export async function partSources(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  q: CatalogueQuery,
+  r: PriceRange,
+): Promise<PartSource[]> {
+  const plain = q.uncustomised;
+  const effective = q.facets.price_band;
+  if (!plain?.price_band || !effective)
+    return [{ q, from: catalogueFrom(ctx, await priceReach(em, ctx, r)) }];
+  const { price_band: own, ...plainFacets } = plain;
+  const { price_band: _effective, ...facets } = q.facets;
+  const below = r.max === undefined ? sql`true` : sql`l.custom_retail_price_cents < ${r.max}`;
+  const live = sql`l.store_id = ${ctx.storeId} AND l.deleted_at IS NULL`;
+  return [
+    {
+      q: { ...q, base: [...q.base, own, sql`NOT ${customisedListing(ctx, sql`p.id`)}`], facets: plainFacets },
+      from: sql`products p CROSS JOIN (SELECT NULL::integer AS custom_retail_price_cents, NULL::text AS purchase_mode) l`,
+    },
+    {
+      q: { ...q, base: [...q.base, effective], facets },
+      from: sql`(SELECT l.* FROM listings l WHERE ${live} AND l.custom_retail_price_cents >= ${r.min} AND ${below}
+          UNION ALL SELECT l.* FROM listings l
+          WHERE ${live} AND l.custom_retail_price_cents IS NULL AND l.purchase_mode IS NOT NULL) l
+        JOIN products p ON p.id = l.product_id`,
+      byKey: true,
+    },
   ];
 }
 
