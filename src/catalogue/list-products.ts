@@ -19,7 +19,14 @@ import {
   whereAll,
 } from './filters.ts';
 import { marginPageIds, plainPageIds, walkable, walkedPageIds } from './page-ids.ts';
-import { type PriceRange, type PriceSplit, partSources, priceSplitOf, withPrice } from './price-ranges.ts';
+import {
+  type PartSource,
+  type PriceRange,
+  type PriceSplit,
+  partSources,
+  priceSplitOf,
+  withPrice,
+} from './price-ranges.ts';
 import { type ProductRow, productColumns, toCatalogueProduct } from './product-item.ts';
 import type { ListInput } from './schemas.ts';
 import { inStaticOrder } from './search-terms.ts';
@@ -106,11 +113,29 @@ async function countMatches(
   if (q.searchMatches !== undefined) return searchTotal(q.searchMatches);
   const split = fence ? undefined : await priceSplitOf(em, input);
   if (split) return { total: await splitTotal(em, ctx, input, taxonomy, split), lowerBound: false };
+  // Under a driver, a price filter's matches are counted like a split's parts: the driver's products
+  // the store has not customised, apart from its customised listings in the range.
+  if (fence && q.uncustomised?.price_band) {
+    const range = { min: input.price_min_cents ?? 0, max: input.price_max_cents };
+    return { total: await sourcesTotal(em, await partSources(em, ctx, q, range, fence)), lowerBound: false };
+  }
   const [row] = await scanRows<{ total: number }>(
     em,
     sql`SELECT count(*)::integer AS total FROM ${catalogueFrom(ctx, fence)} WHERE ${where}`,
   );
   return { total: row?.total ?? 0, lowerBound: false };
+}
+
+/** The rows of disjoint sources (price-ranges.ts partSources) that meet their conditions. */
+async function sourcesTotal(em: EntityManager, sources: PartSource[]): Promise<number> {
+  const counts = sources.map(async (s) => {
+    const [row] = await (s.byKey ? rows : scanRows)<{ n: number }>(
+      em,
+      sql`SELECT count(*)::integer AS n FROM ${s.from} WHERE ${whereAll(s.q)}`,
+    );
+    return row?.n ?? 0;
+  });
+  return (await Promise.all(counts)).reduce((a, b) => a + b, 0);
 }
 
 /**
@@ -128,14 +153,7 @@ async function splitTotal(
   const { price_min_cents: _min, price_max_cents: _max, ...others } = input;
   const slice = async (r: PriceRange) => {
     const q = await buildCatalogueQuery(em, ctx, withPrice(others, r), { taxonomy });
-    const counts = (await partSources(em, ctx, q, r)).map(async (s) => {
-      const [row] = await (s.byKey ? rows : scanRows)<{ n: number }>(
-        em,
-        sql`SELECT count(*)::integer AS n FROM ${s.from} WHERE ${whereAll(s.q)}`,
-      );
-      return row?.n ?? 0;
-    });
-    return (await Promise.all(counts)).reduce((a, b) => a + b, 0);
+    return sourcesTotal(em, await partSources(em, ctx, q, r));
   };
   const whole = async () => {
     const cells = split.cells;

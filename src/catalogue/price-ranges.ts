@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import { PRICE_BANDS } from './cells.ts';
-import { type CatalogueQuery, catalogueFrom, customisedListing } from './filters.ts';
+import { type CatalogueQuery, catalogueFrom, customisedListing, productsFrom } from './filters.ts';
 
 /** A retail price range, min inclusive, max exclusive (undefined: open). */
 export interface PriceRange {
@@ -136,7 +136,7 @@ export interface PartSource {
  * The rows of a price range's part `r`, for `q` (built with `r` as its price bounds): two disjoint
  * sources when only the store's customisations make `q` read its listing (q.uncustomised).
  * - The products the store has not customised, on their own columns, their catalogue price in `r`:
- *   a range of `products_retail_idx` with no listing joined (`l` is a row of nulls, so every
+ *   a range of `products_retail_idx` (or of a driver's index, `fence`) with no listing joined (`l` is a row of nulls, so every
  *   EFFECTIVE_* expression reads the product's own column), less the customised ones by an anti-join.
  * - The store's customised listings: those re-priced into `r` (a range of
  *   `listings_store_custom_price_idx`) and those that change only the selling mode (the product's
@@ -151,6 +151,7 @@ export async function partSources(
   ctx: StoreCatalogueContext,
   q: CatalogueQuery,
   r: PriceRange,
+  fence?: RawBuilder<unknown>,
 ): Promise<PartSource[]> {
   const plain = q.uncustomised;
   const effective = q.facets.price_band;
@@ -163,7 +164,7 @@ export async function partSources(
   return [
     {
       q: { ...q, base: [...q.base, own, sql`NOT ${customisedListing(ctx, sql`p.id`)}`], facets: plainFacets },
-      from: sql`products p CROSS JOIN (SELECT NULL::integer AS custom_retail_price_cents, NULL::text AS purchase_mode) l`,
+      from: sql`${productsFrom(fence)} CROSS JOIN (SELECT NULL::integer AS custom_retail_price_cents, NULL::text AS purchase_mode) l`,
     },
     {
       q: { ...q, base: [...q.base, effective], facets },
