@@ -495,7 +495,7 @@ const walkedCases = fc.tuple(
       in_stock: rarely(fc.constantFrom('true', 'false')),
       price_min_cents: maybe(cents),
       price_max_cents: maybe(cents),
-      sort_by: maybe(fc.constantFrom('created_at', 'name', 'retail_price_cents', 'stock_quantity')),
+      sort_by: maybe(fc.constantFrom('created_at', 'name', 'retail_price_cents', 'stock_quantity', 'margin')),
       order: maybe(fc.constantFrom('asc', 'desc')),
     },
     { requiredKeys: ['store'] },

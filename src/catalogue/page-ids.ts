@@ -210,10 +210,16 @@ export function marginPageIds(
       ORDER BY ${sortBy(CATALOGUE_EARN_PER_SALE, dir)} LIMIT ${reach})`;
   // The store's re-priced listings in the order of their kept earn per sale (`custom_earn_cents`,
   // equal to EARN_PER_SALE there: Migration20261125100000_listing_earn), an index range per store.
+  // Under a price filter also a range of their custom prices, which PostgreSQL may read instead of
+  // walking the earn order (34,862 listings looked up for 3 commission products in a range: 0.58 s).
   const earn = sql`l.custom_earn_cents`;
+  const min = input.price_min_cents;
+  const max = input.price_max_cents;
   const repriced = sql`(SELECT p.id AS product_id, ${earn} AS margin
       FROM listings l JOIN products p ON p.id = l.product_id
       WHERE l.store_id = ${ctx.storeId} AND l.deleted_at IS NULL AND l.custom_retail_price_cents IS NOT NULL
+        ${min === undefined ? sql`` : sql`AND l.custom_retail_price_cents >= ${min}`}
+        ${max === undefined ? sql`` : sql`AND l.custom_retail_price_cents < ${max}`}
         AND ${where}
       ORDER BY ${dir === 'asc' ? sql`${earn} ASC, l.product_id ASC` : sql`${earn} DESC, l.product_id DESC`}
       LIMIT ${reach})`;
