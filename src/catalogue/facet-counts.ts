@@ -131,7 +131,7 @@ type Tally = (facet: FacetName | 'total', value: string | null, count: number) =
  * grouped by (brand, category), ~2k groups; one grouped by supplier with a filtered count per value
  * of every small facet. Measured on PostgreSQL 18 at 200k products, this is several times faster
  * than one GROUPING SETS pass (which hashes each row once per set) or joining the per-channel scores.
- * `read` runs each (scanRows, nested loops off; `rows` for a source read by key).
+ * `read` runs each: scanRows (nested loops off) unless the source says otherwise (PartSource).
  */
 async function scanCounts(
   em: EntityManager,
@@ -390,9 +390,7 @@ async function countPriceSplit(
   const slice = async (r: PriceRange, sign: 1 | -1) => {
     const q = await buildCatalogueQuery(em, ctx, withPrice(others, r), { taxonomy });
     const sources = await partSources(em, ctx, q, r);
-    await Promise.all(
-      sources.map((s) => scanCounts(em, ctx, s.q, notBand(sign), s.from, s.byKey ? rows : scanRows)),
-    );
+    await Promise.all(sources.map((s) => scanCounts(em, ctx, s.q, notBand(sign), s.from, s.read)));
   };
   const outside = only?.filter((facet) => facet !== 'price_band');
   if (outside?.length === 0) return countAny(em, ctx, others, taxonomy, bandOnly, ['price_band']);

@@ -129,7 +129,7 @@ async function countMatches(
 /** The rows of disjoint sources (price-ranges.ts partSources) that meet their conditions. */
 async function sourcesTotal(em: EntityManager, sources: PartSource[]): Promise<number> {
   const counts = sources.map(async (s) => {
-    const [row] = await (s.byKey ? rows : scanRows)<{ n: number }>(
+    const [row] = await s.read<{ n: number }>(
       em,
       sql`SELECT count(*)::integer AS n FROM ${s.from} WHERE ${whereAll(s.q)}`,
     );

@@ -95,11 +95,11 @@ function matchesPart(
   // A text key (name, SKU) rides in no filter index: the matches are found index-only first and
   // only they are read by key for it, where reading the key beside the filters fetched every entry
   // of the filter's range (a category's 100,000 heap rows for the 15,000 in stock under a price).
-  const source = TEXT_KEYS.has(input.sort_by ?? 'created_at')
+  const matched = TEXT_KEYS.has(input.sort_by ?? 'created_at')
     ? sql`(SELECT p.id FROM ${productsFrom(fence)} WHERE ${conditions} OFFSET 0) t JOIN products p ON p.id = t.id`
-    : productsFrom(fence);
+    : sql`${productsFrom(fence)} WHERE ${conditions}`;
   return sql`(SELECT product_id, k FROM (
-      SELECT p.id AS product_id, ${key} AS k FROM ${source} WHERE ${conditions}
+      SELECT p.id AS product_id, ${key} AS k FROM ${matched}
       ORDER BY ${orderBy(input)} ${fenced}
     ) m WHERE ${mine} ORDER BY ${inOrder} LIMIT ${reach})`;
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type RawBuilder, rows, sql } from '../db/sql.ts';
+import { type RawBuilder, rows, scanRows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import { PRICE_BANDS } from './cells.ts';
 import { type CatalogueQuery, catalogueFrom, customisedListing, productsFrom } from './filters.ts';
@@ -128,16 +128,17 @@ export async function priceReach(
 export interface PartSource {
   q: CatalogueQuery;
   from: RawBuilder<unknown>;
-  /** Reads a few rows and their products by key: run with nested loops allowed (`rows`, not `scanRows`). */
-  byKey?: boolean;
+  /** How its statements run: `scanRows` (nested loops off), or `rows` for a few rows read by key. */
+  read: typeof rows;
 }
 
 /**
  * The rows of a price range's part `r`, for `q` (built with `r` as its price bounds): two disjoint
  * sources when only the store's customisations make `q` read its listing (q.uncustomised).
  * - The products the store has not customised, on their own columns, their catalogue price in `r`:
- *   a range of `products_retail_idx` (or of a driver's index, `fence`) with no listing joined (`l` is a row of nulls, so every
- *   EFFECTIVE_* expression reads the product's own column), less the customised ones by an anti-join.
+ *   a range of `products_retail_idx` (or of a driver's index, `fence`) with no listing joined (`l`
+ *   is a row of nulls, so every EFFECTIVE_* expression reads the product's own column), less the
+ *   customised ones by an anti-join.
  * - The store's customised listings: those re-priced into `r` (a range of
  *   `listings_store_custom_price_idx`) and those that change only the selling mode (the product's
  *   own price then decides), joined to their products.
@@ -156,7 +157,7 @@ export async function partSources(
   const plain = q.uncustomised;
   const effective = q.facets.price_band;
   if (!plain?.price_band || !effective)
-    return [{ q, from: catalogueFrom(ctx, await priceReach(em, ctx, r)) }];
+    return [{ q, from: catalogueFrom(ctx, await priceReach(em, ctx, r)), read: scanRows }];
   const { price_band: own, ...plainFacets } = plain;
   const { price_band: _effective, ...facets } = q.facets;
   const below = r.max === undefined ? sql`true` : sql`l.custom_retail_price_cents < ${r.max}`;
@@ -165,6 +166,7 @@ export async function partSources(
     {
       q: { ...q, base: [...q.base, own, sql`NOT ${customisedListing(ctx, sql`p.id`)}`], facets: plainFacets },
       from: sql`${productsFrom(fence)} CROSS JOIN (SELECT NULL::integer AS custom_retail_price_cents, NULL::text AS purchase_mode) l`,
+      read: scanRows,
     },
     {
       q: { ...q, base: [...q.base, effective], facets },
@@ -172,7 +174,7 @@ export async function partSources(
           UNION ALL SELECT l.* FROM listings l
           WHERE ${live} AND l.custom_retail_price_cents IS NULL AND l.purchase_mode IS NOT NULL) l
         JOIN products p ON p.id = l.product_id`,
-      byKey: true,
+      read: rows,
     },
   ];
 }
