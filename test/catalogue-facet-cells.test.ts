@@ -7,6 +7,7 @@ import {
   GRAINS,
   grainMask,
   PRICE_BANDS,
+  PRICE_SLICES,
 } from '../src/catalogue/cells.ts';
 import { countFacets } from '../src/catalogue/facet-counts.ts';
 import { needsTaxonomy, resolveTaxonomy } from '../src/catalogue/filters.ts';
@@ -262,17 +263,26 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 describe('facet cells', () => {
-  it('keeps the grains of the migration and the price bands of the code', async () => {
+  it('keeps the grains of the migration and the price bands and slices of the code', async () => {
     await expectCellsEqualRecount();
     const grains = await rows<{ grain: number }>(
       app.em(),
       sql`SELECT DISTINCT grain FROM facet_cells ORDER BY grain`,
     );
     expect(grains.map((g) => g.grain)).toEqual(GRAINS.map(grainMask).sort((a, b) => a - b));
-    for (const [i, edge] of PRICE_BANDS.entries()) {
+    for (const [i, edge] of PRICE_SLICES.entries()) {
       const [row] = await rows<{ at: number; below: number }>(
         app.em(),
         sql`SELECT facet_price_band(${edge}::integer) AS at, facet_price_band(${Math.max(edge - 1, 0)}::integer) AS below`,
+      );
+      expect(row?.at, `slice of ${edge}`).toBe(i);
+      expect(row?.below, `slice below ${edge}`).toBe(Math.max(i - 1, 0));
+    }
+    for (const [i, edge] of PRICE_BANDS.entries()) {
+      const [row] = await rows<{ at: number; below: number }>(
+        app.em(),
+        sql`SELECT facet_band_of_slice(facet_price_band(${edge}::integer)) AS at,
+          facet_band_of_slice(facet_price_band(${Math.max(edge - 1, 0)}::integer)) AS below`,
       );
       expect(row?.at, `band of ${edge}`).toBe(i);
       expect(row?.below, `band below ${edge}`).toBe(Math.max(i - 1, 0));

@@ -17,6 +17,25 @@ import type { CatalogueFilters, FacetName } from './schemas.ts';
 /** Retail price bands; each value reads as `price_min_cents-price_max_cents` (min inclusive, max exclusive). */
 export const PRICE_BANDS = [0, 2500, 5000, 10000, 25000, 50000, 100000] as const;
 
+const edges = (from: number, to: number, step: number) =>
+  Array.from({ length: (to - from) / step }, (_, i) => from + i * step);
+
+/**
+ * Slices of the bands, every band edge a slice edge (Migration20261128120000_price_slices): the grains
+ * holding the price band are kept by slice too, so a partial band is counted from the cells but for
+ * the part of a slice at each end (price-ranges.ts).
+ */
+export const PRICE_SLICES: readonly number[] = [
+  ...edges(0, 100_000, 2_500),
+  ...edges(100_000, 200_000, 5_000),
+  ...edges(200_000, 500_000, 10_000),
+  ...edges(500_000, 1_000_000, 50_000),
+  1_000_000,
+];
+
+/** The bit a slice grain adds to its band grain's GROUPING() mask. */
+const SLICED = 1024;
+
 /** Cell dimensions, in the order of the migration's GROUPING() (first = most significant bit). */
 const DIMS = [
   'owner',
@@ -30,7 +49,8 @@ const DIMS = [
   'band',
   'channels',
 ] as const;
-type Dim = (typeof DIMS)[number];
+/** `slice`: the price dimension at the slice grains, held in the band's column. */
+type Dim = (typeof DIMS)[number] | 'slice';
 
 /** Column of each dimension, in facet_cells and facet_cell_deltas alike. */
 const COLUMN: Record<Dim, string> = {
@@ -43,11 +63,13 @@ const COLUMN: Record<Dim, string> = {
   stock: 'in_stock',
   ready: 'ready_to_list',
   band: 'price_band',
+  slice: 'price_band',
   channels: 'complete_channels',
 };
 
 const BINARY: Dim[] = ['pricing', 'mode', 'stock', 'ready'];
 const SMALL: Dim[] = [...BINARY, 'band', 'channels'];
+const SMALL_SLICED: Dim[] = [...BINARY, 'slice', 'channels'];
 
 /**
  * The grains the migration maintains, smallest first (by their size on the seeded catalogue), so a
@@ -64,11 +86,18 @@ export const GRAINS: Dim[][] = [
   ['owner', 'brand', 'category', ...BINARY],
   ['owner', 'brand', ...SMALL],
   ['owner', 'brand', 'supplier', ...BINARY],
+  ['owner', ...SMALL_SLICED],
+  ['owner', 'category', ...SMALL_SLICED],
+  ['owner', 'supplier', ...SMALL_SLICED],
+  ['owner', 'brand', ...SMALL_SLICED],
 ];
 
-/** GROUPING() of a grain: the bit of each dimension rolled up. */
+/** GROUPING() of a grain: the bit of each dimension rolled up, and SLICED for a slice grain. */
 export function grainMask(dims: readonly Dim[]): number {
-  return DIMS.reduce((mask, d, i) => (dims.includes(d) ? mask : mask | (1 << (DIMS.length - 1 - i))), 0);
+  const sliced = dims.includes('slice');
+  const held = sliced ? [...dims, 'band'] : dims;
+  const mask = DIMS.reduce((m, d, i) => (held.includes(d) ? m : m | (1 << (DIMS.length - 1 - i))), 0);
+  return sliced ? mask | SLICED : mask;
 }
 
 /** A condition on cell columns and the dimensions it reads. */
@@ -117,15 +146,28 @@ export interface CellPlan {
   excludeListed: boolean;
 }
 
-/** A price bound is a cell condition only when it falls on a band edge. */
-function bandIndex(cents: number): number | undefined {
-  const i = (PRICE_BANDS as readonly number[]).indexOf(cents);
-  return i < 0 ? undefined : i;
+/**
+ * The price bounds as a condition on the band grains (both on band edges) or the slice grains (both
+ * on slice edges), or undefined when a bound is on neither.
+ */
+function priceCond(min: number | undefined, max: number | undefined): CellCond | undefined {
+  const bounds = [min, max].filter((b) => b !== undefined);
+  const [dim, edges]: [Dim, readonly number[]] = bounds.every((b) =>
+    (PRICE_BANDS as readonly number[]).includes(b),
+  )
+    ? ['band', PRICE_BANDS]
+    : ['slice', PRICE_SLICES];
+  if (!bounds.every((b) => edges.includes(b))) return undefined;
+  const conds = [
+    ...(min === undefined ? [] : [sql`price_band >= ${sql.lit(edges.indexOf(min))}`]),
+    ...(max === undefined ? [] : [sql`price_band < ${sql.lit(edges.indexOf(max))}`]),
+  ];
+  return { dims: [dim], where: sql.join(conds, sql` AND `) };
 }
 
 /**
  * The filters as conditions on cell dimensions, or undefined when some filter is not one (search,
- * a raw category value, price bounds off the band edges).
+ * a raw category value, price bounds off the slice edges).
  */
 export function cellPlan(
   ctx: StoreCatalogueContext,
@@ -186,18 +228,11 @@ export function cellPlan(
         ? { dims: [], where: sql`false` }
         : on('channels', sql`(complete_channels & ${sql.lit(bit)}) <> 0`);
   }
-  const price: RawBuilder<unknown>[] = [];
-  if (f.price_min_cents !== undefined) {
-    const i = bandIndex(f.price_min_cents);
-    if (i === undefined) return undefined;
-    price.push(sql`price_band >= ${sql.lit(i)}`);
+  if (f.price_min_cents !== undefined || f.price_max_cents !== undefined) {
+    const price = priceCond(f.price_min_cents, f.price_max_cents);
+    if (!price) return undefined;
+    plan.facets.price_band = price;
   }
-  if (f.price_max_cents !== undefined) {
-    const i = bandIndex(f.price_max_cents);
-    if (i === undefined) return undefined;
-    price.push(sql`price_band < ${sql.lit(i)}`);
-  }
-  if (price.length) plan.facets.price_band = on('band', sql.join(price, sql` AND `));
   return plan;
 }
 
@@ -217,7 +252,7 @@ interface Scan {
 }
 
 /** The dimensions a store's listing can move a product along: its custom price and selling mode. */
-const LISTING_DIMS: readonly Dim[] = ['band', 'mode'];
+const LISTING_DIMS: readonly Dim[] = ['band', 'slice', 'mode'];
 
 /** What a cell statement counts: every facet and the total, or only those listed. */
 export type CellTargets = readonly (FacetName | 'total')[] | undefined;
@@ -264,6 +299,10 @@ function scans(plan: CellPlan, only: CellTargets): { parts: Scan[]; missing: (Fa
 }
 
 const CELL_COLUMNS = sql.raw(DIMS.map((d) => COLUMN[d]).join(', '));
+/** CELL_COLUMNS of a delta, its slice read as its band. */
+const BANDED_COLUMNS = sql.raw(
+  DIMS.map((d) => (d === 'band' ? 'facet_band_of_slice(price_band)' : COLUMN[d])).join(', '),
+);
 
 export interface CellCount {
   facet: FacetName | 'total';
@@ -316,24 +355,36 @@ function cellStatement(ctx: StoreCatalogueContext, plan: CellPlan, parts: Scan[]
   // read it (a store with many custom-priced listings brings as many rows, which each scan would
   // reread). A scan that reads neither price band nor selling mode skips the correction: each of its
   // listings moves a product between two cells differing only there, so the pair cancels.
-  const rollup = (source: RawBuilder<unknown>, grains: number[]) => sql`
-      SELECT GROUPING(${CELL_COLUMNS}) AS grain, ${CELL_COLUMNS}, sum(n) AS n
-      FROM (${source}) d (${CELL_COLUMNS}, n)
-      GROUP BY GROUPING SETS (${sql.join(groupingSets(grains), sql`, `)})`;
+  // The deltas carry each product's slice (Migration20261128120000_price_slices): rolled up to a band
+  // grain through its band, to a slice grain as they are.
+  const rollup = (table: RawBuilder<unknown>, grains: number[]) => {
+    const to = (columns: RawBuilder<unknown>, masks: number[], bit: number) => sql`
+      SELECT GROUPING(${CELL_COLUMNS}) | ${sql.lit(bit)} AS grain, ${CELL_COLUMNS}, sum(n) AS n
+      FROM (SELECT ${columns}, n FROM ${table}) d (${CELL_COLUMNS}, n)
+      GROUP BY GROUPING SETS (${sql.join(groupingSets(masks), sql`, `)})`;
+    const bands = grains.filter((g) => g < SLICED);
+    const slices = grains.filter((g) => g >= SLICED).map((g) => g - SLICED);
+    return sql.join(
+      [
+        ...(bands.length ? [to(BANDED_COLUMNS, bands, 0)] : []),
+        ...(slices.length ? [to(CELL_COLUMNS, slices, SLICED)] : []),
+      ],
+      sql` UNION ALL `,
+    );
+  };
   const corrected = parts.filter((scan) => scan.corrected).map((scan) => scan.grain);
-  const deltas = sql`SELECT ${CELL_COLUMNS}, n FROM facet_cell_deltas`;
   // The store's cells (Migration20261125040000_store_cells): its listed products, or the products
-  // its listings move to another band or mode.
+  // its listings move to another slice or mode.
   const kind = sql.lit(plan.excludeListed ? 0 : 1);
   const own = sql`store_id = ${ctx.storeId} AND kind = ${kind}`;
   const withCorrections = corrected.length
     ? sql`, corrections AS MATERIALIZED (
         SELECT grain, ${CELL_COLUMNS}, n FROM store_cells
         WHERE ${own} AND grain IN (${sql.join([...new Set(corrected)].map((g) => sql.lit(g)))})
-        UNION ALL ${rollup(sql`SELECT ${CELL_COLUMNS}, n FROM store_cell_deltas WHERE ${own}`, corrected)})`
+        UNION ALL ${rollup(sql`store_cell_deltas WHERE ${own}`, corrected)})`
     : sql``;
   return sql<CellCount>`WITH pending AS MATERIALIZED (${rollup(
-    deltas,
+    sql`facet_cell_deltas`,
     parts.map((scan) => scan.grain),
   )})
       ${withCorrections}

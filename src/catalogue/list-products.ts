@@ -98,7 +98,7 @@ async function rankedPage(
 /**
  * The matching total where the cells do not hold it (plainList reads those first): for a search, its
  * probe (exact up to SEARCH_RANKED, else a lower bound); under a price range off the band edges, the
- * cells for its whole bands and the price index for the rest (price-ranges.ts); else an exact count
+ * cells for its whole bands and slices and the price index for the rest (price-ranges.ts); else an exact count
  * over the match.
  */
 async function countMatches(
@@ -139,8 +139,8 @@ async function sourcesTotal(em: EntityManager, sources: PartSource[]): Promise<n
 }
 
 /**
- * The total of a split price range: its whole bands from the cells (or, under filters no grain
- * holds with the price band, counted through the price index like the parts), plus and less the
+ * The total of a split price range: its whole bands and slices from the cells (or, under filters no
+ * grain holds with the price, counted through the price index like the parts), plus and less the
  * parts. Separate statements, so under concurrent writes the sum is clamped at 0.
  */
 async function splitTotal(
@@ -151,23 +151,21 @@ async function splitTotal(
   split: PriceSplit,
 ): Promise<number> {
   const { price_min_cents: _min, price_max_cents: _max, ...others } = input;
-  const slice = async (r: PriceRange) => {
+  const read = async (r: PriceRange) => {
     const q = await buildCatalogueQuery(em, ctx, withPrice(others, r), { taxonomy });
     return sourcesTotal(em, await partSources(em, ctx, q, r));
   };
-  const whole = async () => {
-    const cells = split.cells;
-    if (!cells) return 0;
-    const fromCells = await cellTotal(em, ctx, { ...others, ...cells }, taxonomy);
-    return fromCells ?? slice({ min: cells.price_min_cents ?? 0, max: cells.price_max_cents });
-  };
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  const [wholeBands, added, subtracted] = await Promise.all([
-    whole(),
-    Promise.all(split.add.map(slice)),
-    Promise.all(split.subtract.map(slice)),
+  const counted = await Promise.all([
+    ...split.cells.map(
+      async ({ range, sign }) =>
+        sign * ((await cellTotal(em, ctx, withPrice(others, range), taxonomy)) ?? (await read(range))),
+    ),
+    ...split.reads.map(async ({ range, sign }) => sign * (await read(range))),
   ]);
-  return Math.max(0, wholeBands + sum(added) - sum(subtracted));
+  return Math.max(
+    0,
+    counted.reduce((a, b) => a + b, 0),
+  );
 }
 
 export async function listProducts(ctx: PartnerContext, input: ListInput) {
@@ -177,7 +175,7 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
   // A search in relevance order counts its matches in the statement that ranks them.
   const ranked = !input.sort_by && Boolean(input.search?.trim());
   // A search under a filter that names nothing would walk every match of its word to find none; an
-  // empty price range would split into bands and read them to count nothing.
+  // empty price range would split into slices and read them to count nothing.
   if ((input.search?.trim() && matchesNothing(input, taxonomy)) || emptyPriceRange(input)) {
     const ownership = ownershipOf(store, input);
     return {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type RawBuilder, rows, scanRows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
-import { PRICE_BANDS } from './cells.ts';
+import { PRICE_BANDS, PRICE_SLICES } from './cells.ts';
 import { type CatalogueQuery, catalogueFrom, customisedListing, productsFrom } from './filters.ts';
 
 /** A retail price range, min inclusive, max exclusive (undefined: open). */
@@ -10,25 +10,46 @@ export interface PriceRange {
   max?: number;
 }
 
-/**
- * A price filter with a bound off the band edges, split so no part reads the whole range
- * (docs/decisions.md, "Price ranges at any cents"): the bands it covers whole are counted from the
- * facet cells, and each band it covers in part is read through the price index, either the part
- * itself (`add`) or, when that is the larger side, the whole band from the cells less what lies
- * outside the range (`subtract`). A partial read is then at most half a band, whatever the range.
- */
-export interface PriceSplit {
-  /** The whole bands, as band-edge bounds the cells answer; undefined when none. */
-  cells?: { price_min_cents?: number; price_max_cents?: number };
-  add: PriceRange[];
-  subtract: PriceRange[];
+/** A range counted with a sign: added, or taken back out. */
+export interface SignedRange {
+  range: PriceRange;
+  sign: 1 | -1;
 }
 
-const isEdge = (cents: number | undefined) =>
-  cents === undefined || (PRICE_BANDS as readonly number[]).includes(cents);
+/**
+ * A price filter with a bound off the band edges, split so no part reads the whole range
+ * (docs/decisions.md, "Price ranges at any cents", "Price slices in the cells"), in three levels:
+ * - the bands it covers whole are counted from the band cells;
+ * - a band it covers in part is either that part (added) or, when the part is the larger side, the
+ *   whole band from the cells less what lies outside the range; each such piece, at most half a band,
+ *   is counted the same way one level down: its whole slices from the slice cells (cells.ts
+ *   PRICE_SLICES), and each slice it covers in part, the part or the slice less the outside;
+ * - those last pieces, at most half a slice each, are read through the price index.
+ * The ranges are disjoint but for the ones taken back out, so the signed counts add up to the range's.
+ */
+export interface PriceSplit {
+  /** Ranges on band or slice edges, which the cells count. */
+  cells: SignedRange[];
+  /** Ranges read through the price index. */
+  reads: SignedRange[];
+}
+
+const onEdges = (edges: readonly number[], min: number | undefined, max: number | undefined) =>
+  [min, max].every((cents) => cents === undefined || edges.includes(cents));
 
 /**
- * The split of [min, max), or undefined when every bound is a band edge (the cells answer it).
+ * Whether the cells count [min, max) as it is: both bounds on band edges, or on the slice edges of
+ * one band (the slice runs a split counts from the cells are such ranges, so they are not split again).
+ */
+function cellsHold(min: number | undefined, max: number | undefined): boolean {
+  if (onEdges(PRICE_BANDS, min, max)) return true;
+  if (!onEdges(PRICE_SLICES, min, max)) return false;
+  const next = PRICE_BANDS.find((edge) => edge > (min ?? 0)) ?? Number.POSITIVE_INFINITY;
+  return (max ?? Number.POSITIVE_INFINITY) <= next;
+}
+
+/**
+ * The split of [min, max), or undefined when the cells hold it as it is (cellsHold).
  * `ceiling` is the highest catalogue price: the cents above it hold none of the catalogue's products,
  * so a part reaching past it is as wide as the cents below it (an open-ended band, or a "no maximum"
  * of 2^31 - 1, would otherwise always look wider than its other side).
@@ -38,44 +59,63 @@ export function splitPrice(
   max: number | undefined,
   ceiling = Number.POSITIVE_INFINITY,
 ): PriceSplit | undefined {
-  if (isEdge(min) && isEdge(max)) return undefined;
+  if (cellsHold(min, max)) return undefined;
   const width = (r: PriceRange) =>
     Math.max(0, Math.min(r.max ?? Number.POSITIVE_INFINITY, ceiling + 1) - r.min);
-  const lo = min ?? 0;
-  const hi = max ?? Number.POSITIVE_INFINITY;
-  const split: PriceSplit = { add: [], subtract: [] };
-  // Whole bands, the end bands included when they are read as band less outside.
+  const split: PriceSplit = { cells: [], reads: [] };
+  const range: PriceRange = { min: min ?? 0, ...(max === undefined ? {} : { max }) };
+  cover(PRICE_BANDS, range, 1, width, split.cells, (piece, sign) =>
+    cover(PRICE_SLICES, piece, sign, width, split.cells, (part, sign) => {
+      split.reads.push({ range: part, sign });
+    }),
+  );
+  return split;
+}
+
+/**
+ * Covers `r` with the intervals between `edges`: each interval it holds whole joins a run counted
+ * from the cells (pushed to `cells`, one run for each sign); each it holds in part goes to `partial`,
+ * or, when the part is the larger side, the interval joins the run and what lies outside goes to
+ * `partial` with the sign turned.
+ */
+function cover(
+  edges: readonly number[],
+  r: PriceRange,
+  sign: 1 | -1,
+  width: (r: PriceRange) => number,
+  cells: SignedRange[],
+  partial: (r: PriceRange, sign: 1 | -1) => void,
+) {
+  const lo = r.min;
+  const hi = r.max ?? Number.POSITIVE_INFINITY;
   let first: number | undefined;
   let last: number | undefined;
-  for (const [i, start] of PRICE_BANDS.entries()) {
-    const end = PRICE_BANDS[i + 1] ?? Number.POSITIVE_INFINITY;
+  for (const [i, start] of edges.entries()) {
+    const end = edges[i + 1] ?? Number.POSITIVE_INFINITY;
     const a = Math.max(start, lo);
     const b = Math.min(end, hi);
     if (a >= b) continue;
-    const band: PriceRange = { min: start, ...(end === Number.POSITIVE_INFINITY ? {} : { max: end }) };
-    const part: PriceRange = { min: a, ...(b === Number.POSITIVE_INFINITY ? {} : { max: b }) };
     if (a > start || b < end) {
+      const part: PriceRange = { min: a, ...(b === Number.POSITIVE_INFINITY ? {} : { max: b }) };
       const outside: PriceRange[] = [
         ...(a > start ? [{ min: start, max: a }] : []),
-        ...(b < end ? [{ min: b, ...(band.max === undefined ? {} : { max: band.max }) }] : []),
+        ...(b < end ? [{ min: b, ...(end === Number.POSITIVE_INFINITY ? {} : { max: end }) }] : []),
       ];
-      if (width(part) <= outside.reduce((sum, r) => sum + width(r), 0)) {
-        split.add.push(part);
+      if (width(part) <= outside.reduce((sum, o) => sum + width(o), 0)) {
+        partial(part, sign);
         continue;
       }
-      split.subtract.push(...outside);
+      for (const o of outside) partial(o, sign === 1 ? -1 : 1);
     }
     first ??= i;
     last = i;
   }
-  if (first !== undefined && last !== undefined) {
-    const upper = PRICE_BANDS[last + 1];
-    split.cells = {
-      ...(first > 0 ? { price_min_cents: PRICE_BANDS[first] } : {}),
-      ...(upper === undefined ? {} : { price_max_cents: upper }),
-    };
-  }
-  return split;
+  if (first === undefined || last === undefined) return;
+  const upper = edges[last + 1];
+  cells.push({
+    range: { min: edges[first] as number, ...(upper === undefined ? {} : { max: upper }) },
+    sign,
+  });
 }
 
 /** The split of the filters' price range (splitPrice), the catalogue's highest price read when needed. */
@@ -83,7 +123,7 @@ export async function priceSplitOf(
   em: EntityManager,
   f: { price_min_cents?: number; price_max_cents?: number },
 ): Promise<PriceSplit | undefined> {
-  if (isEdge(f.price_min_cents) && isEdge(f.price_max_cents)) return undefined;
+  if (cellsHold(f.price_min_cents, f.price_max_cents)) return undefined;
   // The end of `products_retail_idx`: one index entry.
   const [row] = await rows<{ ceiling: number | null }>(
     em,

@@ -40,6 +40,7 @@ import { Migration20261128080000_listing_customisation_indexes } from './Migrati
 import { Migration20261128090000_order_counts } from './Migration20261128090000_order_counts.ts';
 import { Migration20261128100000_orders_mode_sort_indexes } from './Migration20261128100000_orders_mode_sort_indexes.ts';
 import { Migration20261128110000_sort_key_covers } from './Migration20261128110000_sort_key_covers.ts';
+import { Migration20261128120000_price_slices } from './Migration20261128120000_price_slices.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -141,5 +142,9 @@ export const migrationsList = [
   {
     name: 'Migration20261128110000_sort_key_covers',
     class: Migration20261128110000_sort_key_covers,
+  },
+  {
+    name: 'Migration20261128120000_price_slices',
+    class: Migration20261128120000_price_slices,
   },
 ];

@@ -8,7 +8,27 @@ import { defineEntity, p } from '@mikro-orm/core';
 export const FacetCell = defineEntity({
   name: 'FacetCell',
   tableName: 'facet_cells',
-  indexes: [{ name: 'facet_cells_empty_idx', where: 'n = 0', properties: ['grain'] }],
+  indexes: [
+    { name: 'facet_cells_empty_idx', where: 'n = 0', properties: ['grain'] },
+    // A partial band reads its slices' cells alone (Migration20261128120000_price_slices).
+    {
+      name: 'facet_cells_slice_idx',
+      properties: ['grain', 'priceBand'],
+      include: [
+        'ownerStoreId',
+        'brandId',
+        'categoryId',
+        'supplierId',
+        'pricingType',
+        'purchaseMode',
+        'inStock',
+        'readyToList',
+        'completeChannels',
+        'n',
+      ],
+      where: 'grain >= 1024',
+    },
+  ],
   uniques: [
     {
       name: 'facet_cells_key',
@@ -38,6 +58,7 @@ export const FacetCell = defineEntity({
     purchaseMode: p.text().primary().nullable(),
     inStock: p.boolean().primary().nullable(),
     readyToList: p.boolean().primary().nullable(),
+    // The price band, or at the slice grains (grain >= 1024) the slice: src/catalogue/cells.ts.
     priceBand: p.smallint().primary().nullable(),
     completeChannels: p.smallint().primary().nullable(),
     n: p.integer(),
