@@ -1,5 +1,19 @@
 import { defineEntity, p } from '@mikro-orm/core';
 
+/** A cell's dimensions, in the order of its key. */
+const CELL_DIMS = [
+  'ownerStoreId',
+  'brandId',
+  'categoryId',
+  'supplierId',
+  'pricingType',
+  'purchaseMode',
+  'inStock',
+  'readyToList',
+  'priceBand',
+  'completeChannels',
+] as const;
+
 /**
  * A facet count cell. Its identity is its unique key (NULLS NOT DISTINCT), which PostgreSQL cannot make a
  * primary key because the columns are nullable; MikroORM needs a primary key, so the key columns are
@@ -14,37 +28,14 @@ export const FacetCell = defineEntity({
     {
       name: 'facet_cells_slice_idx',
       properties: ['grain', 'priceBand'],
-      include: [
-        'ownerStoreId',
-        'brandId',
-        'categoryId',
-        'supplierId',
-        'pricingType',
-        'purchaseMode',
-        'inStock',
-        'readyToList',
-        'completeChannels',
-        'n',
-      ],
+      include: [...CELL_DIMS.filter((d) => d !== 'priceBand'), 'n'],
       where: 'grain >= 1024',
     },
   ],
   uniques: [
     {
       name: 'facet_cells_key',
-      properties: [
-        'grain',
-        'ownerStoreId',
-        'brandId',
-        'categoryId',
-        'supplierId',
-        'pricingType',
-        'purchaseMode',
-        'inStock',
-        'readyToList',
-        'priceBand',
-        'completeChannels',
-      ],
+      properties: ['grain', ...CELL_DIMS],
       include: ['n'],
     },
   ],
@@ -96,21 +87,7 @@ export const StoreCell = defineEntity({
   uniques: [
     {
       name: 'store_cells_key',
-      properties: [
-        'storeId',
-        'kind',
-        'grain',
-        'ownerStoreId',
-        'brandId',
-        'categoryId',
-        'supplierId',
-        'pricingType',
-        'purchaseMode',
-        'inStock',
-        'readyToList',
-        'priceBand',
-        'completeChannels',
-      ],
+      properties: ['storeId', 'kind', 'grain', ...CELL_DIMS],
       include: ['n'],
     },
   ],
