@@ -151,12 +151,10 @@ export interface CellPlan {
  * on slice edges), or undefined when a bound is on neither.
  */
 function priceCond(min: number | undefined, max: number | undefined): CellCond | undefined {
+  const bands: readonly number[] = PRICE_BANDS;
   const bounds = [min, max].filter((b) => b !== undefined);
-  const [dim, edges]: [Dim, readonly number[]] = bounds.every((b) =>
-    (PRICE_BANDS as readonly number[]).includes(b),
-  )
-    ? ['band', PRICE_BANDS]
-    : ['slice', PRICE_SLICES];
+  const onBands = bounds.every((b) => bands.includes(b));
+  const [dim, edges]: [Dim, readonly number[]] = onBands ? ['band', bands] : ['slice', PRICE_SLICES];
   if (!bounds.every((b) => edges.includes(b))) return undefined;
   const conds = [
     ...(min === undefined ? [] : [sql`price_band >= ${sql.lit(edges.indexOf(min))}`]),

@@ -62,6 +62,9 @@ export class Migration20261128120000_price_slices extends Migration {
 
   override up(): void {
     this.addSql(`
+-- Writers still running the old function wait here, so no delta holding a band is left behind the
+-- fold to be read as a slice.
+LOCK TABLE facet_cell_deltas, store_cell_deltas IN EXCLUSIVE MODE;
 SELECT facet_cells_fold(), store_cells_fold();
 
 CREATE OR REPLACE FUNCTION facet_price_band(cents integer) RETURNS smallint LANGUAGE sql IMMUTABLE PARALLEL SAFE
