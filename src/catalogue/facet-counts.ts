@@ -397,13 +397,15 @@ async function countPriceSplit(
   await Promise.all([
     wanted('price_band') ? countAny(em, ctx, others, taxonomy, bandOnly, ['price_band']) : undefined,
     ...split.cells.map(async ({ range, sign }) => {
-      // Where the cells hold only some facets, the others would be counted by scans that test the
-      // range per row over everything the store sees (1.7 s for `scope=store` at 2M): a driver's
-      // products, or else the range itself through the price index, bound them instead.
+      // countAny's routes but its last: where the cells hold only some facets, the others would be
+      // counted by scans that test the range per row over everything the store sees (1.7 s for
+      // `scope=store` at 2M); the range itself, through the price index, bounds them instead.
       const within = withPrice(others, range);
       const plan = cellPlan(ctx, within, taxonomy);
-      if ((plan && cellQuery(ctx, plan, outside)) || (await driverOf(em, ctx, within, taxonomy)))
-        return countAny(em, ctx, within, taxonomy, notBand(sign), outside);
+      if (plan && cellQuery(ctx, plan, outside))
+        return countInto(em, ctx, within, taxonomy, 'auto', notBand(sign), outside);
+      const driver = await driverOf(em, ctx, within, taxonomy);
+      if (driver) return countDriven(em, ctx, within, taxonomy, driver, notBand(sign), outside);
       return slice(range, sign);
     }),
     ...split.reads.map(({ range, sign }) => slice(range, sign)),

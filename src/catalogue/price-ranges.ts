@@ -73,8 +73,8 @@ export function splitPrice(
 }
 
 /**
- * Covers `r` with the intervals between `edges`: each interval it holds whole joins a run counted
- * from the cells (pushed to `cells`, one run for each sign); each it holds in part goes to `partial`,
+ * Covers `r` with the intervals between `edges`: each interval it holds whole joins one run counted
+ * from the cells (pushed to `cells` with `sign`); each it holds in part goes to `partial`,
  * or, when the part is the larger side, the interval joins the run and what lies outside goes to
  * `partial` with the sign turned.
  */
