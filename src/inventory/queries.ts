@@ -1,10 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Selectable } from 'kysely';
-import { EFFECTIVE_PURCHASE_MODE, SELLABLE_STOCK } from '../catalogue/filters.ts';
+import { EFFECTIVE_PURCHASE_MODE } from '../catalogue/filters.ts';
 import { type DB, db } from '../db/kysely.ts';
 import { first, isoTime, type RawBuilder, rows, run, sql } from '../db/sql.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { Position } from './cursor.ts';
+import { MAX_TOTAL } from './stock-total.ts';
 
 type Product = Selectable<DB['products']>;
 type VariantRow = Selectable<DB['product_variants']>;
@@ -26,6 +27,17 @@ export type FeedRow = Pick<Product, 'sku' | 'name' | 'withdrawn_at' | 'stock_qua
 };
 
 /**
+ * A feed item's total, summed from its variants in the statement that reads them, not the product's
+ * stock column: the fan-out job sets that column after the change, so a listing made live while the
+ * job runs could show its position with the old total, and the job, not seeing that listing yet,
+ * would not move it again. Summed as setStockTotals sums (retired variants too, held at the integer).
+ */
+const FEED_STOCK = sql<number>`(CASE WHEN p.withdrawn_at IS NULL THEN
+    (SELECT LEAST(COALESCE(sum(v.stock_quantity::bigint), 0), ${MAX_TOTAL})::integer
+      FROM product_variants v WHERE v.product_id = p.id)
+  ELSE 0 END)`;
+
+/**
  * The feed statement: up to `limit` positions after `from`, oldest first, each with its product, its
  * listing state and its variants. It also reads the `inventory_read` platform switch, as a one-time
  * filter: while the switch is off PostgreSQL returns nothing without scanning, so a page with items
@@ -38,7 +50,7 @@ export function feedPage(storeId: number, from: Position, limit: number): RawBui
         p.name, (l.id IS NOT NULL AND l.deleted_at IS NULL) AS listed,
         ${isoTime(sql`p.withdrawn_at`)} AS withdrawn_at,
         (p.active AND l.id IS NOT NULL AND l.deleted_at IS NULL AND ${EFFECTIVE_PURCHASE_MODE} = 'buy_now') AS sellable,
-        ${SELLABLE_STOCK} AS stock_quantity, ${isoTime(sql`GREATEST(p.updated_at, l.updated_at)`)} AS updated_at,
+        ${FEED_STOCK} AS stock_quantity, ${isoTime(sql`GREATEST(p.updated_at, l.updated_at)`)} AS updated_at,
         COALESCE((SELECT json_agg(json_build_object('id', v.id, 'sku', v.sku, 'title', v.title,
             'option_values', v.option_values,
             'quantity_available', CASE WHEN p.withdrawn_at IS NULL THEN v.stock_quantity ELSE 0 END)

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
 
 /** PostgreSQL's integer, the column's type: a total past it is held at it rather than failing the job. */
-const MAX_TOTAL = 2_147_483_647;
+export const MAX_TOTAL = 2_147_483_647;
 
 /**
  * Sets products' stock to the sum of their variants (Migration20261128060000_stock_total_by_fanout),

@@ -118,7 +118,7 @@ export async function startTestApp(
   const testHosts = config.WEBHOOK_TEST_HOSTS.size > 0;
   if (testHosts) setWebhookResolver(webhookResolverOf(config));
   const orm = await openOrm(databaseUrl, 6);
-  const log = opts.log ?? createLogger('silent');
+  const log = opts.log ?? createLogger(process.env.TEST_APP_LOG ?? 'silent');
   const budgeted = env.API_STATEMENT_TIMEOUT !== undefined;
   const apiOrm = budgeted ? await openOrm(databaseUrl, 6, apiStatementBudget(config, log)) : orm;
   const server: Server = createApp({ orm: apiOrm, config, log });
