@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { pageOffset, pagination, type RawBuilder, rows, scanRows, sql } from '../db/sql.ts';
 import { loadCatalogueContext, type StoreCatalogueContext } from '../store/catalogue-context.ts';
 import type { PartnerContext } from '../trpc/context.ts';
+import { productsEstimate } from './catalogue-size.ts';
 import { cellTotal } from './cells.ts';
 import { driverOf } from './drivers.ts';
 import {
@@ -18,7 +19,16 @@ import {
   type Taxonomy,
   whereAll,
 } from './filters.ts';
-import { marginPageIds, plainPageIds, walkable, walkedPageIds } from './page-ids.ts';
+import {
+  marginPageIds,
+  PAGE_WALK,
+  type PageMode,
+  plainPageIds,
+  walkAgain,
+  walkable,
+  walkedPageIds,
+  walkLength,
+} from './page-ids.ts';
 import {
   type PartSource,
   type PriceRange,
@@ -168,6 +178,28 @@ async function splitTotal(
   );
 }
 
+/**
+ * A walk's page (page-ids.ts walkedPageIds), with what the walk found counted in the same statement;
+ * no page when it found fewer than the page's reach, and the page is not whole.
+ */
+async function walkedPage(
+  em: EntityManager,
+  store: StoreCatalogueContext,
+  input: ListInput,
+  walked: ReturnType<typeof walkedPageIds>,
+  named: RawBuilder<unknown>,
+): Promise<{ page?: ProductRow[]; walked: number }> {
+  const found = await rows<ProductRow & { walked: number }>(
+    em,
+    sql`WITH mine AS MATERIALIZED ${walked.mine}
+      SELECT n.walked, ${productColumns(store)} FROM (SELECT count(*)::integer AS walked FROM mine) n
+      LEFT JOIN ((${walked.ids}) page ${named}) ON true
+      ORDER BY ${orderBy(input)}`,
+  );
+  const n = found[0]?.walked ?? 0;
+  return n >= walked.reach ? { page: found.filter((r) => r.id !== null), walked: n } : { walked: n };
+}
+
 export async function listProducts(ctx: PartnerContext, input: ListInput) {
   const { em } = ctx;
   const store = await loadCatalogueContext(em, ctx.actor.storeId);
@@ -221,7 +253,10 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
         em,
         sql`SELECT ${productColumns(store)} FROM (${ids}) page ${named} ORDER BY ${orderBy(input)}`,
       );
-    const page = async (): Promise<ProductRow[]> => {
+    const page = async (
+      walk: PageMode = { walk: PAGE_WALK.entries },
+      sized = false,
+    ): Promise<ProductRow[]> => {
       if (!walkable(q, input)) {
         // Under a fence (a raw category value, a driver), only the products it admits (productsFrom).
         const from = catalogueFrom(store, fence);
@@ -233,15 +268,14 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
       }
       // A bounded walk first, with what it found counted in the same statement; when it falls short
       // of the page, the matches read (through the driver, if any) and sorted (page-ids.ts).
-      const walk = walkedPageIds(store, q, input, offset, 'walk');
-      const found = await rows<ProductRow & { walked: number }>(
-        em,
-        sql`WITH mine AS MATERIALIZED ${walk.mine}
-          SELECT n.walked, ${productColumns(store)} FROM (SELECT count(*)::integer AS walked FROM mine) n
-          LEFT JOIN ((${walk.ids}) page ${named}) ON true
-          ORDER BY ${orderBy(input)}`,
-      );
-      if ((found[0]?.walked ?? 0) >= walk.reach) return found.filter((r) => r.id !== null);
+      if (walk !== 'matches') {
+        const found = await walkedPage(em, store, input, walkedPageIds(store, q, input, offset, walk), named);
+        if (found.page) return found.page;
+        // A walk sized by the cells' total missed: the matches bunch along the order. One that was
+        // not sized may walk again, as far as what it found says (page-ids.ts walkAgain), unless a
+        // driver bounds the matches' read (its products, index-only), which beat a longer walk.
+        if (!sized && !fence) return page(walkAgain(input, offset, walk.walk, found.walked), true);
+      }
       const matched = walkedPageIds(store, q, input, offset, 'matches', fence);
       return read(sql`WITH mine AS MATERIALIZED ${matched.mine} ${matched.ids}`);
     };
@@ -251,7 +285,11 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
     const fromCells = q.searchMatches === undefined ? await cellTotal(em, store, input, taxonomy) : undefined;
     if (fromCells !== undefined) {
       const count = { total: fromCells, lowerBound: false };
-      return { count, pageRows: BigInt(offset) >= BigInt(fromCells) ? [] : await page() };
+      if (BigInt(offset) >= BigInt(fromCells)) return { count, pageRows: [] };
+      // The total sizes the walk: as far as the matches' spread says the page lies (page-ids.ts),
+      // unless a driver bounds the matches' read.
+      const walk = fence ? undefined : walkLength(input, offset, fromCells, await productsEstimate(em));
+      return { count, pageRows: await page(walk, true) };
     }
     const counting = countMatches(em, store, q, input, taxonomy, fence, where);
     // A deep page skips `offset` rows to reach its own, a cost that grows with the offset: past
