@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PRICE_BANDS, PRICE_SLICES } from '../src/catalogue/cells.ts';
-import { type PriceRange, splitPrice } from '../src/catalogue/price-ranges.ts';
+import { type PriceRange, sliceAround, splitPrice } from '../src/catalogue/price-ranges.ts';
 
 const within = (r: PriceRange, cents: number) => cents >= r.min && (r.max === undefined || cents < r.max);
 const BANDS: readonly number[] = PRICE_BANDS;
@@ -92,6 +92,26 @@ describe('splitPrice', () => {
           .filter(({ range: r }) => within(r, c))
           .reduce((sum, { sign }) => sum + sign, 0);
         expect(counted, `${c} cents in ${name}`).toBe(within(range, c) ? 1 : 0);
+      }
+    }
+  });
+});
+
+describe('sliceAround', () => {
+  it('answers the slice holding each read part of a split, on slice edges', () => {
+    const rnd = seeded(7);
+    for (let i = 0; i < 2_000; i++) {
+      const min = Math.floor(rnd() * 1_200_000);
+      const max = rnd() < 0.2 ? undefined : min + 1 + Math.floor(rnd() * 300_000);
+      for (const { range } of splitPrice(min, max)?.reads ?? []) {
+        const slice = sliceAround(range);
+        expect(PRICE_SLICES).toContain(slice.min);
+        if (slice.max !== undefined) expect(PRICE_SLICES).toContain(slice.max);
+        expect(slice.min).toBeLessThanOrEqual(range.min);
+        expect(range.max === undefined ? slice.max === undefined : (slice.max ?? Infinity) >= range.max).toBe(
+          true,
+        );
+        expect(PRICE_SLICES.filter((e) => e > slice.min && e < (slice.max ?? Infinity))).toEqual([]);
       }
     }
   });

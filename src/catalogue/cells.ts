@@ -413,10 +413,20 @@ export async function foldFacetCells(em: EntityManager): Promise<void> {
   });
 }
 
+/** Whether the cells hold the filters' total (cellTotal answers it without a scan). */
+export function cellsHoldTotal(
+  ctx: StoreCatalogueContext,
+  f: CatalogueFilters,
+  tax: Taxonomy | undefined,
+): boolean {
+  if (f.search?.trim()) return false;
+  const plan = cellPlan(ctx, f, tax);
+  return Boolean(plan && cellQuery(ctx, plan, ['total']));
+}
+
 /**
  * The number of products matching the filters, from the cells, exact at the statement's snapshot;
- * undefined when some filter is not a cell condition or the store's correction is too large, and
- * the caller counts with a scan.
+ * undefined when some filter is not a cell condition, and the caller counts with a scan.
  */
 export async function cellTotal(
   em: EntityManager,

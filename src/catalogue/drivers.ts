@@ -19,7 +19,17 @@ export async function driverOf(
   f: CatalogueFilters,
   taxonomy: Taxonomy | undefined,
 ): Promise<Driver | undefined> {
-  if (isRawCategory(f, taxonomy)) return 'category';
+  return (await driverChoice(em, ctx, f, taxonomy))?.driver;
+}
+
+/** driverOf's choice, with its products' number (infinite for a raw category value: no cell holds it). */
+export async function driverChoice(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  f: CatalogueFilters,
+  taxonomy: Taxonomy | undefined,
+): Promise<{ driver: Driver; size: number } | undefined> {
+  if (isRawCategory(f, taxonomy)) return { driver: 'category', size: Number.POSITIVE_INFINITY };
   const given = DRIVERS.filter((k) => f[k] !== undefined);
   const sizes = await Promise.all(given.map((k) => cellTotal(em, ctx, { [k]: f[k] }, taxonomy)));
   let best: { driver: Driver; size: number } | undefined;
@@ -27,5 +37,5 @@ export async function driverOf(
     const size = sizes[i] ?? Number.POSITIVE_INFINITY;
     if (!best || size < best.size) best = { driver, size };
   }
-  return best?.driver;
+  return best;
 }

@@ -3,8 +3,8 @@ import { pageOffset, pagination, type RawBuilder, rows, scanRows, sql } from '..
 import { loadCatalogueContext, type StoreCatalogueContext } from '../store/catalogue-context.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { productsEstimate } from './catalogue-size.ts';
-import { cellTotal } from './cells.ts';
-import { driverOf } from './drivers.ts';
+import { cellsHoldTotal, cellTotal } from './cells.ts';
+import { driverChoice } from './drivers.ts';
 import {
   buildCatalogueQuery,
   type CatalogueQuery,
@@ -35,6 +35,7 @@ import {
   type PriceSplit,
   partSources,
   priceSplitOf,
+  sliceAround,
   withPrice,
 } from './price-ranges.ts';
 import { type ProductRow, productColumns, toCatalogueProduct } from './product-item.ts';
@@ -117,12 +118,14 @@ async function countMatches(
   q: CatalogueQuery,
   input: ListInput,
   taxonomy: Taxonomy | undefined,
-  fence: RawBuilder<unknown> | undefined,
+  fenced: Fenced,
   where: RawBuilder<unknown>,
 ): Promise<{ total: number; lowerBound: boolean }> {
   if (q.searchMatches !== undefined) return searchTotal(q.searchMatches);
-  const split = fence ? undefined : await priceSplitOf(em, input);
-  if (split) return { total: await splitTotal(em, ctx, input, taxonomy, split), lowerBound: false };
+  const { fence } = fenced;
+  const split = await priceSplitOf(em, input);
+  if (split && (!fence || (await splitBeatsFence(em, ctx, input, taxonomy, split, fenced.size))))
+    return { total: await splitTotal(em, ctx, input, taxonomy, split), lowerBound: false };
   // Under a driver, a price filter's matches are counted like a split's parts: the driver's products
   // the store has not customised, apart from its customised listings in the range.
   if (fence && q.uncustomised?.price_band) {
@@ -134,6 +137,30 @@ async function countMatches(
     sql`SELECT count(*)::integer AS total FROM ${catalogueFrom(ctx, fence)} WHERE ${where}`,
   );
   return { total: row?.total ?? 0, lowerBound: false };
+}
+
+/**
+ * Whether a split counts a price range under a driver for less than the driver's own read: the
+ * cells hold each of its whole parts under the other filters, and its read parts lie in slices
+ * holding fewer products than the driver. A category of 175,000 products under a price was read
+ * whole, index-only, for its count (0.24 s at 2M, with its customised listings apart); its slices
+ * hold it, and a read of half a slice is a few thousand entries.
+ */
+async function splitBeatsFence(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  input: ListInput,
+  taxonomy: Taxonomy | undefined,
+  split: PriceSplit,
+  fenceSize: number,
+): Promise<boolean> {
+  const { price_min_cents: _min, price_max_cents: _max, ...others } = input;
+  if (!split.cells.every(({ range }) => cellsHoldTotal(ctx, withPrice(others, range), taxonomy)))
+    return false;
+  const slices = await Promise.all(
+    split.reads.map(({ range }) => cellTotal(em, ctx, withPrice({}, sliceAround(range)), taxonomy)),
+  );
+  return slices.reduce<number>((sum, n) => sum + (n ?? Number.POSITIVE_INFINITY), 0) < fenceSize;
 }
 
 /** The rows of disjoint sources (price-ranges.ts partSources) that meet their conditions. */
@@ -200,6 +227,33 @@ async function walkedPage(
   return n >= walked.reach ? { page: found.filter((r) => r.id !== null), walked: n } : { walked: n };
 }
 
+/** What a list reads its matches through: a raw category value's fence, or a driver's, and how many products it holds. */
+interface Fenced {
+  fence?: RawBuilder<unknown>;
+  size: number;
+}
+
+/**
+ * Several filters meet late in a sort order (2 s at 2M walking the created index for a brand under
+ * a category and a price): the total, and a page a bounded walk does not find, read only the most
+ * selective brand, supplier or category's products, through its covering index. The margin order
+ * too, now those indexes carry its operands (Migration20261128110000_sort_key_covers): its own index
+ * walk passed 590,000 entries for a category under a price (0.43 s at 2M; the category's products
+ * read index-only and sorted, 0.16 s).
+ */
+async function fenceOf(
+  em: EntityManager,
+  store: StoreCatalogueContext,
+  q: CatalogueQuery,
+  input: ListInput,
+  taxonomy: Taxonomy | undefined,
+): Promise<Fenced> {
+  const none = { fence: q.fence, size: Number.POSITIVE_INFINITY };
+  if (q.fence || Object.keys(q.facets).length < 2) return none;
+  const choice = await driverChoice(em, store, input, taxonomy);
+  return choice ? { fence: q.facets[choice.driver], size: choice.size } : none;
+}
+
 export async function listProducts(ctx: PartnerContext, input: ListInput) {
   const { em } = ctx;
   const store = await loadCatalogueContext(em, ctx.actor.storeId);
@@ -217,17 +271,10 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
     };
   }
   const q = await buildCatalogueQuery(em, store, input, { taxonomy, deferSearch: ranked });
-  // Several filters meet late in a sort order (2 s at 2M walking the created index for a brand
-  // under a category and a price): the total, and a page a bounded walk does not find, read only
-  // the most selective brand, supplier or category's products, through its covering index. The
-  // margin order too, now those indexes carry its operands (Migration20261128110000_sort_key_covers):
-  // its own index walk passed 590,000 entries for a category under a price (0.43 s at 2M; the
-  // category's products read index-only and sorted, 0.16 s).
-  let fence = q.fence;
-  if (!ranked && !q.fence && Object.keys(q.facets).length >= 2) {
-    const driver = await driverOf(em, store, input, taxonomy);
-    if (driver) fence = q.facets[driver];
-  }
+  const fenced = ranked
+    ? { fence: q.fence, size: Number.POSITIVE_INFINITY }
+    : await fenceOf(em, store, q, input, taxonomy);
+  const { fence } = fenced;
   const offset = pageOffset(input.page, input.limit);
   const { count, pageRows } = ranked ? await searchList(em, store, q, input, offset) : await plainList();
   return {
@@ -291,7 +338,7 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
       const walk = fence ? undefined : walkLength(input, offset, fromCells, await productsEstimate(em));
       return { count, pageRows: await page(walk, true) };
     }
-    const counting = countMatches(em, store, q, input, taxonomy, fence, where);
+    const counting = countMatches(em, store, q, input, taxonomy, fenced, where);
     // A deep page skips `offset` rows to reach its own, a cost that grows with the offset: past
     // DEEP_OFFSET the total is read first, and a page past the last match answers empty at once
     // instead of skipping every match to find nothing.
