@@ -413,15 +413,20 @@ export async function foldFacetCells(em: EntityManager): Promise<void> {
   });
 }
 
+/** The cells' statement for the filters' total; undefined when some filter is not a cell condition. */
+function totalQuery(ctx: StoreCatalogueContext, f: CatalogueFilters, tax: Taxonomy | undefined) {
+  if (f.search?.trim()) return undefined;
+  const plan = cellPlan(ctx, f, tax);
+  return plan && cellQuery(ctx, plan, ['total']);
+}
+
 /** Whether the cells hold the filters' total (cellTotal answers it without a scan). */
 export function cellsHoldTotal(
   ctx: StoreCatalogueContext,
   f: CatalogueFilters,
   tax: Taxonomy | undefined,
 ): boolean {
-  if (f.search?.trim()) return false;
-  const plan = cellPlan(ctx, f, tax);
-  return Boolean(plan && cellQuery(ctx, plan, ['total']));
+  return totalQuery(ctx, f, tax) !== undefined;
 }
 
 /**
@@ -434,9 +439,7 @@ export async function cellTotal(
   f: CatalogueFilters,
   tax: Taxonomy | undefined,
 ): Promise<number | undefined> {
-  if (f.search?.trim()) return undefined;
-  const plan = cellPlan(ctx, f, tax);
-  const query = plan && cellQuery(ctx, plan, ['total']);
+  const query = totalQuery(ctx, f, tax);
   if (!query) return undefined;
   const counts = await rows(em, query);
   return counts.reduce((sum, c) => sum + c.n, 0);

@@ -247,9 +247,11 @@ async function fenceOf(
   q: CatalogueQuery,
   input: ListInput,
   taxonomy: Taxonomy | undefined,
+  ranked: boolean,
 ): Promise<Fenced> {
   const none = { fence: q.fence, size: Number.POSITIVE_INFINITY };
-  if (q.fence || Object.keys(q.facets).length < 2) return none;
+  // A search in relevance order reads its own matches, never through a driver.
+  if (ranked || q.fence || Object.keys(q.facets).length < 2) return none;
   const choice = await driverChoice(em, store, input, taxonomy);
   return choice ? { fence: q.facets[choice.driver], size: choice.size } : none;
 }
@@ -271,9 +273,7 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
     };
   }
   const q = await buildCatalogueQuery(em, store, input, { taxonomy, deferSearch: ranked });
-  const fenced = ranked
-    ? { fence: q.fence, size: Number.POSITIVE_INFINITY }
-    : await fenceOf(em, store, q, input, taxonomy);
+  const fenced = await fenceOf(em, store, q, input, taxonomy, ranked);
   const { fence } = fenced;
   const offset = pageOffset(input.page, input.limit);
   const { count, pageRows } = ranked ? await searchList(em, store, q, input, offset) : await plainList();

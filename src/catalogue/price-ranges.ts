@@ -120,7 +120,7 @@ function cover(
 
 /** The slice holding `r` (a split's read part lies within one), which the cells count. */
 export function sliceAround(r: PriceRange): PriceRange {
-  const start = [...PRICE_SLICES].reverse().find((edge) => edge <= r.min) ?? 0;
+  const start = PRICE_SLICES.findLast((edge) => edge <= r.min) ?? 0;
   const end = PRICE_SLICES.find((edge) => edge > start);
   return { min: start, ...(end === undefined ? {} : { max: end }) };
 }

@@ -5,7 +5,7 @@ import { type DB, db } from '../db/kysely.ts';
 import { first, isoTime, type RawBuilder, rows, run, sql } from '../db/sql.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { Position } from './cursor.ts';
-import { MAX_TOTAL } from './stock-total.ts';
+import { VARIANTS_TOTAL } from './stock-total.ts';
 
 type Product = Selectable<DB['products']>;
 type VariantRow = Selectable<DB['product_variants']>;
@@ -30,11 +30,10 @@ export type FeedRow = Pick<Product, 'sku' | 'name' | 'withdrawn_at' | 'stock_qua
  * A feed item's total, summed from its variants in the statement that reads them, not the product's
  * stock column: the fan-out job sets that column after the change, so a listing made live while the
  * job runs could show its position with the old total, and the job, not seeing that listing yet,
- * would not move it again. Summed as setStockTotals sums (retired variants too, held at the integer).
+ * would not move it again. Summed as setStockTotals sums.
  */
 const FEED_STOCK = sql<number>`(CASE WHEN p.withdrawn_at IS NULL THEN
-    (SELECT LEAST(COALESCE(sum(v.stock_quantity::bigint), 0), ${MAX_TOTAL})::integer
-      FROM product_variants v WHERE v.product_id = p.id)
+    (SELECT ${VARIANTS_TOTAL} FROM product_variants v WHERE v.product_id = p.id)
   ELSE 0 END)`;
 
 /**

@@ -2,7 +2,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
 
 /** PostgreSQL's integer, the column's type: a total past it is held at it rather than failing the job. */
-export const MAX_TOTAL = 2_147_483_647;
+const MAX_TOTAL = 2_147_483_647;
+
+/** The stock of the variants `v` of a product, every one (retired too), held at the integer. */
+export const VARIANTS_TOTAL = sql<number>`LEAST(COALESCE(sum(v.stock_quantity::bigint), 0), ${MAX_TOTAL})::integer`;
 
 /**
  * Sets products' stock to the sum of their variants (Migration20261128060000_stock_total_by_fanout),
@@ -20,7 +23,7 @@ export async function setStockTotals(tx: EntityManager, ids: readonly number[]):
   const changed = await rows(
     tx,
     sql`UPDATE products p SET stock_quantity = t.total, updated_at = now()
-      FROM (SELECT i.id, LEAST(COALESCE(sum(v.stock_quantity::bigint), 0), ${MAX_TOTAL})::integer AS total
+      FROM (SELECT i.id, ${VARIANTS_TOTAL} AS total
             FROM unnest(${ids}::integer[]) AS i(id) LEFT JOIN product_variants v ON v.product_id = i.id
             GROUP BY i.id) t
       WHERE p.id = t.id AND p.stock_quantity <> t.total
