@@ -152,3 +152,19 @@ export function seeded(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
   };
 }
+
+/**
+ * The machine's busy CPU time so far, in ms, from /proc/stat (every process: API, PostgreSQL, worker
+ * and the bench's own client). Undefined where there is no /proc.
+ */
+export async function machineBusyMs(): Promise<number | undefined> {
+  const { readFile } = await import('node:fs/promises');
+  const line = await readFile('/proc/stat', 'utf8').then(
+    (s) => s.split('\n')[0],
+    () => undefined,
+  );
+  if (!line?.startsWith('cpu ')) return undefined;
+  // user nice system idle iowait irq softirq steal: idle and iowait are not busy. USER_HZ is 100 on Linux.
+  const [user, nice, system, , , irq, softirq, steal] = line.split(/\s+/).slice(1).map(Number);
+  return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 10;
+}

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { Agent, request } from 'undici';
 import { domainSettingsOf, loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/logger.ts';
@@ -24,7 +25,7 @@ import { createWebhook } from '../src/webhooks/create-webhook.ts';
 import { WEBHOOK_EVENTS } from '../src/webhooks/events.ts';
 import { testHostsResolver } from '../src/webhooks/host-resolver.ts';
 import { setWebhookResolver } from '../src/webhooks/url-guard.ts';
-import { printTable, quantile, round, seeded } from './lib.ts';
+import { machineBusyMs, printTable, quantile, round, seeded } from './lib.ts';
 import { BENCH_SECRET_KEY, receiverCertificate, spawnBenchWorker, until } from './webhook-harness.ts';
 
 /** Issue 27's mix, in percent of requests. */
@@ -55,6 +56,37 @@ type Page = { next_cursor: string; has_more: boolean };
 type Settings = ReturnType<typeof domainSettingsOf>;
 export type ClassFigures = Record<'count' | 'p50' | 'p99' | 'max' | 'errors' | 'rate_limited', number>;
 export type PlatformDayResult = Awaited<ReturnType<typeof benchPlatformDay>>;
+interface ClassAlone {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  rate_limited: number;
+  /** Machine CPU (API, PostgreSQL, worker, this client) per answered request, ms. */
+  cpu_ms?: number;
+}
+const cpus = availableParallelism();
+
+/**
+ * Where the mix's machine time goes: each class's CPU per request weighted by its share of the mix,
+ * and the rate the whole machine could serve the mix at if every core were busy with nothing else.
+ */
+function aloneProfile(alone: Partial<Record<ClassName, ClassAlone>>) {
+  const costed = CLASSES.filter((c) => alone[c]?.cpu_ms !== undefined);
+  const weighted = (c: ClassName) => (WEIGHTS[c] / 100) * (alone[c]?.cpu_ms ?? 0);
+  // The long poll waits rather than works: its share is left out and the others' weights rescaled.
+  const weightOf = costed.reduce((n, c) => n + WEIGHTS[c] / 100, 0);
+  const perRequest = costed.reduce((n, c) => n + weighted(c), 0) / (weightOf || 1);
+  const classes = Object.fromEntries(
+    costed.map((c) => [c, { ...alone[c], mix_share: round(weighted(c) / weightOf / (perRequest || 1)) }]),
+  );
+  return {
+    classes,
+    cpu_ms_per_mix_request: round(perRequest),
+    cpu_bound_rps: perRequest ? round((cpus * 1000) / perRequest) : undefined,
+    cores: cpus,
+  };
+}
 
 /**
  * A mixed platform day against a running API: `connections` loops for `seconds`, each drawing its next
@@ -70,8 +102,10 @@ export async function benchPlatformDay(opts: {
   storeId: number;
   connections?: number;
   seconds?: number;
+  /** Each class then runs alone for this long, to price it in machine CPU (0: not). */
+  aloneSeconds?: number;
 }) {
-  const { connections = 10, seconds = 60, writeKey, readKey = writeKey, storeId } = opts;
+  const { connections = 10, seconds = 60, aloneSeconds = 0, writeKey, readKey = writeKey, storeId } = opts;
   const live = (key: string) => !key.startsWith('sl_test_');
   const { key, cert, caFile } = await receiverCertificate([HOOK_HOST]);
   let delivered = 0;
@@ -144,117 +178,146 @@ export async function benchPlatformDay(opts: {
       [feedHead, more] = [page.next_cursor, page.has_more];
     }
     const eventsHead = (await get<Page>('/api/v1/events?order=desc&limit=1')).next_cursor;
-    // That walk spent the store's feed allowance: the run starts with it whole.
-    const limits = [`inventory:store:${storeId}`, `test:inventory:store:${storeId}`];
-    await rows(em(), sql`DELETE FROM rate_limits WHERE key = ANY(${limits})`);
-    const seen = CLASSES.map(() => ({ ms: [] as number[], count: 0, errors: 0, rate_limited: 0 }));
-    const errorSamples = new Set<string>();
-    const runId = Date.now().toString(36);
     let [bought, posted] = [0, 0];
-    const deliveredBefore = delivered;
-    const started = performance.now();
-    const end = started + seconds * 1000;
-    const connection = async (index: number) => {
-      const rnd = seeded(27_000 + index);
-      const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
-      const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)] as T;
-      const kinds = [
-        () => `in_stock=${pick(['true', 'false'])}`,
-        () => `pricing_type=${pick(['wholesale', 'commission'])}`,
-        () => `category=${pick(CATEGORIES)[0]}`,
-        () => `brand=${encodeURIComponent(pick(brands)[pick(['name', 'slug'] as const)])}`,
-        () => `price_min_cents=${int(0, 60_000)}`,
-        () => `price_max_cents=${int(1, 80_000)}`,
-      ];
-      // Distinct kinds: a parameter sent twice is a 400.
-      const filters = (n: number) => {
-        const left = [...kinds];
-        return Array.from({ length: n }, () => left.splice(int(0, left.length - 1), 1)[0]?.()).join('&');
-      };
-      const words = () => Array.from({ length: int(1, 2) }, () => pick(WORDS).toLowerCase()).join(' ');
-      const sort = () => `sort_by=${pick(SORT_KEYS)}&order=${pick(['asc', 'desc'])}`;
-      const byStatus = () => pick(['', '', '', `&status=${pick(ORDER_STATUSES)}`]);
-      const orderSort = () => `sort_by=${pick(['created_at', 'updated_at', 'id'])}${byStatus()}`;
-      const variants = () => pick(['', '&include=variants']);
-      let [feed, eventCursor] = [feedHead, eventsHead];
-      /** Each class's path, with the credential and body of the writes. */
-      const calls: Record<ClassName, () => [string, string?, object?]> = {
-        browse: () => [`/products?page=${int(1, 10)}`],
-        filtered: () => [`/products?${filters(int(1, 3))}&${sort()}&page=${int(1, 50)}`],
-        search: () => [`/products?search=${encodeURIComponent(words())}`],
-        facets: () => [`/products/facets?${filters(int(0, 2))}`],
-        product: () => [`/products/${pick(products)}`],
-        'my-products': () => [`/my-products?page=${int(1, 10)}&limit=${pick([20, 100])}${variants()}`],
-        orders: () => [`/orders?page=${int(1, 5)}&${orderSort()}`],
-        // Until the key's mode has an order in the store, an order read is a list read.
-        order: () => [orderIds.length ? `/orders/${pick(orderIds)}` : '/orders'],
-        inventory: () => [`/inventory?limit=100&updated_since=${encodeURIComponent(feed)}`],
-        events: () => [`/events?order=asc&wait=${int(1, 2)}&cursor=${encodeURIComponent(eventCursor)}`],
-        wholesale: () => {
-          const { product_id, variant_id } = buyable[bought++ % buyable.length] as (typeof buyable)[number];
-          return ['/orders', writeKey, { ...BUYER, items: [{ product_id, variant_id, quantity: 1 }] }];
-        },
-        marketplace: () => {
-          const n = posted++;
-          const line = { sku: market.skus[n % market.skus.length], quantity: 1, price_cents: 4500 };
-          const post = { marketplace: 'etsy', external_order_id: `pday-${runId}-${n}`, currency: 'AUD' };
-          const sale = { placed_at: new Date().toISOString(), items: [line], total_cents: 4500 };
-          return ['/orders/external', market.tokens[index], { ...post, ...sale, ...BUYER }];
-        },
-      };
-      while (performance.now() < end) {
-        const roll = rnd() * 100;
-        const c = BOUNDS.findIndex((b) => roll < b);
-        const cls = CLASSES[c] as ClassName;
-        const [path, credential = readKey, body] = calls[cls]();
-        const headers = { authorization: `Bearer ${credential}`, ...(body && writeHeaders()) };
-        const s = seen[c] as (typeof seen)[number];
-        s.count++;
-        const at = performance.now();
-        try {
-          const url = `${opts.apiUrl}/api/v1${path}`;
-          const [method, payload] = body ? ['POST', JSON.stringify(body)] : ['GET', undefined];
-          const res = await request(url, { method, headers, body: payload, dispatcher: agent });
-          const text = await res.body.text();
-          if (res.statusCode === 429) {
-            s.rate_limited++;
-            continue;
-          }
-          s.ms.push(performance.now() - at);
-          if (res.statusCode >= 300) {
+    const runId = Date.now().toString(36);
+    let [feed, eventCursor] = [feedHead, eventsHead];
+    /** `secs` of the loop at `connections`, every class by its weight, or `only` one. */
+    const run = async (secs: number, only?: ClassName) => {
+      // Every allowance whole at the start of each run: the heads' walk and earlier runs spent some.
+      await rows(em(), sql`DELETE FROM rate_limits`);
+      const seen = CLASSES.map(() => ({ ms: [] as number[], count: 0, errors: 0, rate_limited: 0 }));
+      const errorSamples = new Set<string>();
+      const deliveredBefore = delivered;
+      const busyBefore = await machineBusyMs();
+      const started = performance.now();
+      const end = started + secs * 1000;
+      const connection = async (index: number) => {
+        const rnd = seeded(27_000 + index);
+        const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
+        const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)] as T;
+        const kinds = [
+          () => `in_stock=${pick(['true', 'false'])}`,
+          () => `pricing_type=${pick(['wholesale', 'commission'])}`,
+          () => `category=${pick(CATEGORIES)[0]}`,
+          () => `brand=${encodeURIComponent(pick(brands)[pick(['name', 'slug'] as const)])}`,
+          () => `price_min_cents=${int(0, 60_000)}`,
+          () => `price_max_cents=${int(1, 80_000)}`,
+        ];
+        // Distinct kinds: a parameter sent twice is a 400.
+        const filters = (n: number) => {
+          const left = [...kinds];
+          return Array.from({ length: n }, () => left.splice(int(0, left.length - 1), 1)[0]?.()).join('&');
+        };
+        const words = () => Array.from({ length: int(1, 2) }, () => pick(WORDS).toLowerCase()).join(' ');
+        const sort = () => `sort_by=${pick(SORT_KEYS)}&order=${pick(['asc', 'desc'])}`;
+        const byStatus = () => pick(['', '', '', `&status=${pick(ORDER_STATUSES)}`]);
+        const orderSort = () => `sort_by=${pick(['created_at', 'updated_at', 'id'])}${byStatus()}`;
+        const variants = () => pick(['', '&include=variants']);
+        /** Each class's path, with the credential and body of the writes. */
+        const calls: Record<ClassName, () => [string, string?, object?]> = {
+          browse: () => [`/products?page=${int(1, 10)}`],
+          filtered: () => [`/products?${filters(int(1, 3))}&${sort()}&page=${int(1, 50)}`],
+          search: () => [`/products?search=${encodeURIComponent(words())}`],
+          facets: () => [`/products/facets?${filters(int(0, 2))}`],
+          product: () => [`/products/${pick(products)}`],
+          'my-products': () => [`/my-products?page=${int(1, 10)}&limit=${pick([20, 100])}${variants()}`],
+          orders: () => [`/orders?page=${int(1, 5)}&${orderSort()}`],
+          // Until the key's mode has an order in the store, an order read is a list read.
+          order: () => [orderIds.length ? `/orders/${pick(orderIds)}` : '/orders'],
+          inventory: () => [`/inventory?limit=100&updated_since=${encodeURIComponent(feed)}`],
+          events: () => [`/events?order=asc&wait=${int(1, 2)}&cursor=${encodeURIComponent(eventCursor)}`],
+          wholesale: () => {
+            const { product_id, variant_id } = buyable[bought++ % buyable.length] as (typeof buyable)[number];
+            return ['/orders', writeKey, { ...BUYER, items: [{ product_id, variant_id, quantity: 1 }] }];
+          },
+          marketplace: () => {
+            const n = posted++;
+            const line = { sku: market.skus[n % market.skus.length], quantity: 1, price_cents: 4500 };
+            const post = { marketplace: 'etsy', external_order_id: `pday-${runId}-${n}`, currency: 'AUD' };
+            const sale = { placed_at: new Date().toISOString(), items: [line], total_cents: 4500 };
+            return ['/orders/external', market.tokens[index], { ...post, ...sale, ...BUYER }];
+          },
+        };
+        while (performance.now() < end) {
+          const roll = rnd() * 100;
+          const c = only ? CLASSES.indexOf(only) : BOUNDS.findIndex((b) => roll < b);
+          const cls = CLASSES[c] as ClassName;
+          const [path, credential = readKey, body] = calls[cls]();
+          const headers = { authorization: `Bearer ${credential}`, ...(body && writeHeaders()) };
+          const s = seen[c] as (typeof seen)[number];
+          s.count++;
+          const at = performance.now();
+          try {
+            const url = `${opts.apiUrl}/api/v1${path}`;
+            const [method, payload] = body ? ['POST', JSON.stringify(body)] : ['GET', undefined];
+            const res = await request(url, { method, headers, body: payload, dispatcher: agent });
+            const text = await res.body.text();
+            if (res.statusCode === 429) {
+              s.rate_limited++;
+              continue;
+            }
+            s.ms.push(performance.now() - at);
+            if (res.statusCode >= 300) {
+              s.errors++;
+              errorSamples.add(`${cls} ${res.statusCode} ${text.slice(0, 160)}`);
+              continue;
+            }
+            const page = JSON.parse(text);
+            if (cls === 'inventory') feed = page.next_cursor;
+            if (cls === 'events') eventCursor = page.next_cursor;
+            if (cls === 'wholesale' && live(writeKey) === live(readKey)) orderIds.push(page.order.id);
+          } catch (err) {
             s.errors++;
-            errorSamples.add(`${cls} ${res.statusCode} ${text.slice(0, 160)}`);
-            continue;
+            errorSamples.add(`${cls}: ${(err as Error).message}`);
           }
-          const page = JSON.parse(text);
-          if (cls === 'inventory') feed = page.next_cursor;
-          if (cls === 'events') eventCursor = page.next_cursor;
-          if (cls === 'wholesale' && live(writeKey) === live(readKey)) orderIds.push(page.order.id);
-        } catch (err) {
-          s.errors++;
-          errorSamples.add(`${cls}: ${(err as Error).message}`);
         }
-      }
+      };
+      await Promise.all(Array.from({ length: connections }, (_, i) => connection(i)));
+      const elapsed = (performance.now() - started) / 1000;
+      const pct = (xs: number[], q: number) => round(quantile(xs, q));
+      const stats = (ms: number[]) => ({ p50: pct(ms, 0.5), p99: pct(ms, 0.99), max: pct(ms, 1) });
+      const figures = seen.map(({ ms, ...n }) => ({ ...n, ...stats(ms) }));
+      const sum = (f: keyof ClassFigures) => figures.reduce((n, x) => n + x[f], 0);
+      const timed = seen.filter((_, i) => CLASSES[i] !== LONG_POLL).flatMap((s) => s.ms);
+      const [rps, p99, errors] = [round(sum('count') / elapsed), pct(timed, 0.99), sum('errors')];
+      const busy = busyBefore === undefined ? undefined : ((await machineBusyMs()) ?? 0) - busyBefore;
+      // Machine CPU per answered request (429s cost little and are not answers): what the class costs the mix.
+      const answered = sum('count') - sum('rate_limited');
+      const cpu_ms = busy === undefined || answered === 0 ? undefined : round(busy / answered);
+      return {
+        ...{ connections, seconds: secs, requests: sum('count'), rps, p50: pct(timed, 0.5), p99, errors },
+        ...{
+          cpu_ms_per_request: cpu_ms,
+          cpu_busy_share: busy === undefined ? undefined : round(busy / (elapsed * 1000 * cpus)),
+        },
+        ...{ rate_limited: sum('rate_limited'), error_samples: [...errorSamples].slice(0, 8) },
+        classes: Object.fromEntries(CLASSES.map((c, i) => [c, figures[i]])) as Record<
+          ClassName,
+          ClassFigures
+        >,
+        webhook_deliveries: delivered - deliveredBefore,
+        targets: {
+          rps: { target: TARGETS.rps, value: rps, met: rps >= TARGETS.rps },
+          p99: { target: TARGETS.p99, value: p99, met: p99 <= TARGETS.p99 },
+          errors: { target: TARGETS.errors, value: errors, met: errors <= TARGETS.errors },
+        },
+      };
     };
-    await Promise.all(Array.from({ length: connections }, (_, i) => connection(i)));
-    const elapsed = (performance.now() - started) / 1000;
-    const pct = (xs: number[], q: number) => round(quantile(xs, q));
-    const stats = (ms: number[]) => ({ p50: pct(ms, 0.5), p99: pct(ms, 0.99), max: pct(ms, 1) });
-    const figures = seen.map(({ ms, ...n }) => ({ ...n, ...stats(ms) }));
-    const sum = (f: keyof ClassFigures) => figures.reduce((n, x) => n + x[f], 0);
-    const timed = seen.filter((_, i) => CLASSES[i] !== LONG_POLL).flatMap((s) => s.ms);
-    const [rps, p99, errors] = [round(sum('count') / elapsed), pct(timed, 0.99), sum('errors')];
-    return {
-      ...{ connections, seconds, requests: sum('count'), rps, p50: pct(timed, 0.5), p99, errors },
-      ...{ rate_limited: sum('rate_limited'), error_samples: [...errorSamples].slice(0, 8) },
-      classes: Object.fromEntries(CLASSES.map((c, i) => [c, figures[i]])) as Record<ClassName, ClassFigures>,
-      webhook_deliveries: delivered - deliveredBefore,
-      targets: {
-        rps: { target: TARGETS.rps, value: rps, met: rps >= TARGETS.rps },
-        p99: { target: TARGETS.p99, value: p99, met: p99 <= TARGETS.p99 },
-        errors: { target: TARGETS.errors, value: errors, met: errors <= TARGETS.errors },
-      },
-    };
+    const day = await run(seconds);
+    const alone: Partial<Record<ClassName, ClassAlone>> = {};
+    for (const c of aloneSeconds ? CLASSES.filter((x) => x !== LONG_POLL) : []) {
+      const r = await run(aloneSeconds, c);
+      const f = r.classes[c];
+      alone[c] = {
+        rps: r.rps,
+        p50: f.p50,
+        p99: f.p99,
+        errors: f.errors,
+        rate_limited: f.rate_limited,
+        cpu_ms: r.cpu_ms_per_request,
+      };
+    }
+    return { ...day, alone: aloneProfile(alone) };
   } finally {
     // The worker stops first: its subscriptions go once nothing is delivering to them.
     worker.kill('SIGTERM');
@@ -327,4 +390,18 @@ export function printPlatformDay(r: PlatformDayResult) {
       `${r.errors} errors ${met(errors)}; ${r.webhook_deliveries} webhook deliveries during the run`,
   );
   for (const s of r.error_samples) console.log(`  error: ${s}`);
+  const a = r.alone;
+  if (!a.cpu_ms_per_mix_request) return;
+  console.log(`\nEach class alone at ${r.connections} connections, priced in machine CPU (${a.cores} cores)`);
+  printTable(
+    ['class', '%', 'req/s', 'p50 ms', 'p99 ms', 'errors', '429s', 'CPU ms/request', 'share of the mix'],
+    Object.entries(a.classes).map(([c, x]) => [
+      ...[c, `${WEIGHTS[c as ClassName]}`, `${x.rps}`, `${x.p50}`, `${x.p99}`, `${x.errors}`],
+      ...[`${x.rate_limited}`, `${x.cpu_ms}`, `${Math.round(x.mix_share * 100)}%`],
+    ]),
+  );
+  console.log(
+    `the mix costs ${a.cpu_ms_per_mix_request} CPU ms a request: ${a.cpu_bound_rps} req/s with every core busy ` +
+      `(the mix itself: ${r.cpu_ms_per_request} CPU ms a request, cores ${Math.round((r.cpu_busy_share ?? 0) * 100)}% busy)`,
+  );
 }

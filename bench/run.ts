@@ -57,7 +57,7 @@ import { benchWholesaleSoak, printSoak } from './wholesale-soak.ts';
  * (fresh, analysed, both), BENCH_LATENCY_SAMPLES (per side per round), BENCH_LATENCY_MATCH (a
  * regular expression on scenario names), BENCH_SEARCH_QUERIES (the search mix's size, 1,000),
  * BENCH_DATA_DIR (another cluster, e.g. a 2M-product one). For the generated-query part: BENCH_GENERATED
- * (how many combinations, 2,000) and BENCH_STATS. For the platform-day part: BENCH_DAY_SECONDS (60). For the soak: BENCH_SOAK_MINUTES (20) and BENCH_SOAK_RAW_MINUTES (2, before and after). BENCH_PG_PORT (54340) and BENCH_API_PORT (3301; the raw
+ * (how many combinations, 2,000) and BENCH_STATS. For the platform-day part: BENCH_DAY_SECONDS (60) and BENCH_DAY_ALONE_SECONDS (15: each class alone, priced in machine CPU; 0 skips). For the soak: BENCH_SOAK_MINUTES (20) and BENCH_SOAK_RAW_MINUTES (2, before and after). BENCH_PG_PORT (54340) and BENCH_API_PORT (3301; the raw
  * replay listens on the next ports) let two runs share a machine.
  */
 const PARTS = [
@@ -201,6 +201,9 @@ async function main() {
             PORT: String(apiPort),
             LOG_LEVEL: 'info',
             DB_POOL_SIZE: '10',
+            // The platform day prices each class alone at full speed: an app's allowance would cap the
+            // marketplace posts there. The mix itself stays far below the defaults.
+            ...(runs('platform-day') && { APP_RATE_LIMIT: '1000000', EXTERNAL_ORDERS_RATE_LIMIT: '1000000' }),
           },
           stdio: 'ignore',
         }),
@@ -281,6 +284,7 @@ async function main() {
         storeId: benchStoreId,
         connections: CONNECTIONS,
         seconds: Number(process.env.BENCH_DAY_SECONDS ?? (SMALL ? 10 : 60)),
+        aloneSeconds: Number(process.env.BENCH_DAY_ALONE_SECONDS ?? (SMALL ? 3 : 15)),
       });
       results['platform day'] = day;
       printPlatformDay(day);
