@@ -41,6 +41,7 @@ import { Migration20261128090000_order_counts } from './Migration20261128090000_
 import { Migration20261128100000_orders_mode_sort_indexes } from './Migration20261128100000_orders_mode_sort_indexes.ts';
 import { Migration20261128110000_sort_key_covers } from './Migration20261128110000_sort_key_covers.ts';
 import { Migration20261128120000_price_slices } from './Migration20261128120000_price_slices.ts';
+import { Migration20261129000000_listing_shipping_gaps } from './Migration20261129000000_listing_shipping_gaps.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -146,5 +147,9 @@ export const migrationsList = [
   {
     name: 'Migration20261128120000_price_slices',
     class: Migration20261128120000_price_slices,
+  },
+  {
+    name: 'Migration20261129000000_listing_shipping_gaps',
+    class: Migration20261129000000_listing_shipping_gaps,
   },
 ];

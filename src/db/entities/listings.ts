@@ -28,6 +28,24 @@ export const Listing = defineEntity({
       properties: ['store', 'customEarnCents', 'product'],
     },
     {
+      name: 'listings_store_no_weight_idx',
+      where: '(deleted_at IS NULL) AND ((shipping_gaps & 1) <> 0)',
+      properties: ['store', 'createdAt', 'id'],
+      columns: [{ name: 'store_id' }, { name: 'created_at', sort: 'DESC' }, { name: 'id' }],
+    },
+    {
+      name: 'listings_store_no_dimensions_idx',
+      where: '(deleted_at IS NULL) AND ((shipping_gaps & 2) <> 0)',
+      properties: ['store', 'createdAt', 'id'],
+      columns: [{ name: 'store_id' }, { name: 'created_at', sort: 'DESC' }, { name: 'id' }],
+    },
+    {
+      name: 'listings_store_shipping_gaps_idx',
+      where: '(deleted_at IS NULL) AND (shipping_gaps <> 0)',
+      properties: ['store', 'createdAt', 'id'],
+      columns: [{ name: 'store_id' }, { name: 'created_at', sort: 'DESC' }, { name: 'id' }],
+    },
+    {
       name: 'listings_store_live_idx',
       where: 'deleted_at IS NULL',
       properties: ['store', 'createdAt', 'id'],
@@ -59,5 +77,8 @@ export const Listing = defineEntity({
     customEarnCents: p.integer().nullable(),
     customTitle: p.text().nullable(),
     hiddenChannels: p.array().defaultRaw(`'{}'::text[]`),
+    // What the product lacks for shipping, kept by triggers (Migration20261129000000_listing_shipping_gaps):
+    // 1 no weight, 2 a dimension missing.
+    shippingGaps: p.smallint().default(0),
   },
 });
