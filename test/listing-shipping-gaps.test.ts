@@ -115,7 +115,10 @@ describe('listings missing shipping data', () => {
     try {
       await a.query('BEGIN');
       await a.query('UPDATE products SET weight_oz = NULL WHERE id = $1', [product]);
-      const insert = b.query('INSERT INTO listings (store_id, product_id) VALUES ($1, $2)', [store.id, product]);
+      const insert = b.query('INSERT INTO listings (store_id, product_id) VALUES ($1, $2)', [
+        store.id,
+        product,
+      ]);
       // The insert waits for the product's update rather than reading the weight it is replacing.
       expect(await settled(insert)).toBe(false);
       await a.query('COMMIT');
@@ -137,6 +140,22 @@ describe('listings missing shipping data', () => {
       await b.query('COMMIT');
       await update;
       expect(await gapsOf(product)).toBe(1);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a listing being added holds up no stock update of its product', async () => {
+    const product = await fixtures(app.em()).product({ supplierId });
+    const { a, b, close } = await sessions();
+    try {
+      await b.query('BEGIN');
+      await b.query('INSERT INTO listings (store_id, product_id) VALUES ($1, $2)', [store.id, product]);
+      const stock = a.query('UPDATE products SET stock_quantity = stock_quantity + 1 WHERE id = $1', [
+        product,
+      ]);
+      expect(await settled(stock)).toBe(true);
+      await b.query('COMMIT');
     } finally {
       await close();
     }

@@ -8,13 +8,16 @@ import { Migration } from '@mikro-orm/migrations';
  * 2 a dimension missing), with one partial index per filter, so the count is an index-only range of
  * the matches and a page is the first entries of that range.
  *
- * Kept by two triggers:
- * - a listing takes its product's gaps when inserted. It reads the product FOR SHARE: an update of
- *   the product's shipping data in flight is waited for and its result read, and an update that
- *   comes later waits for this insert, whose listing its fan-out then sees. (The foreign key's own
- *   KEY SHARE lock does not conflict with that update, so it orders nothing.)
- * - an update of a product's weight or dimensions that changes its gaps sets them on every listing of
- *   it, removed ones too, so a restored listing needs nothing.
+ * Kept by two triggers, ordered against each other by row locks on the product:
+ * - a listing takes its product's gaps when inserted, after locking the product FOR KEY SHARE, the lock
+ *   its foreign key takes anyway: it conflicts with no stock or other update of the product, so a bulk add
+ *   blocks no order and no stock drain.
+ * - an update of a product's weight or dimensions that changes its gaps first locks the product FOR
+ *   UPDATE, which waits for every transaction still adding a listing of it (their KEY SHARE), then sets
+ *   the gaps on every listing of it, removed ones too, so a restored listing needs nothing. A listing
+ *   added after that lock waits for the update's commit and reads its result.
+ *   Locking the product FOR SHARE from the listing side instead would have had each bulk add hold
+ *   the stock drain and every order of those products, in an order of its own (a deadlock risk).
  * The inventory feed ignores a listing update that changes only its gaps: its items carry no shipping
  * data, and a product's new weight would otherwise move every store's listing of it to the feed's head.
  */
@@ -34,7 +37,11 @@ $$;`);
     this.addSql(`CREATE FUNCTION listings_take_shipping_gaps() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE gaps smallint;
 BEGIN
-  SELECT ${GAPS('p')} INTO gaps FROM products p WHERE p.id = NEW.product_id FOR SHARE;
+  -- Waits for a shipping-data update that holds the product FOR UPDATE. A KEY SHARE read returns the
+  -- version its snapshot saw even past such an update, so the gaps are read by a statement of their
+  -- own, whose fresh snapshot sees what that update committed.
+  PERFORM FROM products WHERE id = NEW.product_id FOR KEY SHARE;
+  SELECT ${GAPS('p')} INTO gaps FROM products p WHERE p.id = NEW.product_id;
   -- No product: the foreign key refuses the row after this trigger.
   NEW.shipping_gaps := COALESCE(gaps, 0);
   RETURN NEW;
@@ -43,6 +50,7 @@ END $$;`);
   FOR EACH ROW EXECUTE FUNCTION listings_take_shipping_gaps();`);
     this.addSql(`CREATE FUNCTION products_shipping_gaps_fanout() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  PERFORM 1 FROM products WHERE id = NEW.id FOR UPDATE;
   UPDATE listings SET shipping_gaps = ${GAPS('NEW')}
   WHERE product_id = NEW.id AND shipping_gaps <> ${GAPS('NEW')};
   RETURN NULL;
