@@ -201,9 +201,14 @@ async function main() {
             PORT: String(apiPort),
             LOG_LEVEL: 'info',
             DB_POOL_SIZE: '10',
-            // The platform day prices each class alone at full speed: an app's allowance would cap the
-            // marketplace posts there. The mix itself stays far below the defaults.
-            ...(runs('platform-day') && { APP_RATE_LIMIT: '1000000', EXTERNAL_ORDERS_RATE_LIMIT: '1000000' }),
+            // The platform day prices each class alone at full speed: an app's allowance and the store's
+            // feed allowance would cap the marketplace posts and the feed polls there. The mix itself
+            // stays far below the defaults.
+            ...(runs('platform-day') && {
+              APP_RATE_LIMIT: '1000000',
+              EXTERNAL_ORDERS_RATE_LIMIT: '1000000',
+              INVENTORY_RATE_LIMIT: '1000000',
+            }),
           },
           stdio: 'ignore',
         }),
