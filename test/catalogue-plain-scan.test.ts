@@ -200,7 +200,13 @@ interface Case {
   exclude_in_store?: 'true' | 'false';
   scope?: 'store' | 'all';
   ownership?: 'own' | 'btab' | 'all';
-  sort_by?: 'created_at' | 'name' | 'retail_price_cents' | 'stock_quantity' | 'margin';
+  sort_by?:
+    | 'created_at'
+    | 'name'
+    | 'retail_price_cents'
+    | 'wholesale_price_cents'
+    | 'stock_quantity'
+    | 'margin';
   order?: 'asc' | 'desc';
 }
 
@@ -346,9 +352,11 @@ function plainList(c: Case, products: Plain[]): number[] {
         ? p.name
         : key === 'retail_price_cents'
           ? p.catalogue_retail
-          : key === 'stock_quantity'
-            ? p.stock
-            : earn(p);
+          : key === 'wholesale_price_cents'
+            ? p.wholesale
+            : key === 'stock_quantity'
+              ? p.stock
+              : earn(p);
   const cmp = (a: Plain, b: Plain) => {
     const [x, y] = [value(a), value(b)];
     return (x < y ? -1 : x > y ? 1 : 0) || a.id - b.id;
@@ -387,7 +395,16 @@ const cases: fc.Arbitrary<Case> = fc.record(
     exclude_in_store: maybe(fc.constantFrom('true', 'false')),
     scope: maybe(fc.constantFrom('store', 'all')),
     ownership: maybe(fc.constantFrom('own', 'btab', 'all')),
-    sort_by: maybe(fc.constantFrom('created_at', 'name', 'retail_price_cents', 'stock_quantity', 'margin')),
+    sort_by: maybe(
+      fc.constantFrom(
+        'created_at',
+        'name',
+        'retail_price_cents',
+        'wholesale_price_cents',
+        'stock_quantity',
+        'margin',
+      ),
+    ),
     order: maybe(fc.constantFrom('asc', 'desc')),
   },
   { requiredKeys: ['store', 'category'] },
@@ -434,7 +451,7 @@ const customisedCases: fc.Arbitrary<Case> = fc
       purchase_mode: rarely(fc.constantFrom('buy_now', 'enquiry')),
       in_stock: rarely(fc.constantFrom('true', 'false')),
       pricing_type: rarely(fc.constantFrom('wholesale', 'commission')),
-      sort_by: maybe(fc.constantFrom('created_at', 'retail_price_cents', 'margin')),
+      sort_by: maybe(fc.constantFrom('created_at', 'retail_price_cents', 'wholesale_price_cents', 'margin')),
     },
     { requiredKeys: ['store'] },
   )
@@ -495,7 +512,16 @@ const walkedCases = fc.tuple(
       in_stock: rarely(fc.constantFrom('true', 'false')),
       price_min_cents: maybe(cents),
       price_max_cents: maybe(cents),
-      sort_by: maybe(fc.constantFrom('created_at', 'name', 'retail_price_cents', 'stock_quantity', 'margin')),
+      sort_by: maybe(
+        fc.constantFrom(
+          'created_at',
+          'name',
+          'retail_price_cents',
+          'wholesale_price_cents',
+          'stock_quantity',
+          'margin',
+        ),
+      ),
       order: maybe(fc.constantFrom('asc', 'desc')),
     },
     { requiredKeys: ['store'] },

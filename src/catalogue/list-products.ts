@@ -41,6 +41,7 @@ import {
 import { type ProductRow, productColumns, toCatalogueProduct } from './product-item.ts';
 import type { ListInput } from './schemas.ts';
 import { inStaticOrder } from './search-terms.ts';
+import { type KeyBound, sortKeyBound } from './slice-bounds.ts';
 import { orderBy } from './sort-order.ts';
 
 /** From this offset on, a page waits for the total and is not read past the last match. */
@@ -256,6 +257,16 @@ async function fenceOf(
   return choice ? { fence: q.facets[choice.driver], size: choice.size } : none;
 }
 
+/** An answer with no products, for filters that can match none. */
+function nothingListed(store: StoreCatalogueContext, input: ListInput) {
+  const ownership = ownershipOf(store, input);
+  return {
+    products: [],
+    pagination: { ...pagination(input.page, input.limit, 0), total_count_is_lower_bound: false },
+    ...(ownership ? { ownership } : {}),
+  };
+}
+
 export async function listProducts(ctx: PartnerContext, input: ListInput) {
   const { em } = ctx;
   const store = await loadCatalogueContext(em, ctx.actor.storeId);
@@ -264,14 +275,8 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
   const ranked = !input.sort_by && Boolean(input.search?.trim());
   // A search under a filter that names nothing would walk every match of its word to find none; an
   // empty price range would split into slices and read them to count nothing.
-  if ((input.search?.trim() && matchesNothing(input, taxonomy)) || emptyPriceRange(input)) {
-    const ownership = ownershipOf(store, input);
-    return {
-      products: [],
-      pagination: { ...pagination(input.page, input.limit, 0), total_count_is_lower_bound: false },
-      ...(ownership ? { ownership } : {}),
-    };
-  }
+  if ((input.search?.trim() && matchesNothing(input, taxonomy)) || emptyPriceRange(input))
+    return nothingListed(store, input);
   const q = await buildCatalogueQuery(em, store, input, { taxonomy, deferSearch: ranked });
   const fenced = await fenceOf(em, store, q, input, taxonomy, ranked);
   const { fence } = fenced;
@@ -288,6 +293,7 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
 
   async function plainList() {
     const where = whereAll(q);
+    const bound = await sortKeyBound(em, input);
     // The page is chosen on ids alone and only its rows are then read whole and named: sorting or
     // skipping narrow rows, and never joining brands and categories to rows that are not shown.
     const named = sql`JOIN products p ON p.id = page.product_id
@@ -303,21 +309,27 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
     const page = async (
       walk: PageMode = { walk: PAGE_WALK.entries },
       sized = false,
+      within?: KeyBound,
     ): Promise<ProductRow[]> => {
       if (!walkable(q, input)) {
         // Under a fence (a raw category value, a driver), only the products it admits (productsFrom).
         const from = catalogueFrom(store, fence);
         const ids =
           input.sort_by === 'margin'
-            ? marginPageIds(store, q, input, from, where, offset, fence)
+            ? marginPageIds(store, q, input, from, where, offset, fence, bound)
             : plainPageIds({ ...q, fence }, input, from, where, offset);
         return read(ids);
       }
       // A bounded walk first, with what it found counted in the same statement; when it falls short
       // of the page, the matches read (through the driver, if any) and sorted (page-ids.ts).
       if (walk !== 'matches') {
-        const found = await walkedPage(em, store, input, walkedPageIds(store, q, input, offset, walk), named);
+        const walked = walkedPageIds(store, q, input, offset, walk, undefined, within);
+        const found = await walkedPage(em, store, input, walked, named);
         if (found.page) return found.page;
+        // A price range's matches bunch along the wholesale order: walked again from where the
+        // range's own products can begin (slice-bounds.ts), the customised listings read apart. Not
+        // first: a walk that finds its page at once would pay for that read.
+        if (bound && !within) return page({ walk: PAGE_WALK.most }, true, bound);
         // A walk sized by the cells' total missed: the matches bunch along the order. One that was
         // not sized may walk again, as far as what it found says (page-ids.ts walkAgain), unless a
         // driver bounds the matches' read (its products, index-only), which beat a longer walk.

@@ -8,6 +8,7 @@ import {
   whereAll,
 } from './filters.ts';
 import type { FacetName, ListInput } from './schemas.ts';
+import type { KeyBound } from './slice-bounds.ts';
 import { direction, orderBy, sortBy, sortColumn } from './sort-order.ts';
 
 /**
@@ -92,15 +93,22 @@ function walkPart(
   input: ListInput,
   reach: string,
   entries: number,
+  bound?: KeyBound,
 ) {
   const key = sortColumn(input);
   const facets = Object.entries(q.facets) as [FacetName, RawBuilder<unknown>][];
   const own = allOf([...q.base, ...facets.filter(([f]) => !LISTING_FACETS.includes(f)).map(([, c]) => c)]);
+  const within = bound ? sql`WHERE ${key} BETWEEN ${bound.lo} AND ${bound.hi}` : sql``;
   const walk = (columns: RawBuilder<unknown>) => sql`SELECT p.id AS product_id, ${key} AS k, ${own} AS ok
-    ${columns} FROM products p ORDER BY ${orderBy(input)} LIMIT ${entries}`;
+    ${columns} FROM products p ${within} ORDER BY ${orderBy(input)} LIMIT ${entries}`;
   if (!q.uncustomised) return sql`(SELECT product_id, k FROM (${walk(sql``)}) w WHERE ok LIMIT ${reach})`;
   const listed = LISTING_FACETS.filter((f) => q.facets[f]);
   const plain = allOf(listed.map((f) => q.uncustomised?.[f] ?? sql`true`));
+  // Within a bound only the products read at their own price: the customised ones are read apart
+  // (customisedParts), since a custom price can put a product in the range whatever its own key.
+  if (bound)
+    return sql`(SELECT w.product_id, w.k FROM (${walk(sql`, ${plain} AS plain`)}) w
+      WHERE w.ok AND w.plain AND NOT ${customisedListing(ctx, sql`w.product_id`)} LIMIT ${reach})`;
   // `p` is re-read from the walked row, so the facets' own conditions on `p` and `l` apply as said.
   return sql`(SELECT w.product_id, w.k FROM (
       ${walk(sql`, ${plain} AS plain, p.retail_price_cents, p.purchase_mode`)}
@@ -190,14 +198,18 @@ export function walkedPageIds(
   offset: string,
   mode: PageMode,
   fence?: RawBuilder<unknown>,
+  bound?: KeyBound,
 ): { mine: RawBuilder<unknown>; ids: RawBuilder<unknown>; reach: number } {
   const reach = reachOf(input, offset);
-  const others = mode === 'matches' && q.uncustomised ? customisedParts(ctx, q, input, reach) : [];
+  const apart = mode === 'matches' || bound !== undefined;
+  const others = apart && q.uncustomised ? customisedParts(ctx, q, input, reach) : [];
   const parts = sql.join([sql`SELECT product_id, k FROM mine`, ...others], sql` UNION ALL `);
   const ids = sql`SELECT product_id FROM (${parts}) s
     ORDER BY ${sortBy(sql`k`, direction(input), sql`product_id`)} LIMIT ${input.limit} OFFSET ${offset}`;
   const mine =
-    mode === 'matches' ? matchesPart(ctx, q, input, reach, fence) : walkPart(ctx, q, input, reach, mode.walk);
+    mode === 'matches'
+      ? matchesPart(ctx, q, input, reach, fence)
+      : walkPart(ctx, q, input, reach, mode.walk, bound);
   return { mine, ids, reach: Number(reach) };
 }
 
@@ -234,6 +246,7 @@ export function marginPageIds(
   where: RawBuilder<unknown>,
   offset: string,
   fence?: RawBuilder<unknown>,
+  bound?: KeyBound,
 ): RawBuilder<unknown> {
   const dir = direction(input);
   const reach = reachOf(input, offset);
@@ -245,9 +258,12 @@ export function marginPageIds(
   // estimated from the listings alone (a store that re-priced them all: none pass) and sorted 2M rows.
   const notRepriced = sql`NOT EXISTS (SELECT 1 FROM listings c WHERE c.store_id = ${ctx.storeId}
     AND c.product_id = p.id AND c.deleted_at IS NULL AND c.custom_retail_price_cents IS NOT NULL)`;
+  // Read at its own price, a product in the price range earns within the range's slices' bound
+  // (slice-bounds.ts): the stream starts there instead of passing every product priced outside it.
+  const within = bound ? sql`AND ${CATALOGUE_EARN_PER_SALE} BETWEEN ${bound.lo} AND ${bound.hi}` : sql``;
   const catalogue = sql`(SELECT p.id AS product_id, ${CATALOGUE_EARN_PER_SALE} AS margin
       FROM ${plain ? productsFrom(fence) : from}
-      WHERE ${own} AND ${notRepriced}
+      WHERE ${own} AND ${notRepriced} ${within}
       ORDER BY ${sortBy(CATALOGUE_EARN_PER_SALE, dir)} LIMIT ${reach})`;
   // The store's re-priced listings in the order of their kept earn per sale (`custom_earn_cents`,
   // equal to EARN_PER_SALE there: Migration20261125100000_listing_earn), an index range per store.

@@ -42,6 +42,7 @@ import { Migration20261128100000_orders_mode_sort_indexes } from './Migration202
 import { Migration20261128110000_sort_key_covers } from './Migration20261128110000_sort_key_covers.ts';
 import { Migration20261128120000_price_slices } from './Migration20261128120000_price_slices.ts';
 import { Migration20261129000000_listing_shipping_gaps } from './Migration20261129000000_listing_shipping_gaps.ts';
+import { Migration20261129010000_price_slice_bounds } from './Migration20261129010000_price_slice_bounds.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -151,5 +152,9 @@ export const migrationsList = [
   {
     name: 'Migration20261129000000_listing_shipping_gaps',
     class: Migration20261129000000_listing_shipping_gaps,
+  },
+  {
+    name: 'Migration20261129010000_price_slice_bounds',
+    class: Migration20261129010000_price_slice_bounds,
   },
 ];

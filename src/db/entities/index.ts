@@ -32,6 +32,7 @@ import {
 import { OrderCount, OrderCountDelta } from './order-counts.ts';
 import { InvoiceCounter, Order, OrderLine, OrderStatusChange, PurchaseOrder } from './orders.ts';
 import { PlatformFeature, PlatformSecret } from './platform.ts';
+import { PriceSliceBound } from './price-slice-bounds.ts';
 import { RateLimit } from './ratelimit.ts';
 import { ApiKey, Store } from './store.ts';
 import { WebhookAttempt, WebhookDelivery, WebhookEvent, WebhookSubscription } from './webhooks.ts';
@@ -58,6 +59,7 @@ export type AnyEntity =
   | typeof FacetCellDelta
   | typeof StoreCell
   | typeof StoreCellDelta
+  | typeof PriceSliceBound
   | typeof ProductSearchTerm
   | typeof Listing
   | typeof Order
@@ -109,6 +111,7 @@ export const entities: AnyEntity[] = [
   FacetCellDelta,
   StoreCell,
   StoreCellDelta,
+  PriceSliceBound,
   ProductSearchTerm,
   Listing,
   Order,
