@@ -377,6 +377,18 @@ const canonical = (body: FacetsBody) => ({
 
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 3 });
 const cents = fc.oneof(fc.constantFrom(...PRICE_BANDS), fc.integer({ min: 0, max: 200_000 }));
+/** Every sort key the plain scan orders by. */
+const anySort = maybe(
+  fc.constantFrom(
+    'created_at',
+    'name',
+    'retail_price_cents',
+    'wholesale_price_cents',
+    'stock_quantity',
+    'margin',
+  ) as fc.Arbitrary<NonNullable<Case['sort_by']>>,
+);
+
 const cases: fc.Arbitrary<Case> = fc.record(
   {
     store: fc.constantFrom('store', 'owner', 'scoped'),
@@ -395,16 +407,7 @@ const cases: fc.Arbitrary<Case> = fc.record(
     exclude_in_store: maybe(fc.constantFrom('true', 'false')),
     scope: maybe(fc.constantFrom('store', 'all')),
     ownership: maybe(fc.constantFrom('own', 'btab', 'all')),
-    sort_by: maybe(
-      fc.constantFrom(
-        'created_at',
-        'name',
-        'retail_price_cents',
-        'wholesale_price_cents',
-        'stock_quantity',
-        'margin',
-      ),
-    ),
+    sort_by: anySort,
     order: maybe(fc.constantFrom('asc', 'desc')),
   },
   { requiredKeys: ['store', 'category'] },
@@ -512,16 +515,7 @@ const walkedCases = fc.tuple(
       in_stock: rarely(fc.constantFrom('true', 'false')),
       price_min_cents: maybe(cents),
       price_max_cents: maybe(cents),
-      sort_by: maybe(
-        fc.constantFrom(
-          'created_at',
-          'name',
-          'retail_price_cents',
-          'wholesale_price_cents',
-          'stock_quantity',
-          'margin',
-        ),
-      ),
+      sort_by: anySort,
       order: maybe(fc.constantFrom('asc', 'desc')),
     },
     { requiredKeys: ['store'] },
