@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
 import { request } from 'undici';
 
@@ -158,7 +159,6 @@ export function seeded(seed: number): () => number {
  * and the bench's own client). Undefined where there is no /proc.
  */
 export async function machineBusyMs(): Promise<number | undefined> {
-  const { readFile } = await import('node:fs/promises');
   const line = await readFile('/proc/stat', 'utf8').then(
     (s) => s.split('\n')[0],
     () => undefined,

@@ -293,7 +293,6 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
 
   async function plainList() {
     const where = whereAll(q);
-    const bound = await sortKeyBound(em, input);
     // The page is chosen on ids alone and only its rows are then read whole and named: sorting or
     // skipping narrow rows, and never joining brands and categories to rows that are not shown.
     const named = sql`JOIN products p ON p.id = page.product_id
@@ -316,7 +315,7 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
         const from = catalogueFrom(store, fence);
         const ids =
           input.sort_by === 'margin'
-            ? marginPageIds(store, q, input, from, where, offset, fence, bound)
+            ? marginPageIds(store, q, input, from, where, offset, fence, await sortKeyBound(em, input))
             : plainPageIds({ ...q, fence }, input, from, where, offset);
         return read(ids);
       }
@@ -329,7 +328,8 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
         // A price range's matches bunch along the wholesale order: walked again from where the
         // range's own products can begin (slice-bounds.ts), the customised listings read apart. Not
         // first: a walk that finds its page at once would pay for that read.
-        if (bound && !within) return page({ walk: PAGE_WALK.most }, true, bound);
+        const bound = within ? undefined : await sortKeyBound(em, input);
+        if (bound) return page({ walk: PAGE_WALK.most }, true, bound);
         // A walk sized by the cells' total missed: the matches bunch along the order. One that was
         // not sized may walk again, as far as what it found says (page-ids.ts walkAgain), unless a
         // driver bounds the matches' read (its products, index-only), which beat a longer walk.

@@ -48,17 +48,18 @@ export async function listListings(ctx: PartnerContext, input: ListListingsInput
     [sql`listings l WHERE l.store_id = ${storeId} AND l.deleted_at IS NULL`, ...gaps],
     sql` AND `,
   );
+  const matching = conds.length ? where : live;
   const newest = sql`ORDER BY l.created_at DESC, l.id DESC`;
-  // Without one, the page's listings are chosen from the listings' own index before any product is
-  // read: a deep page joined every listing it skipped to its product (6,000 lookups for page 300).
-  const chosen = conds.length
-    ? where
-    : sql`${LIVE(storeId)} AND l.id IN (SELECT l.id FROM ${live} ${newest} LIMIT ${input.limit} OFFSET ${offset})`;
   const [count, page] = await Promise.all([
-    rows<{ total: number }>(em, sql`SELECT count(*)::integer AS total FROM ${conds.length ? where : live}`),
+    rows<{ total: number }>(em, sql`SELECT count(*)::integer AS total FROM ${matching}`),
+    // The page's listings are chosen first and only they are read whole: without a product condition
+    // from the listings' own index, where a deep page joined every listing it skipped to its product
+    // (6,000 lookups for page 300).
     rows<Row>(
       em,
-      sql`SELECT ${COLUMNS} FROM ${chosen} ${newest} LIMIT ${input.limit} ${conds.length ? sql`OFFSET ${offset}` : sql``}`,
+      sql`SELECT ${COLUMNS} FROM ${LIVE(storeId)}
+        AND l.id IN (SELECT l.id FROM ${matching} ${newest} LIMIT ${input.limit} OFFSET ${offset})
+        ${newest}`,
     ),
   ]);
   const extra =
