@@ -4,13 +4,12 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { Agent, request } from 'undici';
+import type { Config } from '../server/config.ts';
 import { domainSettingsOf, loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/logger.ts';
 import { type Orm, openOrm } from '../server/orm.ts';
 import { apiResource } from '../src/auth/resources.ts';
-import { SORT_KEYS } from '../src/catalogue/schemas.ts';
 import { type RawBuilder, rows, sql } from '../src/db/sql.ts';
-import { ADJECTIVES, CATEGORIES, COLOURS, MATERIALS } from '../src/demo/taxonomy.ts';
 import { recordEvents } from '../src/events/outbox.ts';
 import { createOwnGoods } from '../src/listings/create-own-goods.ts';
 import { pendingRequest, startAuthorization } from '../src/oauth/authorize.ts';
@@ -19,36 +18,30 @@ import { approve, createSession, findSession } from '../src/oauth/consent.ts';
 import { pkceChallenge } from '../src/oauth/random.ts';
 import { exchangeCode } from '../src/oauth/tokens.ts';
 import { createUser } from '../src/oauth/users.ts';
-import { ORDER_STATUSES } from '../src/order-status.ts';
 import { createStore } from '../src/store/create-store.ts';
 import { createWebhook } from '../src/webhooks/create-webhook.ts';
 import { WEBHOOK_EVENTS } from '../src/webhooks/events.ts';
 import { testHostsResolver } from '../src/webhooks/host-resolver.ts';
 import { setWebhookResolver } from '../src/webhooks/url-guard.ts';
 import { machineBusyMs, printTable, quantile, round, seeded } from './lib.ts';
+import {
+  CLASSES,
+  type ClassName,
+  type DayState,
+  dayCalls,
+  LONG_POLL,
+  READ_CLASSES,
+  WEIGHTS,
+} from './platform-day-calls.ts';
+import { priceAgainstRaw, type RawPricing, type SideFigures } from './platform-day-raw.ts';
 import { BENCH_SECRET_KEY, receiverCertificate, spawnBenchWorker, until } from './webhook-harness.ts';
 
-/** Issue 27's mix, in percent of requests. */
-const WEIGHTS = {
-  ...{ browse: 15, filtered: 15, search: 12, facets: 8, product: 12 }, // the catalogue
-  ...{ 'my-products': 8, orders: 5, order: 4, inventory: 6, events: 3 }, // the store's own reads
-  ...{ wholesale: 7, marketplace: 5 }, // orders placed
-};
-type ClassName = keyof typeof WEIGHTS;
-const CLASSES = Object.keys(WEIGHTS) as ClassName[];
 /** Each class's upper bound on a roll of 0 to 100. */
 const BOUNDS = CLASSES.map((_, i) => CLASSES.slice(0, i + 1).reduce((n, c) => n + WEIGHTS[c], 0));
-/** A long poll waits by design (up to `wait` s): timed as a class of its own, left out of the overall p50/p99. */
-const LONG_POLL: ClassName = 'events';
 const TARGETS = { rps: 300, p99: 100, errors: 0 };
 /** Resolved to the local receiver by the worker (WEBHOOK_TEST_HOSTS) and by this process, as DNS would. */
 const HOOK_HOST = 'hooks-pday.test';
 const REDIRECT = 'http://127.0.0.1:8765/callback';
-const WORDS = [...ADJECTIVES, ...MATERIALS, ...COLOURS, ...CATEGORIES.flatMap((c) => c[4])];
-const BUYER = {
-  customer: { email: 'day@example.com', name: 'Day Buyer', phone: '0400000000' },
-  shipping: { address: '1 Day St', city: 'Sydney', state: 'NSW', zip: '2000', country: 'AU' },
-};
 const log = createLogger('silent');
 const writeHeaders = () => ({ 'content-type': 'application/json', 'idempotency-key': randomUUID() });
 
@@ -88,6 +81,46 @@ function aloneProfile(alone: Partial<Record<ClassName, ClassAlone>>) {
   };
 }
 
+/** What the raw side needs: the bench's ORM and config to record statements, a port for the replay. */
+interface RawSide {
+  orm: Orm;
+  config: Config;
+  node: string;
+  databaseUrl: string;
+  rawPort: number;
+  seconds: number;
+  /** Paths sampled per class (seeded apart from the day's own streams). */
+  paths: number;
+}
+
+async function againstRaw(raw: RawSide, state: DayState, key: string, apiUrl: string, connections: number) {
+  const calls = dayCalls(state, seeded(55_000), 0);
+  const sampled = Object.fromEntries(
+    READ_CLASSES.map((c) => [c, Array.from({ length: raw.paths }, () => calls[c]()[0])]),
+  );
+  return priceAgainstRaw({ ...raw, key, apiUrl, connections, sampled });
+}
+
+/**
+ * The mix's CPU a request if each read class cost what its raw replay costs (the writes at the API's
+ * own price alone: a write is not replayed), and the rate that gives with every core busy: the
+ * ceiling of the SQL we send, before any of our own layers.
+ */
+function rawProfile(
+  alone: Partial<Record<ClassName, ClassAlone>>,
+  priced: Partial<Record<ClassName, RawPricing>>,
+) {
+  const cost = (c: ClassName) => priced[c]?.raw.cpu_ms ?? alone[c]?.cpu_ms;
+  const costed = CLASSES.filter((c) => c !== LONG_POLL && cost(c) !== undefined);
+  const weightOf = costed.reduce((n, c) => n + WEIGHTS[c] / 100, 0);
+  const perRequest = costed.reduce((n, c) => n + (WEIGHTS[c] / 100) * (cost(c) ?? 0), 0) / (weightOf || 1);
+  return {
+    classes: priced,
+    cpu_ms_per_mix_request: round(perRequest),
+    cpu_bound_rps: perRequest ? round((cpus * 1000) / perRequest) : undefined,
+  };
+}
+
 /**
  * A mixed platform day against a running API: `connections` loops for `seconds`, each drawing its next
  * request by issue 27's weights from its own seeded stream, while a worker process delivers the order
@@ -104,6 +137,8 @@ export async function benchPlatformDay(opts: {
   seconds?: number;
   /** Each class then runs alone for this long, to price it in machine CPU (0: not). */
   aloneSeconds?: number;
+  /** Then the read classes against the raw replay of their own statements (bench/platform-day-raw.ts). */
+  raw?: RawSide;
 }) {
   const { connections = 10, seconds = 60, aloneSeconds = 0, writeKey, readKey = writeKey, storeId } = opts;
   const live = (key: string) => !key.startsWith('sl_test_');
@@ -178,9 +213,11 @@ export async function benchPlatformDay(opts: {
       [feedHead, more] = [page.next_cursor, page.has_more];
     }
     const eventsHead = (await get<Page>('/api/v1/events?order=desc&limit=1')).next_cursor;
-    let [bought, posted] = [0, 0];
     const runId = Date.now().toString(36);
-    let [feed, eventCursor] = [feedHead, eventsHead];
+    const state: DayState = {
+      ...{ brands, products, orderIds, buyable, market, writeKey, runId },
+      ...{ feed: feedHead, eventCursor: eventsHead, bought: 0, posted: 0 },
+    };
     /** `secs` of the loop at `connections`, every class by its weight, or `only` one. */
     const run = async (secs: number, only?: ClassName) => {
       // Every allowance whole at the start of each run: the heads' walk and earlier runs spent some.
@@ -193,51 +230,7 @@ export async function benchPlatformDay(opts: {
       const end = started + secs * 1000;
       const connection = async (index: number) => {
         const rnd = seeded(27_000 + index);
-        const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
-        const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)] as T;
-        const kinds = [
-          () => `in_stock=${pick(['true', 'false'])}`,
-          () => `pricing_type=${pick(['wholesale', 'commission'])}`,
-          () => `category=${pick(CATEGORIES)[0]}`,
-          () => `brand=${encodeURIComponent(pick(brands)[pick(['name', 'slug'] as const)])}`,
-          () => `price_min_cents=${int(0, 60_000)}`,
-          () => `price_max_cents=${int(1, 80_000)}`,
-        ];
-        // Distinct kinds: a parameter sent twice is a 400.
-        const filters = (n: number) => {
-          const left = [...kinds];
-          return Array.from({ length: n }, () => left.splice(int(0, left.length - 1), 1)[0]?.()).join('&');
-        };
-        const words = () => Array.from({ length: int(1, 2) }, () => pick(WORDS).toLowerCase()).join(' ');
-        const sort = () => `sort_by=${pick(SORT_KEYS)}&order=${pick(['asc', 'desc'])}`;
-        const byStatus = () => pick(['', '', '', `&status=${pick(ORDER_STATUSES)}`]);
-        const orderSort = () => `sort_by=${pick(['created_at', 'updated_at', 'id'])}${byStatus()}`;
-        const variants = () => pick(['', '&include=variants']);
-        /** Each class's path, with the credential and body of the writes. */
-        const calls: Record<ClassName, () => [string, string?, object?]> = {
-          browse: () => [`/products?page=${int(1, 10)}`],
-          filtered: () => [`/products?${filters(int(1, 3))}&${sort()}&page=${int(1, 50)}`],
-          search: () => [`/products?search=${encodeURIComponent(words())}`],
-          facets: () => [`/products/facets?${filters(int(0, 2))}`],
-          product: () => [`/products/${pick(products)}`],
-          'my-products': () => [`/my-products?page=${int(1, 10)}&limit=${pick([20, 100])}${variants()}`],
-          orders: () => [`/orders?page=${int(1, 5)}&${orderSort()}`],
-          // Until the key's mode has an order in the store, an order read is a list read.
-          order: () => [orderIds.length ? `/orders/${pick(orderIds)}` : '/orders'],
-          inventory: () => [`/inventory?limit=100&updated_since=${encodeURIComponent(feed)}`],
-          events: () => [`/events?order=asc&wait=${int(1, 2)}&cursor=${encodeURIComponent(eventCursor)}`],
-          wholesale: () => {
-            const { product_id, variant_id } = buyable[bought++ % buyable.length] as (typeof buyable)[number];
-            return ['/orders', writeKey, { ...BUYER, items: [{ product_id, variant_id, quantity: 1 }] }];
-          },
-          marketplace: () => {
-            const n = posted++;
-            const line = { sku: market.skus[n % market.skus.length], quantity: 1, price_cents: 4500 };
-            const post = { marketplace: 'etsy', external_order_id: `pday-${runId}-${n}`, currency: 'AUD' };
-            const sale = { placed_at: new Date().toISOString(), items: [line], total_cents: 4500 };
-            return ['/orders/external', market.tokens[index], { ...post, ...sale, ...BUYER }];
-          },
-        };
+        const calls = dayCalls(state, rnd, index);
         while (performance.now() < end) {
           const roll = rnd() * 100;
           const c = only ? CLASSES.indexOf(only) : BOUNDS.findIndex((b) => roll < b);
@@ -263,9 +256,9 @@ export async function benchPlatformDay(opts: {
               continue;
             }
             const page = JSON.parse(text);
-            if (cls === 'inventory') feed = page.next_cursor;
-            if (cls === 'events') eventCursor = page.next_cursor;
-            if (cls === 'wholesale' && live(writeKey) === live(readKey)) orderIds.push(page.order.id);
+            if (cls === 'inventory') state.feed = page.next_cursor;
+            if (cls === 'events') state.eventCursor = page.next_cursor;
+            if (cls === 'wholesale' && live(writeKey) === live(readKey)) state.orderIds.push(page.order.id);
           } catch (err) {
             s.errors++;
             errorSamples.add(`${cls}: ${(err as Error).message}`);
@@ -317,7 +310,8 @@ export async function benchPlatformDay(opts: {
         cpu_ms: r.cpu_ms_per_request,
       };
     }
-    return { ...day, alone: aloneProfile(alone) };
+    const raw = opts.raw && (await againstRaw(opts.raw, state, readKey, opts.apiUrl, connections));
+    return { ...day, alone: aloneProfile(alone), raw: raw && rawProfile(alone, raw) };
   } finally {
     // The worker stops first: its subscriptions go once nothing is delivering to them.
     worker.kill('SIGTERM');
@@ -403,5 +397,43 @@ export function printPlatformDay(r: PlatformDayResult) {
   console.log(
     `the mix costs ${a.cpu_ms_per_mix_request} CPU ms a request: ${a.cpu_bound_rps} req/s with every core busy ` +
       `(the mix itself: ${r.cpu_ms_per_request} CPU ms a request, cores ${Math.round((r.cpu_busy_share ?? 0) * 100)}% busy)`,
+  );
+  if (r.raw) printRaw(r.raw);
+}
+
+function printRaw(raw: NonNullable<PlatformDayResult['raw']>) {
+  console.log(
+    '\nThe read classes on the same sampled paths, the API against the raw replay of its statements',
+  );
+  const side = (x: SideFigures) => [`${x.rps}`, `${x.p50}`, `${x.p99}`, `${x.errors}`, `${x.cpu_ms}`];
+  printTable(
+    [
+      'class',
+      'paths',
+      'API req/s',
+      'p50',
+      'p99',
+      'err',
+      'CPU ms',
+      'raw req/s',
+      'p50',
+      'p99',
+      'err',
+      'CPU ms',
+      'CPU ratio',
+    ],
+    Object.entries(raw.classes).map(([c, x]) => [
+      c,
+      `${x.paths}`,
+      ...side(x.api),
+      ...side(x.raw),
+      `${x.cpu_ratio}x`,
+    ]),
+  );
+  for (const [c, x] of Object.entries(raw.classes))
+    for (const e of [...x.api.error_samples, ...x.raw.error_samples]) console.log(`  ${c} error: ${e}`);
+  console.log(
+    `with every read class at its raw cost (writes at the API's): ${raw.cpu_ms_per_mix_request} CPU ms a request, ` +
+      `${raw.cpu_bound_rps} req/s with every core busy`,
   );
 }

@@ -57,7 +57,7 @@ import { benchWholesaleSoak, printSoak } from './wholesale-soak.ts';
  * (fresh, analysed, both), BENCH_LATENCY_SAMPLES (per side per round), BENCH_LATENCY_MATCH (a
  * regular expression on scenario names), BENCH_SEARCH_QUERIES (the search mix's size, 1,000),
  * BENCH_DATA_DIR (another cluster, e.g. a 2M-product one). For the generated-query part: BENCH_GENERATED
- * (how many combinations, 2,000) and BENCH_STATS. For the platform-day part: BENCH_DAY_SECONDS (60) and BENCH_DAY_ALONE_SECONDS (15: each class alone, priced in machine CPU; 0 skips). For the soak: BENCH_SOAK_MINUTES (20) and BENCH_SOAK_RAW_MINUTES (2, before and after). BENCH_PG_PORT (54340) and BENCH_API_PORT (3301; the raw
+ * (how many combinations, 2,000) and BENCH_STATS. For the platform-day part: BENCH_DAY_SECONDS (60), BENCH_DAY_ALONE_SECONDS (15: each class alone, priced in machine CPU; 0 skips) and BENCH_DAY_RAW_PATHS (40 sampled paths per read class, run against the raw replay of their statements for as long; 0 skips). For the soak: BENCH_SOAK_MINUTES (20) and BENCH_SOAK_RAW_MINUTES (2, before and after). BENCH_PG_PORT (54340) and BENCH_API_PORT (3301; the raw
  * replay listens on the next ports) let two runs share a machine.
  */
 const PARTS = [
@@ -290,6 +290,14 @@ async function main() {
         connections: CONNECTIONS,
         seconds: Number(process.env.BENCH_DAY_SECONDS ?? (SMALL ? 10 : 60)),
         aloneSeconds: Number(process.env.BENCH_DAY_ALONE_SECONDS ?? (SMALL ? 3 : 15)),
+        // 0 paths leaves the raw side out.
+        ...(Number(process.env.BENCH_DAY_RAW_PATHS ?? 40) > 0 && {
+          raw: {
+            ...{ orm, config, node: NODE, databaseUrl: db.url, rawPort: rawPort + 20 },
+            seconds: Number(process.env.BENCH_DAY_ALONE_SECONDS ?? (SMALL ? 3 : 15)),
+            paths: Number(process.env.BENCH_DAY_RAW_PATHS ?? 40),
+          },
+        }),
       });
       results['platform day'] = day;
       printPlatformDay(day);
