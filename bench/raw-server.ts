@@ -18,11 +18,14 @@ type Plan = Record<string, Step[][]>;
 
 const plan = JSON.parse(readFileSync(process.env.BENCH_PLAN_FILE ?? '', 'utf8')) as Plan;
 // The API's statement budget (API_STATEMENT_TIMEOUT) holds here too: a statement the API would stop
-// at 2 s is a failure on both sides, not a raw figure of minutes that holds the bench up.
+// at 2 s is a failure on both sides, not a raw figure of minutes that holds the bench up. So does its
+// serial execution (server/orm.ts StatementBudget.serial): replayed with parallel workers, the same
+// statements cost the machine up to three times the CPU and the raw side was the slower one.
 const pool = new pg.Pool({
   connectionString: process.env.DATABASE_URL,
   max: Number(process.env.DB_POOL_SIZE ?? 10),
   statement_timeout: Number(process.env.API_STATEMENT_TIMEOUT ?? 2000),
+  options: '-c max_parallel_workers_per_gather=0',
 });
 
 /** A step on its own connection when it ran under settings, which last only for it. */

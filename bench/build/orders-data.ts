@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import pg from 'pg';
 
 /** Gives the bench store `count` orders (set-based, deterministic), once; later runs reuse them. */
@@ -74,8 +75,14 @@ export async function seedPlatformListings(databaseUrl: string, stores: number) 
     if (last.length) return;
     const { rows: span } = await client.query<{ n: number }>('SELECT max(id) AS n FROM products');
     const products = span[0]?.n ?? 0;
-    for (let from = lo; from <= hi; from += 500) {
-      await client.query(
+    const chunks: number[] = [];
+    for (let from = lo; from <= hi; from += 500) chunks.push(from);
+    // Stores are independent (a listing takes only a key-share lock on its product), so the chunks
+    // load on every core at once. The last chunk, which holds the store that marks the load as done,
+    // goes in alone after the others.
+    const final = chunks.pop();
+    const insert = (c: pg.Client, from: number) =>
+      c.query(
         `INSERT INTO listings (store_id, product_id, custom_retail_price_cents)
          SELECT s.id, p.id, CASE WHEN (hashint4(s.id * 7919 + i) & 3) = 0 THEN p.retail_price_cents + 1000 END
          FROM generate_series($1::integer, $2::integer) s (id)
@@ -86,7 +93,19 @@ export async function seedPlatformListings(databaseUrl: string, stores: number) 
          ON CONFLICT (store_id, product_id) DO NOTHING`,
         [from, Math.min(hi, from + 499), products],
       );
-    }
+    await Promise.all(
+      Array.from({ length: Math.min(availableParallelism(), chunks.length) }, async () => {
+        const worker = new pg.Client({ connectionString: databaseUrl });
+        await worker.connect();
+        try {
+          for (let from = chunks.shift(); from !== undefined; from = chunks.shift())
+            await insert(worker, from);
+        } finally {
+          await worker.end();
+        }
+      }),
+    );
+    if (final !== undefined) await insert(client, final);
     for (const table of ['listings', 'inventory_feed', 'store_cells'])
       await client.query(`VACUUM ANALYZE ${table}`);
   } finally {
