@@ -67,6 +67,12 @@ export async function priceAgainstRaw(opts: {
   const agent = new Agent({ connections: opts.connections, keepAliveTimeout: 30_000 });
   try {
     await waitFor(`${rawUrl}/__ready`, 404);
+    // Each side serves twice as many requests as there are paths, drawn at random, before any is
+    // timed: the replay's connections are new backends, which fault in each shared buffer page they
+    // first touch, where the API's have served the day.
+    const warm = urls.filter((u) => plan[u]);
+    for (const base of [opts.apiUrl, rawUrl])
+      await loop(agent, base, warm, opts.key, opts.connections, 0, 2 * warm.length);
     const priced: Partial<Record<ClassName, RawPricing>> = {};
     for (const [c, paths] of Object.entries(opts.sampled) as [ClassName, string[]][]) {
       const kept = paths.map((p) => `/api/v1${p}`).filter((u) => plan[u]);
@@ -93,9 +99,11 @@ async function loop(
   key: string,
   connections: number,
   seconds: number,
+  /** Instead of a time, this many requests in all. */
+  count?: number,
 ): Promise<SideFigures> {
   const ms: number[] = [];
-  let errors = 0;
+  let [errors, issued] = [0, 0];
   const samples = new Set<string>();
   const busyBefore = await machineBusyMs();
   const started = performance.now();
@@ -104,7 +112,7 @@ async function loop(
   await Promise.all(
     Array.from({ length: connections }, async (_, i) => {
       const rnd = seeded(91_000 + i);
-      while (performance.now() < end) {
+      while (count === undefined ? performance.now() < end : issued++ < count) {
         const at = performance.now();
         const url = urls[Math.floor(rnd() * urls.length)] as string;
         try {

@@ -26,6 +26,9 @@ const pool = new pg.Pool({
   max: Number(process.env.DB_POOL_SIZE ?? 10),
   statement_timeout: Number(process.env.API_STATEMENT_TIMEOUT ?? 2000),
   options: '-c max_parallel_workers_per_gather=0',
+  // Kept like the API's (mikro-orm.config.ts): a new backend faults in each shared buffer it touches
+  // the first time, and a pool that closed its connections between two runs measured that instead.
+  idleTimeoutMillis: 300_000,
 });
 
 /** A step on its own connection when it ran under settings, which last only for it. */
