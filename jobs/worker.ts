@@ -87,7 +87,13 @@ export async function startWorker(opts: WorkerOptions): Promise<Runner> {
   // Our own pool, not Graphile's: Graphile ends its pool without waiting and drops its error
   // listener, so when PostgreSQL stops right after (npm start's shutdown) an idle connection's
   // "terminating connection" error had no listener and crashed the process.
-  const pool = new pg.Pool({ connectionString: opts.connectionString, max: opts.concurrency + 2 });
+  // Idle connections kept as the API's are (mikro-orm.config.ts): a burst of jobs after a quiet spell
+  // otherwise ran on new backends, each faulting in every shared buffer page it first touched.
+  const pool = new pg.Pool({
+    connectionString: opts.connectionString,
+    max: opts.concurrency + 2,
+    idleTimeoutMillis: 300_000,
+  });
   const closed = (err: Error) => log.debug({ err }, 'worker connection closed');
   pool.on('error', closed);
   pool.on('connect', (client) => client.on('error', closed));

@@ -541,6 +541,30 @@ describe('a page chosen by a bounded walk of the sort index', () => {
       Object.assign(PAGE_WALK, { entries, most });
     }
   });
+
+  it('lists the stock order under `in_stock` from the walk of its own range, every page as a plain scan does', async () => {
+    const { entries, most } = PAGE_WALK;
+    // Walks short enough that a page is found in the walk only when it starts inside the range: the
+    // out-of-stock products (a quarter of them) sit first in the ascending order, the rest first in
+    // the descending one.
+    Object.assign(PAGE_WALK, { entries: 8, most: 16 });
+    try {
+      for (const in_stock of ['true', 'false'] as const)
+        for (const order of ['asc', 'desc'] as const)
+          for (const [page, limit] of [
+            [1, 5],
+            [2, 5],
+            [3, 2],
+          ] as const)
+            await matchesPlainPage([
+              { store: 'store', in_stock, sort_by: 'stock_quantity', order },
+              page,
+              limit,
+            ]);
+    } finally {
+      Object.assign(PAGE_WALK, { entries, most });
+    }
+  });
 });
 
 /** One page of a case's list (total and ids in order) equals the plain scan's. */

@@ -80,6 +80,16 @@ const allOf = (conditions: RawBuilder<unknown>[]) =>
   conditions.length ? sql.join(conditions, sql` AND `) : sql`true`;
 
 /**
+ * A filter on the sort key itself, as a range of the walked index: in stock under the stock order
+ * starts past the out-of-stock products instead of walking them (200,000 at 2M, none matching, then
+ * every match read and sorted: 0.5–2 s for `in_stock=true&sort_by=stock_quantity&order=asc`).
+ */
+function keyRange(input: ListInput, q: CatalogueQuery): RawBuilder<unknown>[] {
+  const stock = q.facets.in_stock;
+  return input.sort_by === 'stock_quantity' && stock ? [stock] : [];
+}
+
+/**
  * A bounded walk of the sort index: its first `entries` entries (walkLength), the matches among them with
  * their sort key `k`, up to the page's reach. The outer LIMIT stops the walk at the reach; the inner
  * one bounds it when matches are rare. Under a price or selling-mode filter the store's customised
@@ -98,7 +108,8 @@ function walkPart(
   const key = sortColumn(input);
   const facets = Object.entries(q.facets) as [FacetName, RawBuilder<unknown>][];
   const own = allOf([...q.base, ...facets.filter(([f]) => !LISTING_FACETS.includes(f)).map(([, c]) => c)]);
-  const within = bound ? sql`WHERE ${key} BETWEEN ${bound.lo} AND ${bound.hi}` : sql``;
+  const ranges = [...(bound ? [sql`${key} BETWEEN ${bound.lo} AND ${bound.hi}`] : []), ...keyRange(input, q)];
+  const within = ranges.length ? sql`WHERE ${allOf(ranges)}` : sql``;
   const walk = (columns: RawBuilder<unknown>) => sql`SELECT p.id AS product_id, ${key} AS k, ${own} AS ok
     ${columns} FROM products p ${within} ORDER BY ${orderBy(input)} LIMIT ${entries}`;
   if (!q.uncustomised) return sql`(SELECT product_id, k FROM (${walk(sql``)}) w WHERE ok LIMIT ${reach})`;
