@@ -1,9 +1,14 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createApp } from '../server/app.ts';
 import type { Config } from '../server/config.ts';
 import { createLogger } from '../server/logger.ts';
 import type { Orm } from '../server/orm.ts';
 import type { CompiledStatement } from '../src/db/sql.ts';
 import { observeStatements } from '../src/db/sql.ts';
+import { waitFor } from './lib.ts';
 
 type Step = { sql: string; parameters: unknown[]; settings?: Record<string, string> };
 
@@ -53,4 +58,25 @@ export async function captureStatements(
     app.close();
   }
   return plan;
+}
+
+/** The raw replay (bench/raw-server.ts) of a captured plan on `port`, once it is listening. */
+export async function startReplay(
+  plan: Record<string, Step[][]>,
+  opts: { node: string; databaseUrl: string; port: number },
+): Promise<{ child: ChildProcess; url: string }> {
+  const planFile = join(await mkdtemp(join(tmpdir(), 'stockless-replay-')), 'plan.json');
+  await writeFile(planFile, JSON.stringify(plan));
+  const child = spawn(opts.node, ['bench/raw-server.ts'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: opts.databaseUrl,
+      PORT: String(opts.port),
+      BENCH_PLAN_FILE: planFile,
+    },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const url = `http://127.0.0.1:${opts.port}`;
+  await waitFor(`${url}/__ready`, 404);
+  return { child, url };
 }

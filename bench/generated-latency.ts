@@ -1,12 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { request } from 'undici';
 import type { Config } from '../server/config.ts';
 import type { Orm } from '../server/orm.ts';
-import { captureStatements } from './capture.ts';
+import { captureStatements, startReplay } from './capture.ts';
 import { seedEventLog } from './event-log-data.ts';
 import {
   type Drawn,
@@ -15,15 +12,7 @@ import {
   GENERATED_ENDPOINTS,
   readDomain,
 } from './generated-queries.ts';
-import {
-  MEASURED_TABLES,
-  printTable,
-  quantile,
-  round,
-  type Statistics,
-  setStatistics,
-  waitFor,
-} from './lib.ts';
+import { MEASURED_TABLES, printTable, quantile, round, type Statistics, setStatistics } from './lib.ts';
 
 /** The issue's targets for every endpoint, one request at a time, in ms. */
 export const GENERATED_TARGETS = { p50: 15, p99: 60, max: 250 };
@@ -158,19 +147,13 @@ export async function benchGeneratedQueries(opts: {
       ok.map((d) => d.url),
       { skipFailed: true },
     );
-    const planFile = join(await mkdtemp(join(tmpdir(), 'stockless-generated-')), 'plan.json');
-    await writeFile(planFile, JSON.stringify(plan));
-    raw = spawn(opts.node, ['bench/raw-server.ts'], {
-      env: {
-        ...process.env,
-        DATABASE_URL: opts.databaseUrl,
-        PORT: String(opts.rawPort),
-        BENCH_PLAN_FILE: planFile,
-      },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    const replay = await startReplay(plan, {
+      node: opts.node,
+      databaseUrl: opts.databaseUrl,
+      port: opts.rawPort,
     });
-    const rawUrl = `http://127.0.0.1:${opts.rawPort}`;
-    await waitFor(`${rawUrl}/__ready`, 404);
+    raw = replay.child;
+    const rawUrl = replay.url;
     const measured = ok.filter((d) => plan[d.url]);
 
     for (const stats of opts.modes) {

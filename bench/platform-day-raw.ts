@@ -1,13 +1,9 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import type { Config } from '../server/config.ts';
 import type { Orm } from '../server/orm.ts';
-import { captureStatements } from './capture.ts';
-import { machineBusyMs, quantile, round, seeded, waitFor } from './lib.ts';
+import { captureStatements, startReplay } from './capture.ts';
+import { machineBusyMs, quantile, round, seeded } from './lib.ts';
 import type { ClassName } from './platform-day-calls.ts';
 
 /** How one side answered a class's sampled paths at the day's connections. */
@@ -52,21 +48,15 @@ export async function priceAgainstRaw(opts: {
   const urls = Object.values(opts.sampled).flatMap((paths) => (paths ?? []).map((p) => `/api/v1${p}`));
   // A path the API refuses (a 503 at the budget) has no statements to replay: left out of both sides.
   const plan = await captureStatements(opts.orm, opts.config, opts.key, urls, { skipFailed: true });
-  const planFile = join(await mkdtemp(join(tmpdir(), 'stockless-day-raw-')), 'plan.json');
-  await writeFile(planFile, JSON.stringify(plan));
-  const rawUrl = `http://127.0.0.1:${opts.rawPort}`;
-  const raw = spawn(opts.node, ['bench/raw-server.ts'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: opts.databaseUrl,
-      PORT: String(opts.rawPort),
-      BENCH_PLAN_FILE: planFile,
-    },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  const replay = await startReplay(plan, {
+    node: opts.node,
+    databaseUrl: opts.databaseUrl,
+    port: opts.rawPort,
   });
+  const rawUrl = replay.url;
+  const raw = replay.child;
   const agent = new Agent({ connections: opts.connections, keepAliveTimeout: 30_000 });
   try {
-    await waitFor(`${rawUrl}/__ready`, 404);
     // Each side serves twice as many requests as there are paths, drawn at random, before any is
     // timed: the replay's connections are new backends, which fault in each shared buffer page they
     // first touch, where the API's have served the day.
