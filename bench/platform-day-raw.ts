@@ -48,13 +48,11 @@ export async function priceAgainstRaw(opts: {
   const urls = Object.values(opts.sampled).flatMap((paths) => (paths ?? []).map((p) => `/api/v1${p}`));
   // A path the API refuses (a 503 at the budget) has no statements to replay: left out of both sides.
   const plan = await captureStatements(opts.orm, opts.config, opts.key, urls, { skipFailed: true });
-  const replay = await startReplay(plan, {
+  const { url: rawUrl, child: raw } = await startReplay(plan, {
     node: opts.node,
     databaseUrl: opts.databaseUrl,
     port: opts.rawPort,
   });
-  const rawUrl = replay.url;
-  const raw = replay.child;
   const agent = new Agent({ connections: opts.connections, keepAliveTimeout: 30_000 });
   try {
     // Each side serves twice as many requests as there are paths, drawn at random, before any is

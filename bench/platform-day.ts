@@ -4,8 +4,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { Agent, request } from 'undici';
-import type { Config } from '../server/config.ts';
-import { domainSettingsOf, loadConfig } from '../server/config.ts';
+import { type Config, domainSettingsOf, loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/logger.ts';
 import { type Orm, openOrm } from '../server/orm.ts';
 import { apiResource } from '../src/auth/resources.ts';
@@ -61,24 +60,31 @@ interface ClassAlone {
 const cpus = availableParallelism();
 
 /**
- * Where the mix's machine time goes: each class's CPU per request weighted by its share of the mix,
- * and the rate the whole machine could serve the mix at if every core were busy with nothing else.
+ * The mix's CPU a request with each class at `cost` (classes without one left out, the others'
+ * weights rescaled), and the rate the whole machine could serve the mix at with every core busy.
  */
-function aloneProfile(alone: Partial<Record<ClassName, ClassAlone>>) {
-  const costed = CLASSES.filter((c) => alone[c]?.cpu_ms !== undefined);
-  const weighted = (c: ClassName) => (WEIGHTS[c] / 100) * (alone[c]?.cpu_ms ?? 0);
-  // The long poll waits rather than works: its share is left out and the others' weights rescaled.
+function mixCost(cost: (c: ClassName) => number | undefined) {
+  const costed = CLASSES.filter((c) => cost(c) !== undefined);
+  const weighted = (c: ClassName) => (WEIGHTS[c] / 100) * (cost(c) ?? 0);
   const weightOf = costed.reduce((n, c) => n + WEIGHTS[c] / 100, 0);
   const perRequest = costed.reduce((n, c) => n + weighted(c), 0) / (weightOf || 1);
-  const classes = Object.fromEntries(
-    costed.map((c) => [c, { ...alone[c], mix_share: round(weighted(c) / weightOf / (perRequest || 1)) }]),
-  );
-  return {
-    classes,
+  /** A class's part of that CPU. */
+  const share = (c: ClassName) => round(weighted(c) / weightOf / (perRequest || 1));
+  const mix = {
     cpu_ms_per_mix_request: round(perRequest),
     cpu_bound_rps: perRequest ? round((cpus * 1000) / perRequest) : undefined,
-    cores: cpus,
   };
+  return { costed, share, mix };
+}
+
+/**
+ * Where the mix's machine time goes: each class's CPU per request weighted by its share of the mix.
+ * The long poll waits rather than works and is never priced alone, so its share is left out.
+ */
+function aloneProfile(alone: Partial<Record<ClassName, ClassAlone>>) {
+  const { costed, share, mix } = mixCost((c) => alone[c]?.cpu_ms);
+  const classes = Object.fromEntries(costed.map((c) => [c, { ...alone[c], mix_share: share(c) }]));
+  return { classes, ...mix, cores: cpus };
 }
 
 /** What the raw side needs: the bench's ORM and config to record statements, a port for the replay. */
@@ -110,15 +116,7 @@ function rawProfile(
   alone: Partial<Record<ClassName, ClassAlone>>,
   priced: Partial<Record<ClassName, RawPricing>>,
 ) {
-  const cost = (c: ClassName) => priced[c]?.raw.cpu_ms ?? alone[c]?.cpu_ms;
-  const costed = CLASSES.filter((c) => c !== LONG_POLL && cost(c) !== undefined);
-  const weightOf = costed.reduce((n, c) => n + WEIGHTS[c] / 100, 0);
-  const perRequest = costed.reduce((n, c) => n + (WEIGHTS[c] / 100) * (cost(c) ?? 0), 0) / (weightOf || 1);
-  return {
-    classes: priced,
-    cpu_ms_per_mix_request: round(perRequest),
-    cpu_bound_rps: perRequest ? round((cpus * 1000) / perRequest) : undefined,
-  };
+  return { classes: priced, ...mixCost((c) => priced[c]?.raw.cpu_ms ?? alone[c]?.cpu_ms).mix };
 }
 
 /**
