@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import secureJson from 'secure-json-parse';
+import { AppError } from '../src/errors.ts';
 
 /**
  * Everything a client sends is read here, once, before any route sees it: the request's query, its
@@ -89,27 +90,53 @@ export function unstorable(text: string): string | undefined {
 }
 
 /**
- * A JSON body: syntax, prototype-poisoning keys, depth, and every key and string storable. The walk
- * is iterative, so no nesting can exhaust the stack.
+ * A JSON body: syntax, prototype-poisoning keys, depth, and every key and string storable.
  */
 export function parseJsonBody(text: string): unknown {
-  let value: unknown;
+  const value = parseJsonText(text, 'error');
+  const refusal = jsonValueRefusal(value);
+  if (refusal) throw refusal;
+  return value;
+}
+
+/**
+ * JSON syntax only. `protoAction: 'error'` refuses prototype-poisoning keys as a syntax error;
+ * `'ignore'` keeps them as own properties (as `JSON.parse` does, which pollutes nothing) for a caller
+ * that screens parts of the value itself with `jsonValueRefusal`.
+ */
+export function parseJsonText(text: string, protoAction: 'error' | 'ignore'): unknown {
   try {
-    value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+    return secureJson.parse(text, undefined, { protoAction, constructorAction: protoAction });
   } catch (err) {
     const reason = err instanceof SyntaxError ? err.message : 'it could not be parsed';
     throw new InputRefused(400, 'INVALID_JSON', `The request body is not valid JSON: ${reason}`);
   }
+}
+
+/** A key that would reach an object's prototype once the value is copied or merged (secure-json-parse's rule). */
+function prototypeKey(key: string, child: unknown): boolean {
+  if (key === '__proto__') return true;
+  return (
+    key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype')
+  );
+}
+
+/**
+ * Why a parsed JSON value cannot be taken, or undefined: a prototype key, nesting past
+ * `MAX_JSON_DEPTH`, or a key or string PostgreSQL cannot store. The walk is iterative, so no nesting
+ * can exhaust the stack.
+ */
+export function jsonValueRefusal(value: unknown): InputRefused | undefined {
   const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: '', depth: 0 }];
   for (let item = stack.pop(); item; item = stack.pop()) {
     if (typeof item.value === 'string') {
       const why = unstorable(item.value);
-      if (why) throw textRefusal(item.path || '(root)', why);
+      if (why) return textRefusal(item.path || '(root)', why);
       continue;
     }
     if (typeof item.value !== 'object' || item.value === null) continue;
     if (item.depth >= MAX_JSON_DEPTH) {
-      throw new InputRefused(
+      return new InputRefused(
         400,
         'INVALID_JSON',
         `The request body is nested deeper than ${MAX_JSON_DEPTH} levels`,
@@ -118,11 +145,12 @@ export function parseJsonBody(text: string): unknown {
     for (const [key, child] of Object.entries(item.value)) {
       const path = item.path ? `${item.path}.${key}` : key;
       const why = unstorable(key);
-      if (why) throw textRefusal(item.path || '(root)', `keys ${why}`);
+      if (why) return textRefusal(item.path || '(root)', `keys ${why}`);
+      if (prototypeKey(key, child)) return textRefusal(path, 'is not an accepted key');
       stack.push({ value: child, path, depth: item.depth + 1 });
     }
   }
-  return value;
+  return undefined;
 }
 
 /** A field's text refused as any other invalid field is: VALIDATION_FAILED, naming it. */
@@ -187,4 +215,14 @@ export function searchParams(encoded: string): URLSearchParams {
     for (const value of values) out.append(name, value);
   }
   return out;
+}
+
+/** A refusal in the contract's error form: a 400 is `VALIDATION_FAILED` or `INVALID_JSON` with its field in `details`. */
+export function refusalError(err: InputRefused): AppError {
+  return new AppError('bad_request', err.code, err.message, {
+    status: err.status,
+    extra: err.detail ? { details: [err.detail] } : {},
+    // A refused body may still be arriving: close rather than read the rest.
+    headers: err.status === 413 ? { Connection: 'close' } : {},
+  });
 }

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { wwwAuthenticate } from '../src/auth/credentials.ts';
 import { atRestKey } from '../src/db/at-rest.ts';
-import { AppError, type ErrorBody, STATEMENT_BUDGET } from '../src/errors.ts';
+import { type AppError, type ErrorBody, STATEMENT_BUDGET } from '../src/errors.ts';
 import { ANSWERS_KEY_LABEL } from '../src/idempotency/keys.ts';
 import { appRouter } from '../src/router.ts';
 import type { Context, DomainSettings } from '../src/trpc/context.ts';
@@ -17,6 +17,7 @@ import {
   parseJsonBody,
   parseParams,
   readBytes,
+  refusalError,
   unsupportedMediaType,
   utf8Text,
 } from './http-input.ts';
@@ -142,15 +143,6 @@ function writeMetaOf(method: string | undefined, path: string): Meta | undefined
 
 const refusals = new WeakMap<IncomingMessage, AppError>();
 const presets = new WeakMap<IncomingMessage, Preset>();
-
-function refusalError(err: InputRefused): AppError {
-  return new AppError('bad_request', err.code, err.message, {
-    status: err.status,
-    extra: err.detail ? { details: [err.detail] } : {},
-    // A refused body may still be arriving: close rather than read the rest.
-    headers: err.status === 413 ? { Connection: 'close' } : {},
-  });
-}
 
 export function createRestHandler(deps: RestDeps) {
   const handler = createOpenApiNodeHttpHandler({

@@ -44,15 +44,20 @@ let apiKey: string;
 let products: { table: number; bench: number };
 const requests: string[] = [];
 
-/** The client's redirect URI: a loopback page, as a desktop assistant listens on. */
+/**
+ * The client's redirect URI: a page on `localhost`, as a desktop assistant listens on. It registers
+ * `http://localhost/callback` and comes back on the port the system gave it (RFC 8252 §7.3).
+ */
+const REGISTERED_REDIRECT = 'http://localhost/callback';
 async function startCallback() {
   const server: Server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>You can close this tab</h1>');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // Every address, IPv4 and IPv6: the browser may resolve localhost to either.
+  await new Promise<void>((resolve) => server.listen(0, resolve));
   const address = server.address();
   return {
-    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/callback`,
+    url: `http://localhost:${typeof address === 'object' && address ? address.port : 0}/callback`,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -133,10 +138,14 @@ describe('connecting an assistant with the MCP SDK', () => {
   };
 
   it('discovers, registers, signs in and approves in Chromium, and gets a token for {base}/mcp', async () => {
-    provider = new MemoryOAuthProvider(callback.url, async (url) => {
-      consent = await approveInBrowser(page, url, { email: EMAIL, password: PASSWORD }, callback.url);
-      return consent.code;
-    });
+    provider = new MemoryOAuthProvider(
+      callback.url,
+      async (url) => {
+        consent = await approveInBrowser(page, url, { email: EMAIL, password: PASSWORD }, callback.url);
+        return consent.code;
+      },
+      [REGISTERED_REDIRECT],
+    );
     const first = newTransport();
     await expect(new Client({ name: 'assistant', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
       UnauthorizedError,
@@ -150,6 +159,7 @@ describe('connecting an assistant with the MCP SDK', () => {
     ]);
     expect(provider.clientInformation()).toMatchObject({
       client_id: expect.stringMatching(/^slc_/),
+      redirect_uris: [REGISTERED_REDIRECT],
       scope: TOOL_SCOPES.join(' '),
     });
 

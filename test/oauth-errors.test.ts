@@ -77,10 +77,10 @@ describe('registration (RFC 7591)', () => {
     ['missing redirect_uris', { client_name: 'x' }],
     ['empty redirect_uris', { redirect_uris: [] }],
     ['http on a public host', { redirect_uris: ['http://app.example/cb'] }],
-    ['http localhost', { redirect_uris: ['http://localhost:8765/cb'] }],
+    ['http on a host that starts with localhost', { redirect_uris: ['http://localhost.app.example/cb'] }],
     ['a fragment', { redirect_uris: ['https://app.example/cb#frag'] }],
     ['an empty fragment', { redirect_uris: ['https://app.example/cb#'] }],
-    ['a custom scheme', { redirect_uris: ['com.example.app:/oauth/cb'] }],
+    ['a javascript: URI', { redirect_uris: ['javascript:alert(1)'] }],
     ['not a URI', { redirect_uris: ['/relative/cb'] }],
     ['credentials in the URI', { redirect_uris: ['https://user:pw@app.example/cb'] }],
     ['one bad among good', { redirect_uris: ['https://app.example/cb', 'http://app.example/cb'] }],
@@ -176,7 +176,7 @@ describe('authorize', () => {
     const mismatches = [
       'http://127.0.0.1:8765/callback/',
       'http://127.0.0.1:8765/callback/x',
-      'http://127.0.0.1:9999/callback',
+      'http://localhost:8765/callback',
       'http://127.0.0.1:8765/callback?x=1',
       'https://attacker.example/callback',
     ];

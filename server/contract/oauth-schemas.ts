@@ -51,8 +51,10 @@ export const OAUTH_SCHEMAS: Record<string, oas31.SchemaObject> = {
         minItems: 1,
         maxItems: 10,
         description:
-          'Exact-match redirect URIs: `https://` without a fragment, or for native apps `http://127.0.0.1` or ' +
-          '`http://[::1]` with any port (RFC 8252; `localhost` is refused).',
+          'Redirect URIs, matched exactly: `https://` without a fragment; for native and desktop apps ' +
+          '`http://localhost`, `http://127.0.0.1` or `http://[::1]`, where any port matches at authorize (RFC 8252 ' +
+          '§7.3), or a private-use scheme such as `com.example.app:/callback` (§7.1). Schemes a browser gives a ' +
+          'meaning of its own (`javascript:`, `data:`, `file:`, …) are refused.',
         items: { type: 'string', maxLength: 2000 },
         example: [EXAMPLE_REDIRECT],
       },

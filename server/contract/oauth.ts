@@ -31,6 +31,10 @@ const tooMany = (limit: string) =>
     { 'Retry-After': ref('headers', 'RetryAfter'), ...RATE_LIMIT_HEADERS },
   );
 
+/** What the endpoints a browser-based client calls say of CORS (server/cors.ts). */
+const ANY_ORIGIN =
+  'Open to pages of any origin (`Access-Control-Allow-Origin: *`, preflight answered); no cookie is read.';
+
 const NO_STORE: oas31.HeadersObject = {
   'Cache-Control': { description: '`no-store`', schema: { type: 'string', example: 'no-store' } },
 };
@@ -47,7 +51,7 @@ function discovery(
       operationId,
       tags: ['OAuth'],
       summary,
-      description: `${description} Limited to 60 requests a minute per IP address.`,
+      description: `${description} Limited to 60 requests a minute per IP address. ${ANY_ORIGIN}`,
       security: [],
       responses: {
         '200': {
@@ -116,7 +120,8 @@ function registerPath(): oas31.PathItemObject {
       summary: 'Register a partner app (RFC 7591)',
       description:
         'Dynamic client registration of a public client: no secret, PKCE at authorize. Redirect URIs are ' +
-        'matched exactly at authorize and token. Limited to 20 registrations an hour per IP address.',
+        'matched exactly at authorize and token, except that a loopback redirect URI may name any port. ' +
+        `Limited to 20 registrations an hour per IP address. ${ANY_ORIGIN}`,
       security: [],
       requestBody: {
         required: true,
@@ -155,7 +160,7 @@ function registerPath(): oas31.PathItemObject {
         '400': oauthError(
           'Invalid metadata (`invalid_redirect_uri`, `invalid_client_metadata`)',
           'invalid_redirect_uri',
-          'must be https, or http on a loopback IP (127.0.0.1 or [::1]) for native apps: http://localhost/cb',
+          'http is allowed only on the loopback (localhost, 127.0.0.1 or [::1]) for native apps; use https: http://app.example/cb',
         ),
         '415': oauthError(
           'The body is not `application/json`',
@@ -188,7 +193,9 @@ const AUTHORIZE_PARAMETERS: oas31.ParameterObject[] = [
     in: 'query',
     name: 'redirect_uri',
     required: true,
-    description: 'One of the registered redirect URIs, exactly.',
+    description:
+      'One of the registered redirect URIs, exactly; a registered loopback URI (`http://localhost`, ' +
+      '`http://127.0.0.1`, `http://[::1]`) matches with any port.',
     schema: { type: 'string', example: EXAMPLE_REDIRECT },
   },
   {
@@ -282,7 +289,7 @@ function tokenPath(): oas31.PathItemObject {
         '`authorization_code`: the code from the redirect with its PKCE verifier. `refresh_token`: a new ' +
         'access token and a new refresh token (rotation; a spent refresh token revokes the whole grant). ' +
         '`resource` is required in both. Access tokens live one hour, refresh tokens 30 days. Limited to ' +
-        '60 requests a minute per client address and 60 per client.',
+        `60 requests a minute per client address and 60 per client. ${ANY_ORIGIN}`,
       security: [],
       requestBody: {
         required: true,
@@ -359,7 +366,7 @@ function revokePath(): oas31.PathItemObject {
       description:
         'Revoking a refresh token ends every token of the grant (the app must be connected again); revoking an ' +
         'access token ends that token. An unknown token also answers 200. Counts against the token ' +
-        "endpoint's limits (60 a minute per client address and per client).",
+        `endpoint's limits (60 a minute per client address and per client). ${ANY_ORIGIN}`,
       security: [],
       requestBody: {
         required: true,

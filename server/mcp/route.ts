@@ -1,15 +1,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { OAuthScope } from '../../src/auth/actor.ts';
+import type { Actor, OAuthScope } from '../../src/auth/actor.ts';
+import { AppError } from '../../src/errors.ts';
 import { missingToolScope } from '../../src/mcp/scopes.ts';
 import { createMcpServer } from '../../src/mcp/server.ts';
+import { type ChargedLimits, enforceLimit, limitKeys } from '../../src/ratelimit/limiter.ts';
 import type { Context } from '../../src/trpc/context.ts';
-import { InputRefused, parseJsonBody, readBytes, utf8Text } from '../http-input.ts';
+import { shapeError } from '../../src/trpc/errors.ts';
+import { answerCors } from '../cors.ts';
+import { InputRefused, readBytes, utf8Text } from '../http-input.ts';
 import type { Logger } from '../logger.ts';
 import { sendError, sendJson } from '../respond.ts';
 import { authenticate, insufficientScope, type Refusal } from './auth.ts';
+import { calledTools, type ScreenedBody, screenBody } from './messages.ts';
 
 export const MCP_PATH = '/mcp';
+
+/** What a browser-based MCP client sends besides the simple headers (Streamable HTTP transport). */
+const MCP_REQUEST_HEADERS =
+  'Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID';
 
 /** A JSON-RPC batch of tool calls stays far below this; the REST API allows as much. */
 const MAX_BODY_BYTES = 1_000_000;
@@ -35,13 +44,28 @@ function jsonRpcError(res: ServerResponse, status: number, code: number, message
   });
 }
 
-/** The tools a JSON-RPC message (or batch) calls, by name. */
-function calledTools(body: unknown): string[] {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.flatMap((m) => {
-    const call = m as { method?: unknown; params?: { name?: unknown } } | null;
-    return call?.method === 'tools/call' && typeof call.params?.name === 'string' ? [call.params.name] : [];
-  });
+/**
+ * The messages of a POST that are not tool calls (`initialize`, `tools/list`, `ping`, …) count
+ * against the client's allowance as the tool calls do in their procedures: a batch of listings is
+ * no way around the limit. Notifications get no answer and are not counted.
+ */
+async function chargeOtherMessages(
+  ctx: Context,
+  actor: Actor,
+  screened: ScreenedBody,
+): Promise<ChargedLimits> {
+  const others = screened.requests - calledTools(screened.body).length;
+  if (others <= 0) return { headers: {} };
+  const allowance = ctx.settings.rateLimits.app;
+  const headers: Record<string, string> = {};
+  try {
+    for (const limit of limitKeys(actor, undefined))
+      Object.assign(headers, await enforceLimit(ctx.em, limit.key, allowance, Math.min(others, allowance)));
+    return { headers };
+  } catch (err) {
+    if (err instanceof AppError) return { headers, refusal: err };
+    throw err;
+  }
 }
 
 /**
@@ -51,17 +75,10 @@ function calledTools(body: unknown): string[] {
 export async function serveMcp(req: IncomingMessage, res: ServerResponse, deps: McpDeps): Promise<void> {
   const ctx = deps.createContext(req);
   const { requestId } = ctx;
-  // DNS rebinding (MCP transport spec): a browser page of another origin is refused outright. Clients
-  // that are not browsers send no Origin.
-  const origin = req.headers.origin;
-  if (origin !== undefined && origin !== new URL(deps.publicUrl).origin) {
-    return sendError(
-      res,
-      403,
-      { error: 'forbidden', code: 'ORIGIN_NOT_ALLOWED', message: `Requests from ${origin} are not accepted` },
-      requestId,
-    );
-  }
+  // Open to browser-based clients of any origin. DNS rebinding (the transport spec's concern) gains
+  // a page nothing here: every call needs a bearer token, and no cookie or other ambient credential
+  // is ever read, so a page can act only with a token its user granted it through consent.
+  if (answerCors(req, res, 'POST', MCP_REQUEST_HEADERS)) return;
   // Authentication comes first whatever the method, so any first contact gets the OAuth challenge.
   const auth = await authenticate(ctx.em, req.headers.authorization, deps.publicUrl);
   if ('refusal' in auth) return refuse(res, auth.refusal, requestId);
@@ -93,22 +110,31 @@ export async function serveMcp(req: IncomingMessage, res: ServerResponse, deps: 
   }
   // Read here rather than by the SDK: the shared reader's limits and JSON rules (no prototype keys,
   // no text PostgreSQL cannot store), and the calls can be checked against the token's scopes.
-  let body: unknown;
+  let screened: ScreenedBody;
   try {
-    body = parseJsonBody(utf8Text(await readBytes(req, MAX_BODY_BYTES)));
+    screened = screenBody(utf8Text(await readBytes(req, MAX_BODY_BYTES)));
   } catch (err) {
     if (!(err instanceof InputRefused)) throw err;
     if (err.status === 413) res.setHeader('Connection', 'close');
-    return jsonRpcError(res, err.status, err.status === 413 ? -32000 : -32700, err.message, requestId);
+    const code = err.status === 413 ? -32000 : err.code === 'INVALID_JSON' ? -32700 : -32600;
+    return jsonRpcError(res, err.status, code, err.message, requestId);
   }
+  const { body } = screened;
   const missing = calledTools(body).flatMap((tool) => {
     const scope: OAuthScope | undefined = missingToolScope(actor, tool);
     return scope ? [{ tool, scope }] : [];
   });
   if (missing.length > 0) return refuse(res, insufficientScope(deps.publicUrl, actor, missing), requestId);
+  const limited = await chargeOtherMessages(ctx, actor, screened);
+  if (limited.refusal) {
+    const shaped = shapeError(limited.refusal);
+    return sendJson(res, shaped.status, { ...shaped.body, request_id: requestId }, shaped.headers);
+  }
+  for (const [name, value] of Object.entries(limited.headers)) res.setHeader(name, value);
 
   const server = createMcpServer({
     context: () => ({ ...deps.createContext(req), actor }),
+    refusedArguments: screened.refusedArguments,
     log: deps.log,
     version: deps.version,
   });

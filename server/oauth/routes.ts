@@ -8,6 +8,7 @@ import { authorizationServerMetadata, protectedResourceMetadata } from '../../sr
 import { parseTokenRequest } from '../../src/oauth/token-request.ts';
 import { exchangeCode, refresh, revoke } from '../../src/oauth/tokens.ts';
 import { hitLimit, type LimitResult, limitHeaders } from '../../src/ratelimit/limiter.ts';
+import { oauthCors } from '../cors.ts';
 import { searchParams } from '../http-input.ts';
 import type { RequestTarget } from '../request-target.ts';
 import { consent } from './consent.ts';
@@ -158,6 +159,7 @@ export async function handleOAuth(
 ): Promise<boolean> {
   const { path } = target;
   if (!path.startsWith('/oauth/') && !path.startsWith('/.well-known/')) return false;
+  if (oauthCors(req, res, path)) return true;
   try {
     const ep: Endpoint = {
       req,

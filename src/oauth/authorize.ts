@@ -6,6 +6,7 @@ import { type DB, db } from '../db/kysely.ts';
 import { first, run, sql } from '../db/sql.ts';
 import { findClient } from './clients.ts';
 import type { OAuthError } from './errors.ts';
+import { redirectUriRegistered } from './redirect-uris.ts';
 import { checkResourceScopes, parseScopes } from './scopes.ts';
 
 const REQUEST_TTL_MINUTES = 10;
@@ -34,11 +35,12 @@ export async function startAuthorization(
   const client = await findClient(em, q.get('client_id') ?? undefined);
   const redirectUri = q.get('redirect_uri') ?? '';
   // One answer for an unknown client and a redirect URI it did not register: nothing to probe.
-  if (!client?.redirect_uris.includes(redirectUri)) {
+  if (!client || !redirectUriRegistered(client.redirect_uris, redirectUri)) {
     return {
       kind: 'page',
       error: 'invalid_request',
-      description: 'Unknown client_id, or a redirect_uri that is not registered for it exactly',
+      description:
+        'Unknown client_id, or a redirect_uri that is not registered for it (exactly, except a loopback port)',
     };
   }
   const state = q.get('state') ?? undefined;

@@ -6,25 +6,8 @@ import { randomToken } from '../auth/secret-tokens.ts';
 import { type DB, db } from '../db/kysely.ts';
 import { first, sql } from '../db/sql.ts';
 import { OAuthError } from './errors.ts';
+import { redirectUriProblem } from './redirect-uris.ts';
 import { parseScopes } from './scopes.ts';
-
-/**
- * Exact-match redirect URIs: https (no fragment), or for native apps an `http` loopback IP literal
- * (RFC 8252 §7.3; `localhost` is not accepted, as that RFC advises).
- */
-export function redirectUriProblem(raw: string): string | undefined {
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    return `not an absolute URI: ${raw}`;
-  }
-  if (u.hash || raw.includes('#')) return `must not have a fragment: ${raw}`;
-  if (u.username || u.password) return `must not carry credentials: ${raw}`;
-  if (u.protocol === 'https:') return undefined;
-  if (u.protocol === 'http:' && (u.hostname === '127.0.0.1' || u.hostname === '[::1]')) return undefined;
-  return `must be https, or http on a loopback IP (127.0.0.1 or [::1]) for native apps: ${raw}`;
-}
 
 const httpsUri = z
   .string()

@@ -25,8 +25,11 @@ export async function hitLimit(
   key: string,
   limit: number,
   windowSeconds = 60,
+  cost = 1,
 ): Promise<LimitResult> {
-  const interval = windowSeconds / limit;
+  // A request that stands for `cost` requests (an MCP batch) moves the key as far as they would.
+  const unit = windowSeconds / limit;
+  const interval = unit * cost;
   // `ahead`: how far the key's theoretical arrival time runs ahead of now, in seconds; a request is
   // allowed while that stays within the window. `granted` is null when it was refused.
   const [row] = await rows<{ granted: number | null; ahead: number }>(
@@ -45,7 +48,7 @@ export async function hitLimit(
     return {
       limit,
       // Float noise must not take a whole request away: 1e-6 s is far below any interval.
-      remaining: Math.max(0, Math.floor((windowSeconds - granted) / interval + 1e-6)),
+      remaining: Math.max(0, Math.floor((windowSeconds - granted) / unit + 1e-6)),
       resetSeconds: Math.max(1, Math.ceil(granted - 1e-6)),
       retryAfterSeconds: 0,
       allowed: true,
@@ -81,8 +84,9 @@ export async function enforceLimit(
   em: EntityManager,
   key: string,
   limit: number,
+  cost = 1,
 ): Promise<Record<string, string>> {
-  const r = await hitLimit(em, key, limit);
+  const r = await hitLimit(em, key, limit, 60, cost);
   const headers = limitHeaders(r);
   if (!r.allowed) {
     throw new AppError(

@@ -1,10 +1,10 @@
 /**
- * Generated from openapi.json (Stockless Partner API 1.0.8) by client/scripts/generate-types.ts.
+ * Generated from openapi.json (Stockless Partner API 1.0.9) by client/scripts/generate-types.ts.
  * Do not edit: run `npm run sdk:types`.
  */
 
 /** The contract version these types were generated from. */
-export const CONTRACT_VERSION = '1.0.8';
+export const CONTRACT_VERSION = '1.0.9';
 
 // Components
 
@@ -299,7 +299,7 @@ export interface OAuthError {
  */
 export interface OAuthClientMetadata {
   /**
-   * Exact-match redirect URIs: `https://` without a fragment, or for native apps `http://127.0.0.1` or `http://[::1]` with any port (RFC 8252; `localhost` is refused).
+   * Redirect URIs, matched exactly: `https://` without a fragment; for native and desktop apps `http://localhost`, `http://127.0.0.1` or `http://[::1]`, where any port matches at authorize (RFC 8252 §7.3), or a private-use scheme such as `com.example.app:/callback` (§7.1). Schemes a browser gives a meaning of its own (`javascript:`, `data:`, `file:`, …) are refused.
    *
    * @minItems 1
    * @maxItems 10
@@ -2280,7 +2280,7 @@ export interface AuthorizeOAuthQuery {
    */
   client_id: string;
   /**
-   * One of the registered redirect URIs, exactly.
+   * One of the registered redirect URIs, exactly; a registered loopback URI (`http://localhost`, `http://127.0.0.1`, `http://[::1]`) matches with any port.
    */
   redirect_uri: string;
   /**
