@@ -28,14 +28,22 @@ const duration = (fallback: string) =>
       return ms;
     });
 
+/** A connection URL pg understands; anything else would fail later with a driver's stack trace. */
+const postgresUrl = z
+  .string()
+  .refine(
+    (v) => /^postgres(ql)?:\/\//.test(v) && URL.canParse(v),
+    'must be a postgres:// URL, e.g. postgres://user:password@localhost:5432/stockless',
+  );
+
 const configFields = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
-  DATABASE_URL: z.string().min(1).optional(),
+  DATABASE_URL: postgresUrl.optional(),
   // Behind a pooler in transaction mode: the server itself, for migrations and the worker's queue.
-  DATABASE_DIRECT_URL: z.string().min(1).optional(),
+  DATABASE_DIRECT_URL: postgresUrl.optional(),
   DATA_DIR: z.string().default('.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -4,6 +4,7 @@ import { readDemoCredentials, saveDemoCredentials } from './demo-credentials.ts'
 import { loadEnvFile } from './env.ts';
 import { createLogger } from './logger.ts';
 import { handleSignals, startRuntime } from './runtime.ts';
+import { explainStartError } from './start-errors.ts';
 
 /**
  * `npm start` (API + worker), `npm run serve` (API only), `npm run worker` (worker only).
@@ -36,13 +37,17 @@ const runtime = await startRuntime(config, log, {
     if (!config.DATABASE_URL) await saveDemoCredentials(config.DATA_DIR, creds);
     else printKeys(creds);
   },
-}).catch(exitOnConfigError);
+}).catch(exitOnSetupError);
 handleSignals(runtime, log);
 
-/** A setup the operator must change (SECRET_KEY, a DATA_DIR user postgres cannot reach): one line, no stack. */
-function exitOnConfigError(err: unknown): never {
-  if (!(err instanceof ConfigError)) throw err;
-  console.error(err.message);
+/**
+ * A setup the operator must change (a busy PORT, SECRET_KEY, a DATA_DIR nobody can write, a
+ * DATABASE_URL that cannot be reached): one line naming the setting, no stack.
+ */
+function exitOnSetupError(err: unknown): never {
+  const reason = err instanceof ConfigError ? err.message : explainStartError(err, config);
+  if (reason === undefined) throw err;
+  console.error(reason);
   process.exit(2);
 }
 

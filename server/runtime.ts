@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type Server as NetServer } from 'node:net';
 import type { Runner } from 'graphile-worker';
 import { startWorker } from '../jobs/worker.ts';
 import { setWebhookResolver } from '../src/webhooks/url-guard.ts';
@@ -54,6 +55,8 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
   const config: Config = { ...given, SECRET_KEY: await resolveSecretKey(given) };
   // Before anything checks a webhook URL: the API at create and update, the worker at every delivery.
   setWebhookResolver(webhookResolverOf(config));
+  // A busy port is found before PostgreSQL starts, not seconds later (listen below still decides).
+  if (opts.serve && config.PORT !== 0) await probePort(config.PORT, config.HOST);
   const db = await connectDatabase(config, log);
   // Two pools when this process serves: the API's runs under the statement budget, and this one (the
   // worker's jobs, the migrations, the demo seed) keeps the server's own statement_timeout. A process
@@ -86,9 +89,13 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
     const app = createApp({ orm: apiOrm, config, log });
     scopeRequests(app);
     server = app;
-    await new Promise<void>((resolve, reject) => {
-      app.once('error', reject);
-      app.listen(config.PORT, config.HOST, () => resolve());
+    await listen(app, config.PORT, config.HOST).catch(async (err: unknown) => {
+      // Nothing of this start may outlive it: the worker, both pools and the embedded cluster.
+      await worker?.stop();
+      await apiOrm.close(true);
+      await orm.close(true);
+      await db.stop();
+      throw err;
     });
     const address = app.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
@@ -114,6 +121,20 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
     return stopping;
   };
   return { config, orm, apiOrm, databaseUrl: db.url, cluster: db.cluster, server, worker, url, stop };
+}
+
+function listen(server: NetServer, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+}
+
+/** Fails as `listen` would when the port cannot be taken, and leaves it free when it can. */
+async function probePort(port: number, host: string): Promise<void> {
+  const probe = createServer();
+  await listen(probe, port, host);
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
 }
 
 /** The HTTP request a statement runs for, as the API's server met it (see `scopeRequests`). */

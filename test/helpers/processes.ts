@@ -201,7 +201,7 @@ function spawnApi(
     child.stderr?.on('data', onData);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      if (output.includes('EADDRINUSE')) reject(new PortTaken(output));
+      if (output.includes('is already in use')) reject(new PortTaken(output));
       else reject(new Error(`API process exited (${code ?? signal}) before listening:\n${output}`));
     });
   });
