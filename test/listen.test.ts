@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { resolve } from 'node:path';
+import { mkdtempSync } from 'node:fs';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -8,6 +10,7 @@ import {
   type GetEventResponse,
   listen,
   Stockless,
+  StocklessConnectionError,
   verifyWebhook,
 } from '../client/src/index.ts';
 import { JOBS, parseJobPayload } from '../src/db/jobs.ts';
@@ -38,10 +41,18 @@ interface Received {
 }
 let receiver: Server;
 let receiverUrl: string;
+/** Where the tools keep their signing secrets in these tests (never the user's own ~/.config). */
+let configDir: string;
+const toolEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  ...process.env,
+  STOCKLESS_CONFIG_DIR: configDir,
+  ...extra,
+});
 const received: Received[] = [];
 
 beforeAll(async () => {
   app = await startTestApp();
+  configDir = mkdtempSync(join(tmpdir(), 'stockless-listen-'));
   store = await app.createStore('Listening');
   testKey = (await createApiKey({ em: app.em() }, { storeId: store.id, scope: 'read', mode: 'test' })).key;
   const supplierId = await fixtures(app.em()).supplier({ name: 'Listen Maker' });
@@ -210,6 +221,7 @@ describe('listen', () => {
       DATABASE_URL: app.databaseUrl,
       PUBLIC_URL: app.url,
       LOG_LEVEL: 'silent',
+      STOCKLESS_CONFIG_DIR: configDir,
     };
     delete env.OPERATOR_TOKEN;
     const root = resolve(import.meta.dirname, '..');
@@ -262,7 +274,10 @@ describe('listen', () => {
     received.length = 0;
     const root = resolve(import.meta.dirname, '..');
     const node = resolve(root, 'node_modules/.bin/node');
-    const bad = spawn(node, ['client/src/listen-cli.ts', '--api-key', testKey], { cwd: root });
+    const bad = spawn(node, ['client/src/listen-cli.ts', '--api-key', testKey], {
+      cwd: root,
+      env: toolEnv(),
+    });
     let usage = '';
     bad.stderr.on('data', (c: Buffer) => {
       usage += c.toString();
@@ -273,7 +288,7 @@ describe('listen', () => {
     const child = spawn(
       node,
       ['client/src/listen-cli.ts', '--api-key', testKey, '--base-url', app.url, '--forward-to', receiverUrl],
-      { cwd: root },
+      { cwd: root, env: toolEnv() },
     );
     let stdout = '';
     child.stdout.on('data', (c: Buffer) => {
@@ -288,5 +303,164 @@ describe('listen', () => {
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(received.map((r) => r.headers['x-stockless-event'])).toEqual(['order.created', 'order.cancelled']);
+  });
+});
+
+/**
+ * A stand-in for the API's address that can go away and come back on the same port, as `npm start`
+ * does when it restarts: while it is down, connections are refused.
+ */
+async function restartableProxy(target: string) {
+  let server: Server | undefined;
+  let port = 0;
+  const up = async () => {
+    const proxy = createServer((req, res) => {
+      const upstream = httpRequest(
+        `${target}${req.url}`,
+        { method: req.method, headers: req.headers },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    });
+    await new Promise<void>((done) => proxy.listen(port, '127.0.0.1', done));
+    const address = proxy.address();
+    port = typeof address === 'object' && address ? address.port : 0;
+    server = proxy;
+  };
+  const down = async () => {
+    server?.closeAllConnections();
+    await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
+    server = undefined;
+  };
+  await up();
+  return { url: () => `http://127.0.0.1:${port}`, up, down };
+}
+
+/** A port nothing listens on (fetch refuses well-known ports such as 1 before trying them). */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
+  const address = probe.address();
+  await new Promise<void>((done) => probe.close(() => done()));
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+/** Runs a tool to its end: its exit code and everything it printed. */
+function runTool(args: string[], env: NodeJS.ProcessEnv) {
+  const root = resolve(import.meta.dirname, '..');
+  const child = spawn(resolve(root, 'node_modules/.bin/node'), args, { cwd: root, env });
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => {
+    output += c.toString();
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    output += c.toString();
+  });
+  return {
+    child,
+    output: () => output,
+    exit: new Promise<number | null>((done) => child.once('exit', done)),
+  };
+}
+
+describe('listen through restarts, with a kept secret, and resending', () => {
+  it('waits out a restart of the API and resumes where it was, skipping nothing', async () => {
+    await dispatch();
+    received.length = 0;
+    const proxy = await restartableProxy(app.url);
+    const stop = new AbortController();
+    const changes: string[] = [];
+    const forwarded: string[] = [];
+    const running = listen(
+      new Stockless({ baseUrl: proxy.url(), apiKey: testKey, retry: { maxRetries: 0 } }),
+      {
+        forwardTo: receiverUrl,
+        secret: developmentSecret(),
+        signal: stop.signal,
+        maxBackoffMs: 300,
+        onConnection: (c) => changes.push(c.state),
+        onForward: (f) => forwarded.push(f.event.event),
+      },
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    await proxy.down();
+    // Events that happen while the listener cannot reach the API are forwarded once it can.
+    await trigger('order.cancelled');
+    await dispatch();
+    await until(() => changes.includes('lost'));
+    await proxy.up();
+    await until(() => forwarded.length >= 2, 20_000);
+    stop.abort();
+    await running;
+    expect(changes.at(-1)).toBe('restored');
+    expect(forwarded).toEqual(['order.created', 'order.cancelled']);
+  });
+
+  it('says where it cannot reach, names the setting, and keeps trying: no stack trace', async () => {
+    const nowhere = `http://127.0.0.1:${await closedPort()}`;
+    const tool = runTool(['client/src/listen-cli.ts', '--api-key', testKey, '--forward-to', receiverUrl], {
+      ...toolEnv({ STOCKLESS_URL: nowhere }),
+    });
+    await until(() => tool.output().includes('Retrying in'), 20_000);
+    tool.child.kill('SIGINT');
+    expect(await tool.exit).toBe(0);
+    expect(tool.output()).toContain(`Cannot reach the Stockless API at ${nowhere} (ECONNREFUSED)`);
+    expect(tool.output()).toContain('STOCKLESS_URL');
+    expect(tool.output()).not.toMatch(/\n\s+at /);
+  });
+
+  it('signs with the same secret for the same store and URL on every run, another for another URL', async () => {
+    const secretOf = async (forwardTo: string) => {
+      const tool = runTool(['client/src/listen-cli.ts', '--api-key', testKey, '--forward-to', forwardTo], {
+        ...toolEnv({ STOCKLESS_URL: app.url }),
+      });
+      await until(() => tool.output().includes('signing secret: whsec_'), 20_000);
+      tool.child.kill('SIGINT');
+      await tool.exit;
+      return /signing secret: (whsec_\S+)/.exec(tool.output())?.[1];
+    };
+    const first = await secretOf(receiverUrl);
+    expect(first).toMatch(/^whsec_/);
+    expect(await secretOf(receiverUrl)).toBe(first);
+    expect(await secretOf(`${receiverUrl}/other`)).not.toBe(first);
+  });
+
+  it('resends one event by id, signed afresh; a receiver that refuses it fails the command', async () => {
+    await trigger('order.created');
+    await dispatch();
+    const [latest] = (await new Stockless({ baseUrl: app.url, apiKey: testKey }).events.list({ limit: 1 }))
+      .events;
+    if (!latest) throw new Error('no event');
+    received.length = 0;
+    const args = ['client/src/listen-cli.ts', '--api-key', testKey, '--forward-to', receiverUrl];
+    const ok = runTool([...args, '--resend', latest.id], toolEnv({ STOCKLESS_URL: app.url }));
+    expect(await ok.exit, ok.output()).toBe(0);
+    expect(received.map((r) => r.headers['x-stockless-event-id'])).toEqual([latest.id]);
+    const down = runTool(
+      [
+        'client/src/listen-cli.ts',
+        '--api-key',
+        testKey,
+        '--forward-to',
+        `http://127.0.0.1:${await closedPort()}/hook`,
+        '--resend',
+        latest.id,
+      ],
+      toolEnv({ STOCKLESS_URL: app.url }),
+    );
+    expect(await down.exit).toBe(1);
+    expect(down.output()).toMatch(/→ failed: .*ECONNREFUSED/);
+  });
+
+  it('names the address in the SDK error when the API cannot be reached', async () => {
+    const client = new Stockless({ baseUrl: 'http://127.0.0.1:1', apiKey: testKey, retry: false });
+    const err = await client.store.me().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StocklessConnectionError);
+    expect((err as StocklessConnectionError).url).toBe('http://127.0.0.1:1/api/v1/vendor/me');
+    expect((err as Error).message).toContain('Cannot reach the Stockless API at http://127.0.0.1:1');
   });
 });

@@ -123,3 +123,31 @@ export class WebhookVerificationError extends Error {
     this.reason = reason;
   }
 }
+
+/**
+ * The API could not be reached at all (refused, unknown host, reset, timed out) after the client's
+ * retries: no answer, so no status. `url` says where it tried; `cause` is the network error.
+ */
+export class StocklessConnectionError extends Error {
+  override readonly name = 'StocklessConnectionError';
+  readonly url: string;
+  readonly method: string;
+
+  constructor(method: string, url: string, cause: unknown) {
+    const reason = networkReason(cause);
+    const where = URL.canParse(url) ? new URL(url).origin : url;
+    super(`Cannot reach the Stockless API at ${where} (${reason}): is it running, and is baseUrl right?`, {
+      cause,
+    });
+    this.url = url;
+    this.method = method;
+  }
+}
+
+/** `ECONNREFUSED`, `ENOTFOUND`, …: what undici's `fetch failed` hides in its cause. */
+function networkReason(err: unknown): string {
+  const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string') return code;
+  return cause instanceof Error ? cause.message : String(cause);
+}

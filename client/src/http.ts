@@ -1,4 +1,4 @@
-import { StocklessError } from './errors.ts';
+import { StocklessConnectionError, StocklessError } from './errors.ts';
 import { type Operations, operations } from './generated/openapi-types.ts';
 
 export type OperationId = keyof Operations;
@@ -123,7 +123,8 @@ export class Transport {
         res = await fetchImpl(url, { method: op.method, headers, body, signal: input.signal });
       } catch (err) {
         // A network failure (the request may or may not have arrived): the same key makes it safe.
-        if (input.signal?.aborted || attempt >= retries) throw err;
+        if (input.signal?.aborted) throw err;
+        if (attempt >= retries) throw new StocklessConnectionError(op.method, url, err);
         await sleep(this.#backoff(attempt), input.signal);
         continue;
       }

@@ -2,6 +2,7 @@ export { type CallOptions, type Credential, Stockless, type StocklessOptions } f
 export {
   type ErrorCategory,
   type ErrorDetail,
+  StocklessConnectionError,
   StocklessError,
   WebhookVerificationError,
   type WebhookVerificationReason,
@@ -9,13 +10,18 @@ export {
 export * from './generated/openapi-types.ts';
 export type { RetryOptions } from './http.ts';
 export {
+  type ConnectionChange,
   deliveryHeaders,
   describeForwarded,
   developmentSecret,
   type Forwarded,
+  type ForwardOptions,
   forwardEvent,
   type ListenOptions,
   listen,
+  type ReachOptions,
+  resendEvent,
+  whenReachable,
 } from './listen.ts';
 export {
   EventStream,

@@ -4,18 +4,22 @@
  * forwards each to a local URL, signed as a real delivery.
  *
  *   stockless-listen --api-key sl_test_… --forward-to http://localhost:4242/hook [--events order.*,invoice.issued]
+ *   stockless-listen --api-key sl_test_… --forward-to http://localhost:4242/hook --resend evt_12
  */
 import { parseArgs } from 'node:util';
 import { Stockless } from './client.ts';
-import { describeForwarded, developmentSecret, listen } from './listen.ts';
+import { type ConnectionChange, describeForwarded, listen, resendEvent, whenReachable } from './listen.ts';
+import { rememberedSecret } from './listen-secrets.ts';
 
-const USAGE = `usage: stockless-listen --forward-to URL [--api-key KEY] [--base-url URL] [--events a,b] [--secret whsec_…]
+const USAGE = `usage: stockless-listen --forward-to URL [--api-key KEY] [--base-url URL] [--events a,b] [--secret whsec_…] [--resend evt_…]
 
   --forward-to URL   where each event is POSTed (your webhook endpoint, e.g. http://localhost:4242/hook)
   --api-key KEY      an API key of the store (default: $STOCKLESS_API_KEY); sl_test_ keys follow test events
-  --base-url URL     the Stockless API (default: $STOCKLESS_BASE_URL or http://localhost:3000)
+  --base-url URL     the Stockless API (default: $STOCKLESS_URL or http://localhost:3000)
   --events LIST      event names or prefixes, comma-separated (default: every event)
-  --secret SECRET    the signing secret to use (default: $STOCKLESS_WEBHOOK_SECRET or a new one, printed)`;
+  --secret SECRET    the signing secret (default: $STOCKLESS_WEBHOOK_SECRET, else the one kept for this
+                     store and URL in ~/.config/stockless/listen-secrets.json, made on first use)
+  --resend ID        forward that one event again (evt_…) and exit`;
 
 function fail(message: string): never {
   console.error(`${message}\n\n${USAGE}`);
@@ -31,6 +35,7 @@ try {
       'base-url': { type: 'string' },
       events: { type: 'string' },
       secret: { type: 'string' },
+      resend: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   }));
@@ -43,23 +48,62 @@ if (values.help) {
 }
 const str = (v: string | boolean | undefined) => (typeof v === 'string' && v !== '' ? v : undefined);
 const forwardTo = str(values['forward-to']) ?? fail('--forward-to is required');
+if (!URL.canParse(forwardTo)) fail(`--forward-to ${forwardTo}: expected an http:// or https:// URL`);
 const apiKey =
   str(values['api-key']) ??
   process.env.STOCKLESS_API_KEY ??
   fail('--api-key (or STOCKLESS_API_KEY) is required');
-const baseUrl = str(values['base-url']) ?? process.env.STOCKLESS_BASE_URL ?? 'http://localhost:3000';
-const secret = str(values.secret) ?? process.env.STOCKLESS_WEBHOOK_SECRET ?? developmentSecret();
+const baseUrl = str(values['base-url']) ?? process.env.STOCKLESS_URL ?? 'http://localhost:3000';
+if (!URL.canParse(baseUrl)) fail(`--base-url ${baseUrl}: expected a URL such as http://localhost:3000`);
 const events = str(values.events)
   ?.split(',')
   .map((e) => e.trim());
 
 const stop = new AbortController();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
-console.log(`Forwarding events to ${forwardTo}; signing secret: ${secret}  (Ctrl-C to stop)`);
-await listen(new Stockless({ baseUrl, apiKey }), {
-  forwardTo,
-  secret,
-  events,
-  signal: stop.signal,
-  onForward: (f) => console.log(describeForwarded(f)),
-});
+
+/** One line when the API goes away (a restart) and one when it is back. */
+function onConnection(change: ConnectionChange) {
+  if (change.state === 'lost') {
+    const seconds = Math.round(change.retryInMs / 1000);
+    console.error(
+      `${change.error} Retrying in ${seconds} s (set STOCKLESS_URL or --base-url if it serves elsewhere).`,
+    );
+  } else
+    console.error(`Connected to ${baseUrl} again after ${Math.round(change.downMs / 1000)} s; resuming.`);
+}
+
+try {
+  const client = new Stockless({ baseUrl, apiKey });
+  const me = await whenReachable(() => client.store.me({ signal: stop.signal }), {
+    signal: stop.signal,
+    onConnection,
+  });
+  if (!me) process.exit(0);
+  const given = str(values.secret) ?? process.env.STOCKLESS_WEBHOOK_SECRET;
+  const target = { baseUrl, storeId: me.store.id, livemode: !apiKey.startsWith('sl_test_'), forwardTo };
+  const kept = given ? undefined : await rememberedSecret(target);
+  const secret = given ?? kept?.secret ?? '';
+  const resend = str(values.resend);
+  if (resend) {
+    const f = await resendEvent(client, resend, { forwardTo, secret, signal: stop.signal });
+    console.log(describeForwarded(f));
+    process.exit(f.status !== undefined && f.status < 400 ? 0 : 1);
+  }
+  const where = kept?.file ? (kept.isNew ? ` (new, kept in ${kept.file})` : ` (kept in ${kept.file})`) : '';
+  console.log(
+    `Forwarding store ${me.store.id}'s events to ${forwardTo}; signing secret: ${secret}${where}  (Ctrl-C to stop)`,
+  );
+  await listen(client, {
+    forwardTo,
+    secret,
+    events,
+    signal: stop.signal,
+    onConnection,
+    onForward: (f) => console.log(describeForwarded(f)),
+  });
+} catch (err) {
+  // An API key that is refused, an event that does not exist: the API's own words, one line.
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+}
