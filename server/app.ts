@@ -16,7 +16,7 @@ import type { Orm } from './orm.ts';
 import { newRequestId, requestIdOf } from './request-id.ts';
 import { readTarget } from './request-target.ts';
 import { sendError, sendJson } from './respond.ts';
-import { allowedMethods, createRestHandler, type RestRoute, restRoutes } from './rest.ts';
+import { allowedMethods, createRestHandler, queryRefusal, type RestRoute, restRoutes } from './rest.ts';
 
 export interface AppDeps {
   orm: Orm;
@@ -122,8 +122,9 @@ function router({ orm, config, log }: AppDeps): Route {
     if (await handleOAuth(req, res, oauth, target)) return;
     const invoice = INVOICE_PATH.exec(path);
     if (invoice) {
+      const inputRefusal = queryRefusal(routes, req.method, target);
       return serveInvoice(req, res, {
-        ctx: createContext(req),
+        ctx: { ...createContext(req), ...(inputRefusal ? { inputRefusal } : {}) },
         requestId,
         publicUrl: config.publicUrl,
         rawId: invoice[1] ?? '',

@@ -11,19 +11,19 @@ import { AppError } from '../src/errors.ts';
 export class InputRefused extends Error {
   readonly status: 400 | 413 | 415;
   readonly code: RefusalCode;
-  /** The field or parameter at fault, with what is wrong with it. */
-  readonly detail: { path: string; message: string } | undefined;
+  /** The fields or parameters at fault, each with what is wrong with it. */
+  readonly details: { path: string; message: string }[] | undefined;
 
   constructor(
     status: 400 | 413 | 415,
     code: RefusalCode,
     message: string,
-    detail?: { path: string; message: string },
+    details?: { path: string; message: string } | { path: string; message: string }[],
   ) {
     super(message);
     this.status = status;
     this.code = code;
-    this.detail = detail;
+    this.details = details === undefined ? undefined : [details].flat();
   }
 }
 
@@ -221,7 +221,7 @@ export function searchParams(encoded: string): URLSearchParams {
 export function refusalError(err: InputRefused): AppError {
   return new AppError('bad_request', err.code, err.message, {
     status: err.status,
-    extra: err.detail ? { details: [err.detail] } : {},
+    extra: err.details ? { details: err.details } : {},
     // A refused body may still be arriving: close rather than read the rest.
     headers: err.status === 413 ? { Connection: 'close' } : {},
   });

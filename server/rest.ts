@@ -31,6 +31,7 @@ import {
 } from './idempotency.ts';
 import type { Logger } from './logger.ts';
 import type { RequestTarget } from './request-target.ts';
+import { didYouMean, suggest } from './suggest.ts';
 
 const MAX_BODY_BYTES = 1_000_000;
 
@@ -54,6 +55,8 @@ export interface RestRoute {
   pattern: RegExp;
   /** The names of the path's parameters (`{id}`), which a body must not carry. */
   params: string[];
+  /** The query parameters the operation declares: any other is refused. */
+  query: string[];
 }
 
 const OPERATION_METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
@@ -73,8 +76,12 @@ export function restRoutes(doc: { paths?: Record<string, object | undefined> }):
   for (const [template, item] of Object.entries(doc.paths ?? {})) {
     if (!template.startsWith('/api/v1/') || !item) continue;
     const { pattern, params } = templatePattern(template);
-    for (const method of OPERATION_METHODS)
-      if (method in item) routes.push({ method: method.toUpperCase(), template, pattern, params });
+    for (const method of OPERATION_METHODS) {
+      const operation = (item as Record<string, { parameters?: { in?: string; name?: string }[] }>)[method];
+      if (!operation) continue;
+      const query = (operation.parameters ?? []).flatMap((p) => (p.in === 'query' && p.name ? [p.name] : []));
+      routes.push({ method: method.toUpperCase(), template, pattern, params, query });
+    }
   }
   return routes;
 }
@@ -253,6 +260,7 @@ async function answer(
 async function readInput(req: IncomingMessage, target: RequestTarget, routes: readonly RestRoute[]) {
   const withInput = req as IncomingMessage & { query?: Params; body?: unknown };
   withInput.query = parseParams(target.search);
+  refuseUnknownParameters(withInput.query, routeOf(routes, req.method, target.path));
   if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE') return;
   const type = req.headers['content-type'];
   const bytes = await readBytes(req, MAX_BODY_BYTES);
@@ -278,8 +286,7 @@ async function readInput(req: IncomingMessage, target: RequestTarget, routes: re
   // The adapter lays the path's parameters over the body's keys: a body key of that name would be
   // dropped in silence. The body schema has no such field (the contract says so), so it is unknown.
   if (body) {
-    const path = normalised(target.path);
-    const route = routes.find((r) => r.method === req.method && r.pattern.test(path));
+    const route = routeOf(routes, req.method, target.path);
     const taken = route?.params.find((name) => Object.hasOwn(body, name));
     if (taken) {
       const message = 'unknown field (taken from the path)';
@@ -291,4 +298,50 @@ async function readInput(req: IncomingMessage, target: RequestTarget, routes: re
   }
   withInput.body = body;
   req.headers['content-type'] = 'application/json';
+}
+
+/**
+ * What a route served outside the adapter (the invoice PDF) must refuse of its query, as the adapter's
+ * routes do: the refusal its procedure throws after authentication, or undefined.
+ */
+export function queryRefusal(
+  routes: readonly RestRoute[],
+  method: string | undefined,
+  target: RequestTarget,
+): AppError | undefined {
+  try {
+    refuseUnknownParameters(parseParams(target.search), routeOf(routes, method, target.path));
+    return undefined;
+  } catch (err) {
+    if (err instanceof InputRefused) return refusalError(err);
+    throw err;
+  }
+}
+
+/** The operation a request is for (HEAD is GET's), or undefined for a path and method it has none of. */
+function routeOf(
+  routes: readonly RestRoute[],
+  method: string | undefined,
+  path: string,
+): RestRoute | undefined {
+  const target = normalised(path);
+  const wanted = method === 'HEAD' ? 'GET' : method;
+  return routes.find((r) => r.method === wanted && r.pattern.test(target));
+}
+
+/**
+ * A query parameter the operation does not declare is refused, as an unknown body field is: a typo
+ * (`in_stok=true`) would otherwise answer the unfiltered list as if it had been applied. Every unknown
+ * one is named at once, with the declared parameter it most likely meant.
+ */
+function refuseUnknownParameters(query: Params, route: RestRoute | undefined) {
+  if (!route) return;
+  const unknown = Object.keys(query).filter((name) => !route.query.includes(name));
+  if (unknown.length === 0) return;
+  const details = unknown.map((name) => {
+    const meant = didYouMean(suggest(name, route.query));
+    return { path: name, message: meant ? `unknown parameter.${meant}` : 'unknown parameter' };
+  });
+  const summary = details.map((d) => `${d.path}: ${d.message}`).join('; ');
+  throw new InputRefused(400, 'VALIDATION_FAILED', `Invalid request: ${summary}`, details);
 }

@@ -515,10 +515,14 @@ describe('GET /api/v1/products/facets', () => {
     }
   });
 
-  it('ignores paging and sort parameters and unknown keys', async () => {
-    const plain = await facets();
-    expect(await facets('page=2&limit=1&sort_by=name&order=desc')).toEqual(plain);
-    expect(await facets('page=abc&limit=-5&sort_by=bogus&foo=bar')).toEqual(plain);
+  it("refuses the list's paging and order and unknown keys, naming each: facets take filters only", async () => {
+    const res = await app.get<ErrorBody>(
+      '/api/v1/products/facets?page=2&limit=1&sort_by=name&foo=bar',
+      store.read,
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('VALIDATION_FAILED');
+    expect(res.body.details?.map((d) => d.path)).toEqual(['page', 'limit', 'sort_by', 'foo']);
   });
 
   it('rejects bad input by the list rules with 400 VALIDATION_FAILED', async () => {

@@ -1005,9 +1005,23 @@ describe('GET /api/v1/products: bad input', () => {
     expect(await listIds(`complete_for=a${'b'.repeat(31)}`)).toEqual([]);
   });
 
-  it('ignores unknown query keys', async () => {
-    const body = await list('foo=bar&filter[x]=1&sortBy=name&in_stock=true');
-    expect(body.products.map((p) => p.id)).toEqual(byDefault(['P1', 'P3', 'P5', 'P6', 'P7']));
+  it('refuses unknown query keys, every one at once, with the parameter each most likely meant', async () => {
+    const res = await app.get<ErrorBody>(
+      '/api/v1/products?in_stok=true&foo=bar&filter[x]=1&sortBy=name',
+      S.read,
+    );
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'bad_request', code: 'VALIDATION_FAILED' });
+    expect(res.body.details).toEqual([
+      { path: 'in_stok', message: 'unknown parameter. Did you mean "in_stock"?' },
+      { path: 'foo', message: 'unknown parameter' },
+      { path: 'filter[x]', message: 'unknown parameter' },
+      { path: 'sortBy', message: 'unknown parameter. Did you mean "sort_by"?' },
+    ]);
+    expect(res.body.message).toContain('in_stok: unknown parameter. Did you mean "in_stock"?');
+    // HEAD is refused as GET is.
+    const head = await app.request('/api/v1/products?in_stok=true', { key: S.read, method: 'HEAD' });
+    expect(head.status).toBe(400);
   });
 
   it('never answers 500, whatever the query', async () => {

@@ -571,10 +571,13 @@ describe('GET /api/v1/my-products', () => {
     }
   });
 
-  it('ignores unknown query keys', async () => {
-    const res = await app.get<ListMyProductsResponse>(`${LIST}?colour=red&sort_by=name`, store.read);
-    expect(res.status).toBe(200);
-    expect(ids(res.body)).toEqual(keys(...ORDER));
+  it('refuses unknown query keys, naming them', async () => {
+    const res = await app.get<ErrorBody>(`${LIST}?colour=red&sort_by=name`, store.read);
+    expect(res.status).toBe(400);
+    expect(res.body.details).toEqual([
+      { path: 'colour', message: 'unknown parameter' },
+      { path: 'sort_by', message: 'unknown parameter' },
+    ]);
   });
 
   it('serves HEAD like GET', async () => {

@@ -249,21 +249,33 @@ describe('unknown fields in JSON bodies', () => {
     expect(res.body.details).toEqual([{ path: 'productId', message: 'unknown field (taken from the path)' }]);
   });
 
-  it('leave query keys as they were: ignored, on reads and writes alike', async () => {
+  it('include query keys an operation does not declare, on reads and writes alike; a refused write changes nothing', async () => {
     const hook = await webhook();
-    expect((await app.get(`${HOOKS}/${hook}?zz_unknown=1&id=99`, store.read)).status).toBe(200);
-    expect((await app.get(`${HOOKS}?zz_unknown=1`, store.read)).status).toBe(200);
-    expect((await app.get('/api/v1/my-products?zz_unknown=1', store.read)).status).toBe(200);
+    for (const path of [
+      `${HOOKS}/${hook}?zz_unknown=1&id=99`,
+      `${HOOKS}?zz_unknown=1`,
+      '/api/v1/my-products?zz_unknown=1',
+    ]) {
+      const res = await app.get<ErrorBody>(path, store.read);
+      expect(res.status, path).toBe(400);
+      expect(res.body.details?.[0]?.path, path).toBe('zz_unknown');
+    }
     const p = await product();
-    const add = await send(app, 'POST', '/api/v1/my-products?zz_unknown=1', {
+    const add = await send<ErrorBody>(app, 'POST', '/api/v1/my-products?zz_unknown=1', {
       key: store.readWrite,
       body: { product_id: p },
     });
-    expect(add.status).toBe(201);
+    expect(add.status).toBe(400);
+    expect((await app.get(`/api/v1/my-products/${p}`, store.read)).status).toBe(404);
+    expect(
+      (await send(app, 'POST', '/api/v1/my-products', { key: store.readWrite, body: { product_id: p } }))
+        .status,
+    ).toBe(201);
     const remove = await send(app, 'DELETE', `/api/v1/my-products/${p}?zz_unknown=1`, {
       key: store.readWrite,
     });
-    expect(remove.status).toBe(200);
+    expect(remove.status).toBe(400);
+    expect((await app.get(`/api/v1/my-products/${p}`, store.read)).status).toBe(200);
   });
 
   it('are declared in the contract: every request body object says additionalProperties: false', () => {
