@@ -1,4 +1,5 @@
-import { type Job, Logger, type Runner, run } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { type Job, Logger, type Runner, run, type WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger as Pino } from 'pino';
 import { enqueueJob, JOBS } from '../src/db/jobs.ts';
@@ -6,6 +7,7 @@ import type { Orm } from '../src/db/orm.ts';
 import type { MailSettings } from '../src/mail/send.ts';
 import { closeWebhookAgents } from '../src/webhooks/send.ts';
 import type { WebhookSettings } from '../src/webhooks/settings.ts';
+import { summarizeJobs } from './job-summary.ts';
 import { createWorkerTasks, crontab } from './tasks.ts';
 
 export interface WorkerOptions {
@@ -15,6 +17,8 @@ export interface WorkerOptions {
   log: Pino;
   mail: MailSettings;
   webhooks: WebhookSettings;
+  /** How often the jobs that finished are summed up at info (default a minute); tests shorten it. */
+  summaryIntervalMs?: number;
 }
 
 /** What Graphile Worker passes with its lines about a job (`Completed task …`, `Failed task …`). */
@@ -30,9 +34,11 @@ interface JobMeta {
 const METHOD = { error: 'error', warning: 'warn', info: 'info', debug: 'debug' } as const;
 
 /**
- * Graphile Worker's log lines on pino. A finished job is one short line, at info when it succeeded
- * and at error when it failed: task, job id, attempts, duration and outcome. The job row itself
- * (its payload, which can be large and can hold customer data) is logged only at debug.
+ * Graphile Worker's log lines on pino. A finished job is one short line: task, job id, attempts,
+ * duration and outcome. A success is at debug: the delivery wake-ups alone succeed about once a
+ * second, which buried everything else at info (the worker's summary line says how many ran); a
+ * failed attempt is at error. The job row itself (its payload, which can be large and can hold
+ * customer data) is logged only at debug.
  */
 export function graphileLogger(log: Pino): Logger {
   return new Logger((scope) => (level, message, meta) => {
@@ -67,7 +73,7 @@ function logOutcome(log: Pino, job: Job, duration: number, error: unknown) {
   const attempt = `attempt ${job.attempts} of ${job.max_attempts}`;
   const line = { ...jobFields(log, job), duration_ms: durationMs };
   if (error === undefined) {
-    log.info(
+    log.debug(
       { ...line, outcome: 'succeeded' },
       `${job.task_identifier} job ${job.id} succeeded in ${durationMs}ms`,
     );
@@ -97,26 +103,38 @@ export async function startWorker(opts: WorkerOptions): Promise<Runner> {
   const closed = (err: Error) => log.debug({ err }, 'worker connection closed');
   pool.on('error', closed);
   pool.on('connect', (client) => client.on('error', closed));
+  // Ours rather than the runner's, so that the summary counts from the first job.
+  const events: WorkerEvents = new EventEmitter();
+  const summary = summarizeJobs(events, log, opts.summaryIntervalMs);
   const runner = await run({
     pgPool: pool,
     concurrency: opts.concurrency,
     taskList: work.tasks,
     crontab,
     logger: graphileLogger(log),
+    events,
     noHandleSignals: true,
     pollInterval: 1000,
     // A stopping delivery run lets its attempts end (each within twice the deadline) and releases its
     // subscriptions; cut short, it would leave them held for their whole hold.
     gracefulShutdownAbortTimeout: 2 * opts.webhooks.timeoutMs + 5_000,
+  }).catch((err: unknown) => {
+    summary.stop();
+    throw err;
   });
   // Deliveries a previous worker left mid-flight are taken again at once.
   await enqueueJob(runner, JOBS.deliverWebhooks, {}, { jobKey: JOBS.deliverWebhooks, jobKeyMode: 'replace' });
-  void runner.promise.finally(() => closeWebhookAgents());
+  void runner.promise.finally(() => {
+    summary.stop();
+    return closeWebhookAgents();
+  });
   // A graceful stop waits for running jobs: the delivery run must end rather than drain a backlog.
   const stop = runner.stop.bind(runner);
   runner.stop = async () => {
     work.stopDelivering();
     await stop();
+    // After the jobs the stop waited for, so that they are in the last line.
+    summary.stop();
     await pool.end();
   };
   return runner;

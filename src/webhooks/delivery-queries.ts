@@ -171,8 +171,10 @@ export async function scheduleNextWake(em: EntityManager): Promise<void> {
       mode: 'preserve_run_at',
       runAt: sql`due_at`,
     })}
-      FROM (SELECT GREATEST(min(GREATEST(next_due_at, held_until)), now() + interval '1 second') AS due_at
-            FROM webhook_subscriptions WHERE active AND next_due_at IS NOT NULL) next
-      WHERE due_at IS NOT NULL`,
+      FROM (SELECT GREATEST(soonest, now() + interval '1 second') AS due_at
+            FROM (SELECT min(GREATEST(next_due_at, held_until)) AS soonest
+                  FROM webhook_subscriptions WHERE active AND next_due_at IS NOT NULL) due
+            -- GREATEST skips NULLs: without this, no work at all would still wake the worker every second.
+            WHERE soonest IS NOT NULL) next`,
   );
 }
