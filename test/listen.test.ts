@@ -125,6 +125,22 @@ describe('trigger', () => {
     expect(events.every((e) => !e.livemode)).toBe(true);
     // A live key sees none of it.
     expect((await send(app, 'GET', `/api/v1/orders/${orderId}`, { key: store.read })).status).toBe(404);
+    // Each event in the log carries the order as it was at its own step, not the end of the chain.
+    const page = await new Stockless({ baseUrl: app.url, apiKey: testKey }).events.list({
+      order: 'asc',
+      limit: 100,
+    });
+    const logged = page.events.flatMap((e) => {
+      const order = (e.data as { order?: { id: number; status: string } }).order;
+      return order?.id === orderId ? [{ event: e.event, status: order.status }] : [];
+    });
+    expect(logged).toEqual([
+      { event: 'order.created', status: 'pending' },
+      { event: 'order.updated', status: 'processing' },
+      { event: 'order.fulfilled', status: 'fulfilled' },
+      { event: 'order.shipped', status: 'shipped' },
+      { event: 'invoice.issued', status: 'shipped' },
+    ]);
   });
 
   it('product, inventory and site events are test announcements: the listing and stock stay as they are', async () => {
@@ -132,9 +148,13 @@ describe('trigger', () => {
       app.em(),
       sql`SELECT stock_quantity FROM product_variants WHERE product_id = ${productId}`,
     );
-    for (const event of ['product.updated', 'inventory.updated', 'site.published'] as const) {
-      expect(await trigger(event)).toMatchObject({ event, livemode: false });
+    for (const event of ['product.updated', 'inventory.updated'] as const) {
+      // Coalesced as live ones are: the answer says when the event will arrive.
+      expect(await trigger(event)).toMatchObject({ event, livemode: false, arrives_in_seconds: 1 });
     }
+    const site = await trigger('site.published');
+    expect(site).toMatchObject({ event: 'site.published', livemode: false });
+    expect(site).not.toHaveProperty('arrives_in_seconds');
     const after = await rows(
       app.em(),
       sql`SELECT stock_quantity FROM product_variants WHERE product_id = ${productId}`,
@@ -155,6 +175,9 @@ describe('trigger', () => {
     const unknown = await runCli(app.databaseUrl, 'trigger', 'order.teleported', '--store', String(store.id));
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('EVENT must be one of order.created');
+    const typo = await runCli(app.databaseUrl, 'trigger', 'order.create', '--store', String(store.id));
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('Did you mean "order.created"?');
     const made = await runCli(
       app.databaseUrl,
       'trigger',

@@ -1,4 +1,5 @@
 import { WEBHOOK_EVENTS } from '../../src/webhooks/events.ts';
+import { didYouMean, suggest } from '../suggest.ts';
 import { integer, optionalString, type Parsed, requireString, UsageError } from './args.ts';
 import { type CommandDef, type CommandEnv, command } from './command.ts';
 
@@ -119,7 +120,10 @@ export const triggerCommand: CommandDef = command({
   flags: { store: { type: 'string', value: 'ID', help: 'the store' } },
   run: async ({ values, positionals }, env) => {
     const event = TRIGGERABLE.find((e): e is Exclude<typeof e, 'webhook.ping'> => e === positionals[0]);
-    if (!event) throw new UsageError(`trigger: EVENT must be one of ${TRIGGERABLE.join(', ')}`);
+    if (!event) {
+      const meant = positionals[0] ? didYouMean(suggest(positionals[0], TRIGGERABLE)) : '';
+      throw new UsageError(`trigger: EVENT must be one of ${TRIGGERABLE.join(', ')}.${meant}`);
+    }
     return (await env.operator()).sandbox.trigger({ storeId: integer(values.store, '--store'), event });
   },
 });

@@ -3,12 +3,15 @@ import { EFFECTIVE_PURCHASE_MODE } from '../catalogue/filters.ts';
 import { db } from '../db/kysely.ts';
 import { first, sql } from '../db/sql.ts';
 import { AppError, notFound } from '../errors.ts';
+import { dispatchPendingEvents } from '../events/dispatch.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { postExternalOrder } from '../external-orders/post-external-order.ts';
 import { advanceOrder } from '../orders/advance-order.ts';
 import { checkoutStorefront } from '../orders/checkout-storefront.ts';
 import type { OrderStatus } from '../orders/schemas.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
+import { COALESCED_EVENTS, ORDER_PAYLOAD_EVENTS } from '../webhooks/events.ts';
+import { webhookFanOut } from '../webhooks/fanout.ts';
 import type { TriggerableEvent, TriggerEventInput } from './schemas.ts';
 
 /** How far a test order goes for each order event: every status on the way fires its own event too. */
@@ -62,27 +65,64 @@ async function sellableListing(ctx: Pick<UseCaseContext, 'em'>, storeId: number)
   return found;
 }
 
-/** A test order through the store's checkout, moved along the states the event needs. */
+/**
+ * A test order through the store's checkout, moved along the states the event needs. Each step
+ * commits and its events are dispatched before the next: an order event carries the order as it is
+ * when dispatched, so a chain in one transaction would send `order.created` already `shipped`.
+ */
 async function triggerOrderEvent(ctx: UseCaseContext, storeId: number, path: OrderStatus[]) {
-  // One transaction: a step that fails leaves no half-moved test order, and no event of it.
-  return ctx.em.transactional((tx) => moveTestOrder({ ...ctx, em: tx }, storeId, path));
-}
-
-async function moveTestOrder(ctx: UseCaseContext, storeId: number, path: OrderStatus[]) {
-  const listing = await sellableListing(ctx, storeId);
-  const placed = await checkoutStorefront(ctx, {
-    storeId,
-    livemode: false,
-    channel: 'direct',
-    ...BUYER,
-    items: [{ product_id: listing.product_id, variant_id: listing.variant_id, quantity: 1 }],
+  const placed = await ctx.em.transactional(async (tx) => {
+    const listing = await sellableListing({ em: tx }, storeId);
+    return checkoutStorefront(
+      { ...ctx, em: tx },
+      {
+        storeId,
+        livemode: false,
+        channel: 'direct',
+        ...BUYER,
+        items: [{ product_id: listing.product_id, variant_id: listing.variant_id, quantity: 1 }],
+      },
+    );
   });
+  await dispatchOrderEvents(ctx, storeId, placed.id);
   let status: OrderStatus = 'pending';
   for (const to of path) {
     const tracking = to === 'shipped' ? 'TEST-TRACKING-0001' : undefined;
-    status = (await advanceOrder(ctx, { orderId: placed.id, status: to, tracking })).status;
+    status = (
+      await ctx.em.transactional((tx) =>
+        advanceOrder({ ...ctx, em: tx }, { orderId: placed.id, status: to, tracking }),
+      )
+    ).status;
+    await dispatchOrderEvents(ctx, storeId, placed.id);
   }
   return { order: { id: placed.id, order_number: placed.order_number, status } };
+}
+
+/** How long a step waits for a worker that took its events to finish rendering them. */
+const DISPATCH_WAIT_MS = 5000;
+
+/**
+ * Dispatches what is pending (as the worker does: the same dispatcher and fan-out), then waits until
+ * none of the order's events is left undispatched: a worker's dispatcher may hold them (SKIP LOCKED),
+ * and the next step must not commit before it has read the order.
+ */
+async function dispatchOrderEvents(ctx: UseCaseContext, storeId: number, orderId: number) {
+  await dispatchPendingEvents(ctx.em.fork(), webhookFanOut(ctx.settings.webhooks.coalesceWindowMs));
+  const deadline = Date.now() + DISPATCH_WAIT_MS;
+  for (;;) {
+    const pending = await first(
+      db(ctx.em)
+        .selectFrom('domain_events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('entity_id', '=', String(orderId))
+        .where('store_id', '=', storeId)
+        .where('event', 'in', ORDER_PAYLOAD_EVENTS)
+        .where('livemode', '=', false)
+        .where('dispatched_at', 'is', null),
+    );
+    if (Number(pending?.n ?? 0) === 0 || Date.now() > deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** A test marketplace post whose SKU is mapped to nothing: held, as a real one would be. */
@@ -132,7 +172,22 @@ async function triggerAnnouncement(ctx: UseCaseContext, storeId: number, event: 
   await ctx.em.transactional((tx) =>
     recordEvents(tx, [{ storeId, livemode: false, event, entityId: listing.product_id, data }]),
   );
-  return { product_id: listing.product_id };
+  return { product_id: listing.product_id, ...coalescedArrival(ctx, event) };
+}
+
+/**
+ * Product and inventory events are coalesced per product for the platform's window before they reach
+ * the log and webhooks, as live ones are: the trigger says when this one will arrive.
+ */
+function coalescedArrival(ctx: UseCaseContext, event: TriggerableEvent) {
+  if (!COALESCED_EVENTS.includes(event)) return {};
+  const seconds = Math.round(ctx.settings.webhooks.coalesceWindowMs / 1000);
+  return {
+    arrives_in_seconds: seconds,
+    note:
+      `${event} events are coalesced per product for ${seconds} s (WEBHOOK_COALESCE_WINDOW), as live ones ` +
+      'are: it reaches the event log, listen and webhooks when that window closes, with a running worker.',
+  };
 }
 
 /**
