@@ -461,11 +461,17 @@ describe('state machine', () => {
       ['shipped', 'TRK-WALK'],
       ['delivered', undefined],
     ];
+    let answer: Awaited<ReturnType<ReturnType<typeof internal>['orders']['advance']>> | undefined;
     for (const [status, tracking] of steps) {
-      const r = await internal().orders.advance({ orderId, status, tracking, note: `to ${status}` });
-      expect(r.status).toBe(status);
+      answer = await internal().orders.advance({ orderId, status, tracking, note: `to ${status}` });
+      expect(answer.status).toBe(status);
       expect((await orderRow(app, orderId)).status).toBe(status);
     }
+    // The last answer says what the delivered order holds: the tracking and invoice of its shipping.
+    expect(answer).toMatchObject({
+      tracking_number: 'TRK-WALK',
+      invoice_number: expect.stringMatching(/^INV-/),
+    });
     const history = await rows<{ from_status: string | null; to_status: string; note: string | null }>(
       app.em(),
       sql`SELECT from_status, to_status, note FROM order_status_history WHERE order_id = ${orderId} ORDER BY id`,
@@ -690,7 +696,7 @@ describe('invoice numbering', () => {
     next++;
     const issued = await orderRow(numApp, orderId);
     const delivered = await numInternal().orders.advance({ orderId, status: 'delivered' });
-    expect(delivered.invoice_number).toBeNull(); // no new invoice issued by delivery
+    expect(delivered.invoice_number).toBe(shipped.invoice_number); // the shipping's, no new one
     const after = await orderRow(numApp, orderId);
     expect(after.invoice_number).toBe(issued.invoice_number);
     expect(after.invoice_issued_at).toBe(issued.invoice_issued_at);

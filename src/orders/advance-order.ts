@@ -51,6 +51,7 @@ async function lockOrder(tx: EntityManager, orderId: number, storeId?: number) {
       'o.store_id',
       'o.status',
       'o.tracking_number',
+      'o.invoice_number',
       'o.order_number',
       'o.customer_email',
       'o.customer_name',
@@ -122,8 +123,9 @@ export async function advanceOrder(
       id: order.id,
       order_number: order.order_number,
       status: to,
-      tracking_number: tracking ?? null,
-      invoice_number: invoice,
+      // What the order holds after this step: a delivered order keeps the tracking and invoice of its shipping.
+      tracking_number: tracking ?? order.tracking_number ?? null,
+      invoice_number: invoice ?? order.invoice_number ?? null,
     };
   });
 }
