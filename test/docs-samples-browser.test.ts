@@ -89,8 +89,8 @@ describe('/docs request samples and error texts', () => {
     await expect.poll(() => section.count(), { timeout: 20_000 }).toBe(1);
     await section.scrollIntoViewIfNeeded();
 
-    expect(await sample(section, 'curl')).toContain(`curl '${app.url}/api/v1/orders/9001'`);
-    expect(await sample(section, 'SDK')).toContain('const { order } = await stockless.orders.get(9001);');
+    expect(await sample(section, 'curl')).toContain(`curl '${app.url}/api/v1/orders/1'`);
+    expect(await sample(section, 'SDK')).toContain('const { order } = await stockless.orders.get(1);');
     expect(await response(section, '404')).toContain('No such order in the store (ORDER_NOT_FOUND)');
     expect(errors, 'page errors').toEqual([]);
   });
@@ -104,7 +104,7 @@ describe('/docs request samples and error texts', () => {
     expect(conflict).toContain('PURCHASE_MODE_LOCKED');
     expect(conflict).not.toContain('Already in the store');
     const sdk = await sample(section, 'SDK');
-    expect(sdk).toContain('await stockless.listings.setPurchaseMode(1042, {');
+    expect(sdk).toContain('await stockless.listings.setPurchaseMode(40, {');
     expect(sdk).toContain("purchase_mode: 'enquiry'");
   });
 });

@@ -22,7 +22,8 @@ export const API_KEY_VARIABLE = 'STOCKLESS_API_KEY';
  * its own.
  */
 const FRESH_HEADERS: Record<string, { shell: string; ts: string }> = {
-  'idempotency-key': { shell: '$(uuidgen)', ts: 'crypto.randomUUID()' },
+  // 16 random bytes in hex from od and tr, which every POSIX shell has (uuidgen is often missing).
+  'idempotency-key': { shell: '$(od -An -N16 -tx1 /dev/urandom | tr -dc 0-9a-f)', ts: 'crypto.randomUUID()' },
 };
 
 /** Longest line a sample is laid out for. */

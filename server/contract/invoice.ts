@@ -22,7 +22,7 @@ export function addInvoiceOperation(doc: oas31.OpenAPIObject) {
           name: 'id',
           required: true,
           description: 'The order id.',
-          schema: { type: 'integer', minimum: 1, maximum: 2147483647, example: 9001 },
+          schema: { type: 'integer', minimum: 1, maximum: 2147483647, example: 1 },
         },
       ],
       responses: invoiceResponses(),

@@ -150,7 +150,7 @@ export const getEventInput = z.object({
   id: z
     .string()
     .regex(/^evt_[1-9]\d{0,17}$/, 'must be an event id (evt_ and digits)')
-    .meta({ description: 'The event id.', example: 'evt_52817' }),
+    .meta({ description: 'The event id.', example: 'evt_1' }),
 });
 export type GetEventInput = z.output<typeof getEventInput>;
 

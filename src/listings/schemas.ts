@@ -12,7 +12,10 @@ import {
   textParam,
 } from '../trpc/params.ts';
 
+/** A catalogue product id; the example is one `npm start`'s demo store does not list yet. */
 const productId = (description: string) => intParam(1, PG_INT_MAX, { description, example: 1042 });
+/** A listing's product id; the example is one the demo store lists, so the samples run as printed. */
+const listedProductId = (description: string) => intParam(1, PG_INT_MAX, { description, example: 40 });
 
 export const listListingsInput = z.object({
   page: intParam(1, Number.MAX_SAFE_INTEGER, { default: 1, description: 'Page number, 1-based.' }).default(1),
@@ -135,7 +138,7 @@ export type ListingDetail = z.output<typeof listingDetail>;
 export const listingDetailOutput = z.object({ product: listingDetail });
 
 export const productPathInput = z.object({
-  productId: productId('The catalogue product id of the listing.'),
+  productId: listedProductId('The catalogue product id of the listing.'),
 });
 export type ProductPathInput = z.output<typeof productPathInput>;
 
@@ -161,7 +164,7 @@ export const addListingInput = z.strictObject({
 export type AddListingInput = z.output<typeof addListingInput>;
 
 export const pricingInput = z.strictObject({
-  productId: productId('The catalogue product id of the listing.'),
+  productId: listedProductId('The catalogue product id of the listing.'),
   custom_retail_price_cents: priceCents
     .nullable()
     .meta({ description: 'Cents; `null` restores the suggested price.', example: 64900 }),
@@ -169,7 +172,7 @@ export const pricingInput = z.strictObject({
 export type PricingInput = z.output<typeof pricingInput>;
 
 export const purchaseModeInput = z.strictObject({
-  productId: productId('The catalogue product id of the listing.'),
+  productId: listedProductId('The catalogue product id of the listing.'),
   purchase_mode: z.enum(['buy_now', 'enquiry']).meta({
     description:
       '`buy_now`: card checkout; `enquiry`: quote only (409 for a product the catalogue sells only on quote).',
@@ -179,7 +182,7 @@ export const purchaseModeInput = z.strictObject({
 export type PurchaseModeInput = z.output<typeof purchaseModeInput>;
 
 export const vendorFulfilledInput = z.strictObject({
-  productId: productId('The catalogue product id of the listing.'),
+  productId: listedProductId('The catalogue product id of the listing.'),
   vendor_fulfilled: boolParam.meta({
     override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
       for (const key of Object.keys(jsonSchema)) delete jsonSchema[key];

@@ -148,7 +148,7 @@ export const orderDetail = orderListItem
 export type OrderDetail = z.output<typeof orderDetail>;
 export const orderOutput = z.object({ order: orderDetail });
 export const orderIdInput = z.object({
-  id: intParam(1, PG_INT_MAX, { description: 'The order id.', example: 9001 }),
+  id: intParam(1, PG_INT_MAX, { description: 'The order id.', example: 1 }),
 });
 export type OrderIdInput = z.output<typeof orderIdInput>;
 
@@ -182,11 +182,11 @@ export const wholesaleOrderInput = z.strictObject({
         product_id: intParam(1, PG_INT_MAX, { description: 'The catalogue product id.', example: 1042 }),
         variant_id: idParam
           .optional()
-          .meta({ ...described('Required when the product has more than one variant.'), example: 5531 }),
+          .meta({ ...described('Required when the product has more than one variant.'), example: 2592 }),
         quantity: intParam(1, 10_000, { example: 2 }),
         price_cents: intParam(0, PG_INT_MAX, {
           description: 'If sent, must equal the current wholesale price (else 409 `PRICE_CHANGED`).',
-          example: 42000,
+          example: 21911,
         }).optional(),
       }),
     )
@@ -197,7 +197,7 @@ export const wholesaleOrderInput = z.strictObject({
     .strictObject({
       method: text(40).meta({ example: 'card' }),
       transaction_id: text(200).meta({ example: 'ch_3PqX9t2eZvKYlo2C0kV1b2c3' }),
-      amount_cents: intParam(0, PG_INT_MAX, { example: 84000 }),
+      amount_cents: intParam(0, PG_INT_MAX, { example: 43822 }),
     })
     .optional()
     .meta(described('How the store paid, when it records a payment with the order.')),
