@@ -69,8 +69,14 @@ if (runtime.url) {
   const creds = config.DATABASE_URL ? undefined : await readDemoCredentials(config.DATA_DIR);
   if (creds) {
     printKeys(creds);
+    // The CLI finds the API from the same settings: a command to paste names any that differ.
+    const where = config.PUBLIC_URL
+      ? `PUBLIC_URL=${config.PUBLIC_URL} `
+      : config.PORT !== 3000
+        ? `PORT=${config.PORT} `
+        : '';
     console.log(
-      `  Webhooks on localhost: npm run cli -- listen --store ${creds.store_id} --forward-to http://localhost:4242/webhooks`,
+      `  Webhooks on localhost: ${where}npm run cli -- listen --store ${creds.store_id} --forward-to http://localhost:4242/webhooks`,
     );
   }
   console.log(`  Try: curl -H "Authorization: Bearer <key>" ${base}/api/v1/products?limit=3\n`);
