@@ -70,10 +70,11 @@ if (runtime.url) {
   if (creds) {
     printKeys(creds);
     // The CLI finds the API from the same settings: a command to paste names any that differ.
+    const port = new URL(runtime.url).port;
     const where = config.PUBLIC_URL
       ? `PUBLIC_URL=${config.PUBLIC_URL} `
-      : config.PORT !== 3000
-        ? `PORT=${config.PORT} `
+      : port !== '3000'
+        ? `PORT=${port} `
         : '';
     console.log(
       `  Webhooks on localhost: ${where}npm run cli -- listen --store ${creds.store_id} --forward-to http://localhost:4242/webhooks`,

@@ -187,6 +187,8 @@ describe('the embedded cluster under a closed folder', () => {
     if (target) cleanups.push(target);
     try {
       expect(await fetchStatus(`${first.url}/health`)).toBe(200);
+      // On a port other than 3000, the listen command to paste says which.
+      expect(first.output()).toContain(`PORT=${new URL(first.url).port} npm run cli -- listen --store`);
       if (isRoot) {
         expect((await lstat(join(dataDir, 'pg'))).isSymbolicLink()).toBe(true);
         expect(target && !target.startsWith(closed)).toBe(true);
