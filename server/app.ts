@@ -47,7 +47,7 @@ function trpcTransport(createContext: (req: IncomingMessage) => Context, log: Lo
       return sendError(
         res,
         405,
-        { error: 'bad_request', code: 'METHOD_NOT_ALLOWED', message: 'Use GET or POST' },
+        { error: 'method_not_allowed', code: 'METHOD_NOT_ALLOWED', message: 'Use GET or POST' },
         requestId,
       );
     }
@@ -165,7 +165,7 @@ function answeredMethod(
     res,
     405,
     {
-      error: 'bad_request',
+      error: 'method_not_allowed',
       code: 'METHOD_NOT_ALLOWED',
       message: `${sent} is not allowed here; allowed: ${allow}`,
     },

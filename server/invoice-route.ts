@@ -20,8 +20,7 @@ export async function serveInvoice(
 ) {
   try {
     if (req.method !== 'GET') {
-      throw new AppError('bad_request', 'METHOD_NOT_ALLOWED', 'Use GET', {
-        status: 405,
+      throw new AppError('method_not_allowed', 'METHOD_NOT_ALLOWED', 'Use GET', {
         headers: { Allow: 'GET, HEAD' },
       });
     }

@@ -8,7 +8,9 @@ export type ErrorCategory =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'method_not_allowed'
   | 'conflict'
+  | 'unprocessable_content'
   | 'rate_limited'
   | 'server_error';
 
@@ -17,7 +19,9 @@ export const STATUS_OF: Record<ErrorCategory, number> = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
+  unprocessable_content: 422,
   rate_limited: 429,
   server_error: 500,
 };

@@ -283,7 +283,7 @@ describe('malformed request targets and transport refusals', () => {
       const res = await raw(`${method} /trpc/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
       expect(res.status, method).toBe(405);
       expect(res.head).toMatch(/\r\nAllow: GET, HEAD, POST/i);
-      expect(JSON.parse(res.body)).toMatchObject({ error: 'bad_request', code: 'METHOD_NOT_ALLOWED' });
+      expect(JSON.parse(res.body)).toMatchObject({ error: 'method_not_allowed', code: 'METHOD_NOT_ALLOWED' });
     }
   });
 

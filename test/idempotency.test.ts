@@ -169,7 +169,7 @@ describe('the same key on another request', () => {
     const before = await ordersOf(store.id);
     const reused = await post<ErrorBody>(orderBody(productId, 2), key);
     expect(reused.status).toBe(422);
-    expect(reused.body).toMatchObject({ error: 'bad_request', code: 'IDEMPOTENCY_KEY_REUSED' });
+    expect(reused.body).toMatchObject({ error: 'unprocessable_content', code: 'IDEMPOTENCY_KEY_REUSED' });
     expect(reused.body.request_id).toBe(reused.headers.get('x-request-id'));
     expect(await ordersOf(store.id)).toBe(before);
   });

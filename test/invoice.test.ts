@@ -298,6 +298,7 @@ describe('GET /api/v1/orders/{id}/invoice', () => {
     });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toContain('GET');
+    expect(await post.json()).toMatchObject({ error: 'method_not_allowed', code: 'METHOD_NOT_ALLOWED' });
   });
 });
 

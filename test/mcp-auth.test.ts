@@ -391,6 +391,7 @@ describe('the Streamable HTTP transport', () => {
       });
       expect(res.status, method).toBe(405);
       expect(res.headers.get('allow')).toBe('POST');
+      expect(await res.json()).toMatchObject({ error: 'method_not_allowed' });
     }
   });
 

@@ -548,7 +548,7 @@ describe('methods a REST path does not have', () => {
         const res = await send<ErrorBody>(app, method, filled(path), { key: store.readWrite });
         expect(res.status, `${method} ${path}`).toBe(405);
         expect(res.headers.get('allow'), `${method} ${path}`).toBe(allow);
-        expect(res.body).toMatchObject({ error: 'bad_request', code: 'METHOD_NOT_ALLOWED' });
+        expect(res.body).toMatchObject({ error: 'method_not_allowed', code: 'METHOD_NOT_ALLOWED' });
         expect(res.body.message).toBe(`${method} is not allowed here; allowed: ${allow}`);
         expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
         checked++;

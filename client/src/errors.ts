@@ -11,7 +11,9 @@ const CATEGORY_BY_STATUS: Record<number, ErrorCategory> = {
   401: 'unauthorized',
   403: 'forbidden',
   404: 'not_found',
+  405: 'method_not_allowed',
   409: 'conflict',
+  422: 'unprocessable_content',
   415: 'bad_request',
   429: 'rate_limited',
 };

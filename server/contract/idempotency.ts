@@ -43,7 +43,7 @@ const IN_USE = errorExample(
   'A request with this Idempotency-Key is still being processed; retry shortly',
 );
 const REUSED = errorExample(
-  'bad_request',
+  'unprocessable_content',
   'IDEMPOTENCY_KEY_REUSED',
   'This Idempotency-Key was used with a different request; send a new key for a new request',
 );

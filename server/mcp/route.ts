@@ -91,7 +91,7 @@ export async function serveMcp(req: IncomingMessage, res: ServerResponse, deps: 
       res,
       405,
       {
-        error: 'bad_request',
+        error: 'method_not_allowed',
         code: 'METHOD_NOT_ALLOWED',
         message: 'Use POST: this endpoint keeps no sessions',
       },

@@ -19,7 +19,9 @@ const TRPC_CODE: Record<ErrorCategory, TRPCError['code']> = {
   unauthorized: 'UNAUTHORIZED',
   forbidden: 'FORBIDDEN',
   not_found: 'NOT_FOUND',
+  method_not_allowed: 'METHOD_NOT_SUPPORTED',
   conflict: 'CONFLICT',
+  unprocessable_content: 'UNPROCESSABLE_CONTENT',
   rate_limited: 'TOO_MANY_REQUESTS',
   server_error: 'INTERNAL_SERVER_ERROR',
 };
@@ -37,7 +39,7 @@ const TRANSPORT: Partial<
   BAD_REQUEST: { category: 'bad_request', code: 'BAD_REQUEST', status: 400 },
   UNSUPPORTED_MEDIA_TYPE: { category: 'bad_request', code: 'UNSUPPORTED_MEDIA_TYPE', status: 415 },
   PAYLOAD_TOO_LARGE: { category: 'bad_request', code: 'PAYLOAD_TOO_LARGE', status: 413 },
-  METHOD_NOT_SUPPORTED: { category: 'bad_request', code: 'METHOD_NOT_ALLOWED', status: 405 },
+  METHOD_NOT_SUPPORTED: { category: 'method_not_allowed', code: 'METHOD_NOT_ALLOWED', status: 405 },
   NOT_FOUND: { category: 'not_found', code: 'ROUTE_NOT_FOUND', status: 404 },
   UNAUTHORIZED: { category: 'unauthorized', code: 'UNAUTHORIZED', status: 401 },
   FORBIDDEN: { category: 'forbidden', code: 'FORBIDDEN', status: 403 },

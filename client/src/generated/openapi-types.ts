@@ -1,10 +1,10 @@
 /**
- * Generated from openapi.json (Stockless Partner API 2.0.1) by client/scripts/generate-types.ts.
+ * Generated from openapi.json (Stockless Partner API 2.0.0) by client/scripts/generate-types.ts.
  * Do not edit: run `npm run sdk:types`.
  */
 
 /** The contract version these types were generated from. */
-export const CONTRACT_VERSION = '2.0.1';
+export const CONTRACT_VERSION = '2.0.0';
 
 // Components
 
@@ -222,7 +222,9 @@ export interface ErrorBody {
     | 'unauthorized'
     | 'forbidden'
     | 'not_found'
+    | 'method_not_allowed'
     | 'conflict'
+    | 'unprocessable_content'
     | 'rate_limited'
     | 'server_error';
   /**
