@@ -348,7 +348,12 @@ function answerLookup(res: ServerResponse, found: Exclude<Settled, { outcome: 'r
   if (found.outcome === 'reused') {
     const message =
       'This Idempotency-Key was used with a different request (or credential); send a new key for a new request';
-    return sendError(res, 422, { error: 'unprocessable_content', code: 'IDEMPOTENCY_KEY_REUSED', message }, requestId);
+    return sendError(
+      res,
+      422,
+      { error: 'unprocessable_content', code: 'IDEMPOTENCY_KEY_REUSED', message },
+      requestId,
+    );
   }
   res.setHeader('Retry-After', '1');
   const message = 'A request with this Idempotency-Key is still being processed; retry shortly';
