@@ -191,8 +191,21 @@ describe('catalogue maintenance reaches every listing store', () => {
 
   it('a wholesale rise above a custom price clears it, and the store hears of it', async () => {
     // Minimum at margin 0 is the wholesale price: 1600 puts A's custom 1500 below it.
+    const [before] = await rows<{ price: number }>(
+      app.em(),
+      sql`SELECT wholesale_price_cents AS price FROM product_variants WHERE product_id = ${P}`,
+    );
     const out = await internal().catalogue.updateProduct({ productId: P, wholesale_price_cents: 1600 });
     expect(out.custom_prices_cleared).toBe(1);
+    // The price it had is kept with the moment it changed, for orders sent at the old price (409, not 400);
+    // the same price again changes neither.
+    await internal().catalogue.updateProduct({ productId: P, wholesale_price_cents: 1600 });
+    const [kept] = await rows<{ previous: number; recent: boolean }>(
+      app.em(),
+      sql`SELECT previous_wholesale_price_cents AS previous, wholesale_price_changed_at > now() - interval '1 minute' AS recent
+        FROM product_variants WHERE product_id = ${P}`,
+    );
+    expect(kept).toEqual({ previous: before?.price, recent: true });
     await runJobs();
     expect(await newEvents()).toEqual([
       [A.id, 'product.updated', { product_id: P }],

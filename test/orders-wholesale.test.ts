@@ -99,10 +99,12 @@ async function stockOf(productId: number): Promise<{ product: number; variants: 
   };
 }
 
+/** A price change as the catalogue's writes make one: the old price is remembered with the moment. */
 async function setVariantPrice(variantId: number, cents: number) {
   await rows(
     app.em(),
-    sql`UPDATE product_variants SET wholesale_price_cents = ${cents} WHERE id = ${variantId}`,
+    sql`UPDATE product_variants SET previous_wholesale_price_cents = wholesale_price_cents,
+      wholesale_price_changed_at = now(), wholesale_price_cents = ${cents} WHERE id = ${variantId}`,
   );
 }
 
@@ -413,7 +415,7 @@ describe('POST /api/v1/orders: a placed order', () => {
       [orderBody([{ product_id: 2_000_000_000, quantity: 1 }]), 404],
       [orderBody([{ product_id: inactive, quantity: 1 }]), 400],
       [orderBody([{ product_id: p, quantity: 51 }]), 400],
-      [orderBody([{ product_id: p, quantity: 1, price_cents: 999 }]), 409],
+      [orderBody([{ product_id: p, quantity: 1, price_cents: 999 }]), 400],
       [
         orderBody([{ product_id: p, quantity: 1 }], {
           payment: { method: 'card', transaction_id: 't', amount_cents: 1 },
@@ -561,35 +563,63 @@ describe('POST /api/v1/orders: refusals change nothing', () => {
     expect(await stockOf(scarce)).toEqual({ product: 3, variants: [1, 2] });
   });
 
-  it('409 PRICE_CHANGED with the current price of each stale line', async () => {
+  it('409 PRICE_CHANGED with the current price of each line sent at its price before a change', async () => {
     const p = await product({ wholesale: 1000, stock: [5] });
     const [pv] = await variantIds(p);
+    await setVariantPrice(pv as number, 1100);
     const multi = await product({ wholesale: 1000, stock: [5, 5] });
     const [, m2] = await variantIds(multi);
     await setVariantPrice(m2 as number, 1500);
     const res = await refused(
       orderBody([
-        { product_id: p, quantity: 1, price_cents: 999 },
+        { product_id: p, quantity: 1, price_cents: 1000 },
         // The product's price is not the variant's: the variant's counts.
         { product_id: multi, variant_id: m2, quantity: 1, price_cents: 1000 },
       ]),
       { status: 409, error: 'conflict', code: 'PRICE_CHANGED' },
     );
     expect(res.body.lines).toEqual([
-      { product_id: p, variant_id: pv, price_cents: 1000 },
+      { product_id: p, variant_id: pv, price_cents: 1100 },
       { product_id: multi, variant_id: m2, price_cents: 1500 },
     ]);
 
     // A fresh line is not listed next to a stale one.
     const fresh = await refused(
       orderBody([
-        { product_id: p, quantity: 1, price_cents: 1000 },
-        { product_id: multi, variant_id: m2, quantity: 1, price_cents: 1499 },
+        { product_id: p, quantity: 1, price_cents: 1100 },
+        { product_id: multi, variant_id: m2, quantity: 1, price_cents: 1000 },
       ]),
       { status: 409, error: 'conflict', code: 'PRICE_CHANGED' },
     );
     expect(fresh.body.lines).toEqual([{ product_id: multi, variant_id: m2, price_cents: 1500 }]);
     expect(await stockOf(multi)).toEqual({ product: 10, variants: [5, 5] });
+  });
+
+  it('400 PRICE_MISMATCH for a price a line never had, and 400 once the change is over 30 days old', async () => {
+    const p = await product({ wholesale: 1000, stock: [5] });
+    const [pv] = await variantIds(p);
+    const never = await refused(orderBody([{ product_id: p, quantity: 1, price_cents: 1499 }]), {
+      status: 400,
+      error: 'bad_request',
+      code: 'PRICE_MISMATCH',
+    });
+    expect(never.body.details).toEqual([
+      {
+        path: 'items.0.price_cents',
+        message: `1499 is not the wholesale price of product ${p} (1000), nor was it recently`,
+      },
+    ]);
+    await setVariantPrice(pv as number, 1200);
+    await rows(
+      app.em(),
+      sql`UPDATE product_variants SET wholesale_price_changed_at = now() - interval '31 days' WHERE id = ${pv}`,
+    );
+    await refused(orderBody([{ product_id: p, quantity: 1, price_cents: 1000 }]), {
+      status: 400,
+      error: 'bad_request',
+      code: 'PRICE_MISMATCH',
+    });
+    expect(await stockOf(p)).toEqual({ product: 5, variants: [5] });
   });
 
   it('400 PAYMENT_MISMATCH when payment.amount_cents differs from the total', async () => {

@@ -430,10 +430,14 @@ describe('errors name what was expected and which field', () => {
       { product_id: p, quantity: 1, price_cents: 1000 },
       { product_id: p, quantity: 1, price_cents: 999 },
     ]);
-    expect(stale.status).toBe(409);
-    expect(stale.body.code).toBe('PRICE_CHANGED');
+    // 999 was never its price: a mistake, not a change.
+    expect(stale.status).toBe(400);
+    expect(stale.body.code).toBe('PRICE_MISMATCH');
     expect(stale.body.details).toEqual([
-      { path: 'items.1.price_cents', message: 'the wholesale price is now 1000' },
+      {
+        path: 'items.1.price_cents',
+        message: `999 is not the wholesale price of product ${p} (1000), nor was it recently`,
+      },
     ]);
     const unknown = await order([
       { product_id: p, quantity: 1 },

@@ -35,3 +35,21 @@ export async function liveVariant(tx: EntityManager, productId: number, variantI
   if (variant.retired) throw new AppError('conflict', 'VARIANT_RETIRED', `Variant ${variantId} is retired`);
   return variant;
 }
+
+/**
+ * The columns a variant's UPDATE sets beside a new wholesale price (none when it sets none): the
+ * price it had, and when it changed, kept only when the price really moves. Orders read them to tell
+ * a price that changed from one that never was (src/orders/place-wholesale-order.ts).
+ */
+export function rememberWholesalePrice(next: number | undefined) {
+  if (next === undefined) return {};
+  const moves = sql`${next}::integer IS DISTINCT FROM wholesale_price_cents`;
+  return {
+    previous_wholesale_price_cents: sql<
+      number | null
+    >`CASE WHEN ${moves} THEN wholesale_price_cents ELSE previous_wholesale_price_cents END`,
+    wholesale_price_changed_at: sql<
+      string | null
+    >`CASE WHEN ${moves} THEN now() ELSE wholesale_price_changed_at END`,
+  };
+}

@@ -5,7 +5,7 @@ import { AppError } from '../errors.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
 import { queueProductChange } from './change-fanout.ts';
 import { minimumPriceAt } from './filters.ts';
-import { lockProduct } from './product-writes.ts';
+import { lockProduct, rememberWholesalePrice } from './product-writes.ts';
 import { scoreRange } from './readiness-scores.ts';
 import type { UpdateProductInput } from './schemas.ts';
 
@@ -108,6 +108,7 @@ export async function updateProduct(ctx: UseCaseContext, input: UpdateProductInp
         db(tx)
           .updateTable('product_variants')
           .set((eb) => ({
+            ...rememberWholesalePrice(input.wholesale_price_cents),
             wholesale_price_cents: eb.fn.coalesce(
               eb.val(input.wholesale_price_cents ?? null),
               'wholesale_price_cents',

@@ -2,7 +2,7 @@ import { db } from '../db/kysely.ts';
 import { run } from '../db/sql.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
 import { queueProductChange } from './change-fanout.ts';
-import { liveVariant, lockProduct, touchProduct } from './product-writes.ts';
+import { liveVariant, lockProduct, rememberWholesalePrice, touchProduct } from './product-writes.ts';
 import type { UpdateVariantInput } from './schemas.ts';
 import { ensureFreeSku, fitOptions } from './variant-options.ts';
 
@@ -21,6 +21,7 @@ export async function updateVariant(ctx: UseCaseContext, input: UpdateVariantInp
           sku: input.sku,
           title: input.title,
           option_values: input.option_values && JSON.stringify(input.option_values),
+          ...rememberWholesalePrice(input.wholesale_price_cents),
           wholesale_price_cents: input.wholesale_price_cents,
           retail_price_cents: input.retail_price_cents,
         })

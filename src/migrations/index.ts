@@ -43,6 +43,7 @@ import { Migration20261128110000_sort_key_covers } from './Migration202611281100
 import { Migration20261128120000_price_slices } from './Migration20261128120000_price_slices.ts';
 import { Migration20261129000000_listing_shipping_gaps } from './Migration20261129000000_listing_shipping_gaps.ts';
 import { Migration20261129010000_price_slice_bounds } from './Migration20261129010000_price_slice_bounds.ts';
+import { Migration20261129020000_variant_previous_price } from './Migration20261129020000_variant_previous_price.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -156,5 +157,9 @@ export const migrationsList = [
   {
     name: 'Migration20261129010000_price_slice_bounds',
     class: Migration20261129010000_price_slice_bounds,
+  },
+  {
+    name: 'Migration20261129020000_variant_previous_price',
+    class: Migration20261129020000_variant_previous_price,
   },
 ];

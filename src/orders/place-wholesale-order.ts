@@ -32,6 +32,7 @@ export async function placeWholesaleOrder(ctx: PartnerContext, input: WholesaleO
         );
       }
     }
+    refuseUnknownPrices(resolved);
     const stale = resolved.filter(
       ({ line, variant }) =>
         line.price_cents !== undefined && line.price_cents !== variant.wholesale_price_cents,
@@ -74,5 +75,31 @@ export async function placeWholesaleOrder(ctx: PartnerContext, input: WholesaleO
       })),
     });
     return { order };
+  });
+}
+
+interface PricedLine {
+  index: number;
+  line: { product_id: number; price_cents?: number };
+  variant: { wholesale_price_cents: number; recent_wholesale_price_cents: number | null };
+}
+
+/**
+ * A `price_cents` that is neither today's wholesale price nor the one before its last (recent) change
+ * was never a price the client could have read: 400 `PRICE_MISMATCH`, not 409 `PRICE_CHANGED`.
+ */
+function refuseUnknownPrices(resolved: readonly PricedLine[]) {
+  const wrong = resolved.filter(
+    ({ line, variant }) =>
+      line.price_cents !== undefined &&
+      line.price_cents !== variant.wholesale_price_cents &&
+      line.price_cents !== variant.recent_wholesale_price_cents,
+  );
+  if (wrong.length === 0) return;
+  throw new AppError('bad_request', 'PRICE_MISMATCH', 'A price_cents sent is not the wholesale price', {
+    details: wrong.map(({ index, line, variant }) => ({
+      path: `items.${index}.price_cents`,
+      message: `${line.price_cents} is not the wholesale price of product ${line.product_id} (${variant.wholesale_price_cents}), nor was it recently`,
+    })),
   });
 }

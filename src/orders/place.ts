@@ -7,6 +7,12 @@ import { DISPATCH_WAKE } from '../events/outbox.ts';
 import { checkStock, reserveStock } from './reserve.ts';
 import type { createdOrderOutput, ORDER_CHANNELS, ORDER_TYPES } from './schemas.ts';
 
+/**
+ * How long a variant's previous wholesale price still explains an order line that sends it: a client
+ * that read the price within this time and orders now meets a change, not a mistake.
+ */
+const PRICE_MEMORY = sql`interval '30 days'`;
+
 /** The new order as POST /api/v1/orders answers it. */
 type CreatedOrder = z.output<typeof createdOrderOutput>['order'];
 
@@ -70,6 +76,12 @@ function orderableVariants(tx: EntityManager, storeId: number, productIds: numbe
         'v.sku',
         'v.wholesale_price_cents',
         'v.retail_price_cents',
+        // The price before the last change, while that change is recent enough to have been seen.
+        sql<
+          number | null
+        >`CASE WHEN v.wholesale_price_changed_at > now() - ${PRICE_MEMORY} THEN v.previous_wholesale_price_cents END`.as(
+          'recent_wholesale_price_cents',
+        ),
         eb
           .cast<number>(
             eb.fn.countAll().over((over) => over.partitionBy('p.id')),

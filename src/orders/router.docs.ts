@@ -7,8 +7,8 @@ export const ordersDocs: RouterDocs<typeof ordersRouter> = {
   create: {
     errors: {
       '400': errorDoc(
-        'The order cannot be placed as sent (a line cannot be ordered, stock is short, the payment does not ' +
-          'match the total) or is invalid; nothing was reserved',
+        'The order cannot be placed as sent (a line cannot be ordered, stock is short, a `price_cents` was ' +
+          'never the wholesale price, the payment does not match the total) or is invalid; nothing was reserved',
         errorExample(
           'bad_request',
           'INSUFFICIENT_STOCK',
@@ -35,6 +35,14 @@ export const ordersDocs: RouterDocs<typeof ordersRouter> = {
           'payment.amount_cents (50000) must equal the order total (52000)',
           { total_cents: 52000 },
         ),
+        errorExample('bad_request', 'PRICE_MISMATCH', 'A price_cents sent is not the wholesale price', {
+          details: [
+            {
+              path: 'items.0.price_cents',
+              message: '42000 is not the wholesale price of product 1042 (21911), nor was it recently',
+            },
+          ],
+        }),
         errorExample('bad_request', 'ORDER_TOO_LARGE', 'The order total is too large'),
       ),
       '404': errorDoc(
@@ -43,8 +51,8 @@ export const ordersDocs: RouterDocs<typeof ordersRouter> = {
         errorExample('not_found', 'VARIANT_NOT_FOUND', 'Product 1042 has no variant 5539'),
       ),
       '409': errorDoc(
-        'The wholesale price changed (`PRICE_CHANGED`): a line sent a `price_cents` that is no longer the ' +
-          'current wholesale price; `lines` gives the current prices and nothing was reserved',
+        'The wholesale price changed (`PRICE_CHANGED`): a line sent the `price_cents` the variant had before ' +
+          'its last change (within 30 days); `lines` gives the current prices and nothing was reserved',
         errorExample(
           'conflict',
           'PRICE_CHANGED',

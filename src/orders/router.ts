@@ -58,7 +58,8 @@ export const ordersRouter = router({
         description:
           'The store buys catalogue products from Stockless at wholesale (`order_type: wholesale_api`). Each product ' +
           'must be active, have images and enough stock; `price_cents`, if sent, must equal the current wholesale ' +
-          'price (409 `PRICE_CHANGED`). Name `variant_id` for products with several variants. All lines are ' +
+          'price (409 `PRICE_CHANGED` when it changed from the one sent, 400 `PRICE_MISMATCH` when it never was ' +
+          'that). Name `variant_id` for products with several variants. All lines are ' +
           'checked and reserved together, or none. App tokens are refused.',
         errorResponses: {
           400: 'Invalid order',

@@ -185,7 +185,8 @@ export const wholesaleOrderInput = z.strictObject({
           .meta({ ...described('Required when the product has more than one variant.'), example: 2592 }),
         quantity: intParam(1, 10_000, { example: 2 }),
         price_cents: intParam(0, PG_INT_MAX, {
-          description: 'If sent, must equal the current wholesale price (else 409 `PRICE_CHANGED`).',
+          description:
+            'If sent, must equal the current wholesale price: 409 `PRICE_CHANGED` when it is the price before a change in the last 30 days, else 400 `PRICE_MISMATCH`.',
           example: 21911,
         }).optional(),
       }),

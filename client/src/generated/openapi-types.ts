@@ -1751,7 +1751,7 @@ export interface CreateWholesaleOrderBody {
     variant_id?: number;
     quantity: number;
     /**
-     * If sent, must equal the current wholesale price (else 409 `PRICE_CHANGED`).
+     * If sent, must equal the current wholesale price: 409 `PRICE_CHANGED` when it is the price before a change in the last 30 days, else 400 `PRICE_MISMATCH`.
      */
     price_cents?: number;
   }[];

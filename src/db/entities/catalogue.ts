@@ -329,6 +329,10 @@ export const ProductVariant = defineEntity({
       name: 'product_variants_wholesale_price_cents_check',
       expression: 'wholesale_price_cents >= 0',
     },
+    {
+      name: 'product_variants_previous_wholesale_price_cents_check',
+      expression: 'previous_wholesale_price_cents >= 0',
+    },
   ],
   properties: {
     id: p.integer().primary().autoincrement().generated('by default as identity'),
@@ -340,6 +344,8 @@ export const ProductVariant = defineEntity({
     retailPriceCents: p.integer(),
     stockQuantity: p.integer().default(0),
     position: p.integer().default(0),
+    previousWholesalePriceCents: p.integer().nullable(),
+    wholesalePriceChangedAt: p.datetime().nullable(),
     retiredAt: p.datetime().nullable(),
   },
 });
