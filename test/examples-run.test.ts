@@ -8,6 +8,7 @@ import { dispatchPendingEvents } from '../src/events/dispatch.ts';
 import { recordEvents } from '../src/events/outbox.ts';
 import { webhookFanOut } from '../src/webhooks/fanout.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
+import { childOutput, type Ran } from './helpers/child-output.ts';
 import { fixtures } from './helpers/fixtures.ts';
 
 /**
@@ -20,12 +21,6 @@ const EXAMPLES = readdirSync(join(ROOT, 'examples'))
   .filter((f) => f.endsWith('.ts') && !['run.ts', 'shared.ts'].includes(f))
   .map((f) => f.slice(0, -3));
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Exactly the README's command, from the repository root. */
 function npmRunExample(args: string[], env: Record<string, string> = {}): Promise<Ran> {
   const child = spawn('npm', ['run', 'example', '--', ...args], {
@@ -33,18 +28,7 @@ function npmRunExample(args: string[], env: Record<string, string> = {}): Promis
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((done, fail) => {
-    child.once('error', fail);
-    child.once('close', (code) => done({ code, stdout, stderr }));
-  });
+  return childOutput(child);
 }
 
 describe('npm run example', () => {

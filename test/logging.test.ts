@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import { setImmediate as tick } from 'node:timers/promises';
 import { quickAddJob, runOnce } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,24 +5,7 @@ import { graphileLogger } from '../jobs/worker.ts';
 import { ConfigError, loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/logger.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-
-/** A stream for the logger to write to, that keeps what would be printed. */
-function capture() {
-  const lines: string[] = [];
-  let partial = '';
-  const stream = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      const parts = (partial + String(chunk)).split('\n');
-      partial = parts.pop() ?? '';
-      lines.push(...parts.filter(Boolean));
-      done();
-    },
-  });
-  return Object.assign(stream, {
-    lines,
-    records: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>),
-  });
-}
+import { capture } from './helpers/log-capture.ts';
 
 describe('LOG_FORMAT', () => {
   it('is json by default, accepts pretty, and refuses anything else at start', () => {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { verifyWebhook } from '../client/src/index.ts';
+import { childOutput, type Ran } from './helpers/child-output.ts';
 
 /**
  * The SDK as a partner gets it (issue 28): `npm run build:sdk`, `npm pack ./client`, `npm install` of
@@ -18,12 +19,6 @@ const ROOT = resolve(import.meta.dirname, '..');
 const DIST = join(ROOT, 'client/dist');
 const NODE20 = '/usr/bin/node';
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** The environment without npm's own variables: under `npx vitest` they describe the parent npm. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
@@ -32,18 +27,7 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 function run(command: string, args: string[], cwd: string, env = cleanEnv()): Promise<Ran> {
   const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((done, fail) => {
-    child.once('error', fail);
-    child.once('close', (code) => done({ code, stdout, stderr }));
-  });
+  return childOutput(child);
 }
 
 async function ok(command: string, args: string[], cwd: string): Promise<string> {

@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { run, type WorkerEvents } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,27 +7,10 @@ import { graphileLogger, startWorker } from '../jobs/worker.ts';
 import { createLogger } from '../server/logger.ts';
 import { JOBS } from '../src/db/jobs.ts';
 import { startTestApp, TEST_MAIL, TEST_WEBHOOKS, type TestApp } from './helpers/app.ts';
+import { capture } from './helpers/log-capture.ts';
 
 type LogRecord = Record<string, unknown>;
 type Counts = Record<string, number>;
-
-/** A stream for the logger to write to, that keeps what would be printed. */
-function capture() {
-  const lines: string[] = [];
-  let partial = '';
-  const stream = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      const parts = (partial + String(chunk)).split('\n');
-      partial = parts.pop() ?? '';
-      lines.push(...parts.filter(Boolean));
-      done();
-    },
-  });
-  return Object.assign(stream, {
-    lines,
-    records: () => lines.map((l) => JSON.parse(l) as LogRecord),
-  });
-}
 
 const SUMMARY = /^jobs in the last [\d.]+ s$/;
 const isSummary = (r: LogRecord) => SUMMARY.test(String(r.msg));
