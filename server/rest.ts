@@ -260,7 +260,8 @@ async function answer(
 async function readInput(req: IncomingMessage, target: RequestTarget, routes: readonly RestRoute[]) {
   const withInput = req as IncomingMessage & { query?: Params; body?: unknown };
   withInput.query = parseParams(target.search);
-  refuseUnknownParameters(withInput.query, routeOf(routes, req.method, target.path));
+  const route = routeOf(routes, req.method, target.path);
+  refuseUnknownParameters(withInput.query, route);
   if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE') return;
   const type = req.headers['content-type'];
   const bytes = await readBytes(req, MAX_BODY_BYTES);
@@ -286,7 +287,6 @@ async function readInput(req: IncomingMessage, target: RequestTarget, routes: re
   // The adapter lays the path's parameters over the body's keys: a body key of that name would be
   // dropped in silence. The body schema has no such field (the contract says so), so it is unknown.
   if (body) {
-    const route = routeOf(routes, req.method, target.path);
     const taken = route?.params.find((name) => Object.hasOwn(body, name));
     if (taken) {
       const message = 'unknown field (taken from the path)';

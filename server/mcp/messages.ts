@@ -14,6 +14,8 @@ export interface ScreenedBody {
   body: unknown;
   /** How many JSON-RPC requests (messages with an id, expecting an answer) the body holds. */
   requests: number;
+  /** The tools its `tools/call` requests name, in order. */
+  tools: string[];
   /** Tool calls whose arguments were refused, by request id: answered as tool errors. */
   refusedArguments: Map<RequestId, AppError>;
 }
@@ -45,14 +47,8 @@ export function screenBody(text: string): ScreenedBody {
   const refusal = jsonValueRefusal(body);
   if (refusal) throw refusal;
   const requests = list.filter((m) => m?.id !== undefined && m?.method !== undefined).length;
-  return { body, requests, refusedArguments };
-}
-
-/** The tools a JSON-RPC message (or batch) calls, by name. */
-export function calledTools(body: unknown): string[] {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.flatMap((m) => {
-    const call = m as Message;
-    return call?.method === 'tools/call' && typeof call.params?.name === 'string' ? [call.params.name] : [];
-  });
+  const tools = list.flatMap((m) =>
+    m?.method === 'tools/call' && typeof m.params?.name === 'string' ? [m.params.name] : [],
+  );
+  return { body, requests, tools, refusedArguments };
 }

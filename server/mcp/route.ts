@@ -1,18 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Actor, OAuthScope } from '../../src/auth/actor.ts';
-import { AppError } from '../../src/errors.ts';
+import type { OAuthScope } from '../../src/auth/actor.ts';
 import { missingToolScope } from '../../src/mcp/scopes.ts';
 import { createMcpServer } from '../../src/mcp/server.ts';
-import { type ChargedLimits, enforceLimit, limitKeys } from '../../src/ratelimit/limiter.ts';
 import type { Context } from '../../src/trpc/context.ts';
 import { shapeError } from '../../src/trpc/errors.ts';
+import { chargeLimits } from '../../src/trpc/procedures.ts';
 import { answerCors } from '../cors.ts';
 import { InputRefused, readBytes, utf8Text } from '../http-input.ts';
 import type { Logger } from '../logger.ts';
 import { sendError, sendJson } from '../respond.ts';
 import { authenticate, insufficientScope, type Refusal } from './auth.ts';
-import { calledTools, type ScreenedBody, screenBody } from './messages.ts';
+import { type ScreenedBody, screenBody } from './messages.ts';
 
 export const MCP_PATH = '/mcp';
 
@@ -42,30 +41,6 @@ function jsonRpcError(res: ServerResponse, status: number, code: number, message
     error: { code, message, data: { request_id: requestId } },
     id: null,
   });
-}
-
-/**
- * The messages of a POST that are not tool calls (`initialize`, `tools/list`, `ping`, …) count
- * against the client's allowance as the tool calls do in their procedures: a batch of listings is
- * no way around the limit. Notifications get no answer and are not counted.
- */
-async function chargeOtherMessages(
-  ctx: Context,
-  actor: Actor,
-  screened: ScreenedBody,
-): Promise<ChargedLimits> {
-  const others = screened.requests - calledTools(screened.body).length;
-  if (others <= 0) return { headers: {} };
-  const allowance = ctx.settings.rateLimits.app;
-  const headers: Record<string, string> = {};
-  try {
-    for (const limit of limitKeys(actor, undefined))
-      Object.assign(headers, await enforceLimit(ctx.em, limit.key, allowance, Math.min(others, allowance)));
-    return { headers };
-  } catch (err) {
-    if (err instanceof AppError) return { headers, refusal: err };
-    throw err;
-  }
 }
 
 /**
@@ -119,13 +94,16 @@ export async function serveMcp(req: IncomingMessage, res: ServerResponse, deps: 
     const code = err.status === 413 ? -32000 : err.code === 'INVALID_JSON' ? -32700 : -32600;
     return jsonRpcError(res, err.status, code, err.message, requestId);
   }
-  const { body } = screened;
-  const missing = calledTools(body).flatMap((tool) => {
+  const missing = screened.tools.flatMap((tool) => {
     const scope: OAuthScope | undefined = missingToolScope(actor, tool);
     return scope ? [{ tool, scope }] : [];
   });
   if (missing.length > 0) return refuse(res, insufficientScope(deps.publicUrl, actor, missing), requestId);
-  const limited = await chargeOtherMessages(ctx, actor, screened);
+  // Requests other than tool calls (`initialize`, `tools/list`, `ping`, …) count against the client's
+  // allowance as tool calls do in their procedures: a batch of listings is no way around the limit.
+  const others = screened.requests - screened.tools.length;
+  const limited =
+    others > 0 ? await chargeLimits(ctx.em, actor, undefined, ctx.settings, others) : { headers: {} };
   if (limited.refusal) {
     const shaped = shapeError(limited.refusal);
     return sendJson(res, shaped.status, { ...shaped.body, request_id: requestId }, shaped.headers);
@@ -147,5 +125,5 @@ export async function serveMcp(req: IncomingMessage, res: ServerResponse, deps: 
     void server.close();
   });
   await server.connect(transport);
-  await transport.handleRequest(req, res, body);
+  await transport.handleRequest(req, res, screened.body);
 }

@@ -29,8 +29,8 @@ export const partnerProcedure = baseProcedure.use(async ({ ctx, meta, type, next
 });
 
 /**
- * Counts a request against every limit it falls under: an OAuth client's per-store allowance for any
- * call, and the operation's own shared limit. A refusal (429) is answered, not thrown, so a caller
+ * Counts a request (or `cost` of them at once) against every limit it falls under: an OAuth client's
+ * per-store allowance for any call, and the operation's own shared limit. A refusal (429) is answered, not thrown, so a caller
  * outside the procedure (the idempotency layer) can hand it on.
  */
 export async function chargeLimits(
@@ -38,11 +38,15 @@ export async function chargeLimits(
   actor: Actor,
   meta: Meta | undefined,
   settings: DomainSettings,
+  cost = 1,
 ): Promise<ChargedLimits> {
   const headers: Record<string, string> = {};
   try {
-    for (const limit of limitKeys(actor, meta?.rateLimit))
-      Object.assign(headers, await enforceLimit(em, limit.key, settings.rateLimits[limit.allowance]));
+    for (const limit of limitKeys(actor, meta?.rateLimit)) {
+      const allowance = settings.rateLimits[limit.allowance];
+      // A cost past the whole allowance could never be granted: it takes the whole allowance.
+      Object.assign(headers, await enforceLimit(em, limit.key, allowance, Math.min(cost, allowance)));
+    }
     return { headers };
   } catch (err) {
     if (err instanceof AppError) return { headers, refusal: err };
