@@ -12,6 +12,7 @@ export type { RetryOptions } from './http.ts';
 export {
   type ConnectionChange,
   deliveryHeaders,
+  describeConnection,
   describeForwarded,
   developmentSecret,
   type Forwarded,

@@ -8,7 +8,14 @@
  */
 import { parseArgs } from 'node:util';
 import { Stockless } from './client.ts';
-import { type ConnectionChange, describeForwarded, listen, resendEvent, whenReachable } from './listen.ts';
+import {
+  type ConnectionChange,
+  describeConnection,
+  describeForwarded,
+  listen,
+  resendEvent,
+  whenReachable,
+} from './listen.ts';
 import { rememberedSecret } from './listen-secrets.ts';
 
 const USAGE = `usage: stockless-listen --forward-to URL [--api-key KEY] [--base-url URL] [--events a,b] [--secret whsec_…] [--resend evt_…]
@@ -64,13 +71,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 
 /** One line when the API goes away (a restart) and one when it is back. */
 function onConnection(change: ConnectionChange) {
-  if (change.state === 'lost') {
-    const seconds = Math.round(change.retryInMs / 1000);
-    console.error(
-      `${change.error} Retrying in ${seconds} s (set STOCKLESS_URL or --base-url if it serves elsewhere).`,
-    );
-  } else
-    console.error(`Connected to ${baseUrl} again after ${Math.round(change.downMs / 1000)} s; resuming.`);
+  console.error(describeConnection(change, 'set STOCKLESS_URL or --base-url if it serves elsewhere'));
 }
 
 try {

@@ -209,3 +209,10 @@ export function describeForwarded(f: Forwarded): string {
   const again = f.status === undefined || f.status >= 400 ? `  (resend: --resend ${f.event.id})` : '';
   return `${time}  ${f.event.event.padEnd(18)} ${f.event.id.padEnd(12)} → ${answer} (${Math.round(f.ms)} ms)${again}`;
 }
+
+/** One line for a change of the listener's link: `… Retrying in 4 s.` / `Connected again after 9 s; resuming.` */
+export function describeConnection(change: ConnectionChange, hint = ''): string {
+  if (change.state === 'restored')
+    return `Connected again after ${Math.round(change.downMs / 1000)} s; resuming.`;
+  return `${change.error} Retrying in ${Math.round(change.retryInMs / 1000)} s${hint ? ` (${hint})` : ''}.`;
+}

@@ -97,12 +97,7 @@ async function follow(s: ListenSession, env: CommandEnv) {
     secret,
     events: optionalString(s.values.events)?.split(','),
     signal: stop.signal,
-    onConnection: (c) =>
-      console.error(
-        c.state === 'lost'
-          ? `${c.error} Retrying in ${Math.round(c.retryInMs / 1000)} s.`
-          : `Connected again after ${Math.round(c.downMs / 1000)} s; resuming.`,
-      ),
+    onConnection: (c) => console.error(sdk.describeConnection(c)),
     onForward: (f) => {
       forwarded++;
       const line = { event: f.event.event, id: f.event.id, status: f.status ?? null, error: f.error ?? null };
