@@ -4,6 +4,7 @@ import pg from 'pg';
 import { ormConfig } from '../mikro-orm.config.ts';
 import type { Orm } from '../src/db/orm.ts';
 import { QUERY_CANCELED } from '../src/errors.ts';
+import { applyFunctionFiles } from './db-functions.ts';
 
 export type { Orm } from '../src/db/orm.ts';
 
@@ -87,8 +88,9 @@ const MIGRATION_LOCK = 4_207_001;
 const silent = new Logger(() => () => {});
 
 /**
- * Applies our migrations, then Graphile Worker's. An advisory lock makes it safe for several
- * processes to start at once: one migrates, the others wait and find nothing left to do.
+ * Applies our migrations, then Graphile Worker's, then the function files that changed
+ * (src/db/functions/, after every table and schema they may name). An advisory lock makes it safe
+ * for several processes to start at once: one migrates, the others wait and find nothing left to do.
  */
 export async function migrate(orm: Orm, url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
@@ -97,6 +99,7 @@ export async function migrate(orm: Orm, url: string): Promise<void> {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await orm.migrator.up();
     await runMigrations({ connectionString: url, logger: silent });
+    await applyFunctionFiles(client);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
     await client.end();

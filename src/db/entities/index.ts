@@ -34,6 +34,7 @@ import { InvoiceCounter, Order, OrderLine, OrderStatusChange, PurchaseOrder } fr
 import { PlatformFeature, PlatformSecret } from './platform.ts';
 import { PriceSliceBound } from './price-slice-bounds.ts';
 import { RateLimit } from './ratelimit.ts';
+import { SchemaFunction } from './schema-functions.ts';
 import { ApiKey, Store } from './store.ts';
 import { WebhookAttempt, WebhookDelivery, WebhookEvent, WebhookSubscription } from './webhooks.ts';
 
@@ -87,7 +88,8 @@ export type AnyEntity =
   | typeof WebhookSubscription
   | typeof WebhookDelivery
   | typeof WebhookAttempt
-  | typeof WebhookEvent;
+  | typeof WebhookEvent
+  | typeof SchemaFunction;
 
 /** Every table as an entity; discovery is explicit, not by file globbing. */
 export const entities: AnyEntity[] = [
@@ -140,4 +142,5 @@ export const entities: AnyEntity[] = [
   WebhookDelivery,
   WebhookAttempt,
   WebhookEvent,
+  SchemaFunction,
 ];
