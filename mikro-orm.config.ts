@@ -10,8 +10,9 @@ export function ormConfig(clientUrl: string, poolSize = 10) {
     clientUrl,
     entities,
     namingStrategy: PostgresNamingStrategy,
-    // Triggers and their functions are behaviour, written in the migrations; the entities describe the
-    // tables. Graphile Worker owns its own schema.
+    // Triggers and their functions are behaviour, one file each in src/db/functions/ (held to the
+    // database by test/db-functions.test.ts); the entities describe the tables. Graphile Worker owns its
+    // own schema.
     schemaGenerator: { ignoreTriggers: true, ignoreRoutines: true, ignoreSchema: ['graphile_worker'] },
     extensions: [Migrator],
     // Idle connections are kept five minutes (pg-pool closes them after 10 s by default). A new
