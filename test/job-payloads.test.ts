@@ -1,7 +1,7 @@
 import { type JobHelpers, Logger, makeWorkerUtils, runOnce } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTaskList } from '../jobs/tasks.ts';
-import { queueProductChange } from '../src/catalogue/change-fanout.ts';
+import { queueProductChange } from '../src/catalogue/product-change-propagation.ts';
 import { enqueueJob, JOBS, type JobName, MalformedJobPayload, parseJobPayload } from '../src/db/jobs.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { enqueueDispatch, recordEvents } from '../src/events/outbox.ts';
