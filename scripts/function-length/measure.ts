@@ -1,7 +1,7 @@
 /**
  * Counts each function's lines the way Biome's noExcessiveLinesPerFunction does (skipBlankLines on),
  * except that the text of template literals counts too: Biome counts only lines that begin a token,
- * and a template's text is one token, so a function with 40 lines of SQL read as a few lines.
+ * and a template's text is one token, so a function with 40 lines of SQL reads as a few lines.
  *
  * Biome's count, measured against biome 2.5 (test/function-length.test.ts holds the cases): the lines
  * of the function's body (not its signature) whose first character starts a token other than `{` or `}`;
