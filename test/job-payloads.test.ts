@@ -6,7 +6,7 @@ import { enqueueJob, JOBS, type JobName, MalformedJobPayload, parseJobPayload } 
 import { rows, sql } from '../src/db/sql.ts';
 import { enqueueDispatch, recordEvents } from '../src/events/outbox.ts';
 import { queueMail } from '../src/mail/outbox.ts';
-import { sendQueuedMail } from '../src/mail/send.ts';
+import { sendQueuedMail } from '../src/mail/smtp-sender.ts';
 import { scheduleNextWake } from '../src/webhooks/delivery-queries.ts';
 import { fanOutToWebhooks } from '../src/webhooks/fanout.ts';
 import { wakeDeliveries } from '../src/webhooks/wake.ts';
