@@ -1,7 +1,7 @@
 import { type Config, domainSettingsOf } from '../server/config.ts';
 import { createLogger } from '../server/logger.ts';
 import type { Orm } from '../server/orm.ts';
-import { runProductFanout } from '../src/catalogue/change-fanout.ts';
+import { runProductFanout } from '../src/catalogue/product-change-propagation.ts';
 import { updateProduct } from '../src/catalogue/update-product.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { dispatchPendingEvents } from '../src/events/dispatch.ts';

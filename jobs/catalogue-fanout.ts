@@ -1,5 +1,5 @@
 import type { Task } from 'graphile-worker';
-import { runProductFanout } from '../src/catalogue/change-fanout.ts';
+import { runProductFanout } from '../src/catalogue/product-change-propagation.ts';
 import { JOBS, parseJobPayload } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
 

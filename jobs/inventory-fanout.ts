@@ -2,8 +2,8 @@ import type { Task } from 'graphile-worker';
 import { enqueueJob, JOBS, parseJobPayload } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
 import { onlyVariant } from '../src/events/ids-only.ts';
-import { fanOutStock, parseFanoutPayload } from '../src/inventory/fanout.ts';
-import { drainStockChanges } from '../src/inventory/fanout-drain.ts';
+import { drainStockChanges } from '../src/inventory/stock-change-drain.ts';
+import { fanOutStock, parseFanoutPayload } from '../src/inventory/stock-propagation.ts';
 import { syncStockTotal } from '../src/inventory/stock-total.ts';
 
 /** How soon a drain follows one that could not finish everything (see Drained). */
@@ -12,7 +12,7 @@ const RECHECK_MS = 250;
 /**
  * `inventory_fanout` (queued by the stock trigger when a product starts waiting, keyed by one of 64
  * shards of its id; payload `{ product_id }`, the shard's first):
- * drains every waiting stock change (src/inventory/fanout-drain.ts), the product's among them, so a
+ * drains every waiting stock change (src/inventory/stock-change-drain.ts), the product's among them, so a
  * burst of orders is fanned out a batch of products per transaction, not a job's transactions per
  * product. An older array payload names its variants and is fanned out alone, as it was.
  */

@@ -1,7 +1,7 @@
 import type { Task } from 'graphile-worker';
 import { JOBS, parseJobPayload } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
-import { type MailSettings, sendQueuedMail } from '../src/mail/send.ts';
+import { type MailSettings, sendQueuedMail } from '../src/mail/smtp-sender.ts';
 import { invoiceAttachments } from '../src/orders/tax-invoice.ts';
 
 /** `send_mail` (no payload): sends what is due in the mail outbox, invoices with their PDF. */

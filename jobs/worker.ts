@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { Logger as Pino } from 'pino';
 import { enqueueJob, JOBS } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
-import type { MailSettings } from '../src/mail/send.ts';
+import type { MailSettings } from '../src/mail/smtp-sender.ts';
 import { closeWebhookAgents } from '../src/webhooks/send.ts';
 import type { WebhookSettings } from '../src/webhooks/settings.ts';
 import { summarizeJobs } from './job-summary.ts';

@@ -13,7 +13,7 @@ import type {
   WebhookEvent,
 } from '../client/src/index.ts';
 import { createTaskList } from '../jobs/tasks.ts';
-import { planProductFanout } from '../src/catalogue/change-fanout.ts';
+import { planProductFanout } from '../src/catalogue/product-change-propagation.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { fanOutToListingStores } from '../src/events/listing-stores.ts';
 import { createCaller } from '../src/router.ts';

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../server/logger.ts';
-import { createSession } from '../src/oauth/consent.ts';
+import { createSession } from '../src/oauth/sessions.ts';
 import { createCaller } from '../src/router.ts';
 import { createStore } from '../src/store/create-store.ts';
 import { testSettings } from './helpers/app.ts';

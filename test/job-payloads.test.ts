@@ -1,12 +1,12 @@
 import { type JobHelpers, Logger, makeWorkerUtils, runOnce } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTaskList } from '../jobs/tasks.ts';
-import { queueProductChange } from '../src/catalogue/change-fanout.ts';
+import { queueProductChange } from '../src/catalogue/product-change-propagation.ts';
 import { enqueueJob, JOBS, type JobName, MalformedJobPayload, parseJobPayload } from '../src/db/jobs.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { enqueueDispatch, recordEvents } from '../src/events/outbox.ts';
 import { queueMail } from '../src/mail/outbox.ts';
-import { sendQueuedMail } from '../src/mail/send.ts';
+import { sendQueuedMail } from '../src/mail/smtp-sender.ts';
 import { scheduleNextWake } from '../src/webhooks/delivery-queries.ts';
 import { fanOutToWebhooks } from '../src/webhooks/fanout.ts';
 import { wakeDeliveries } from '../src/webhooks/wake.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorBody, GetMyProductResponse, GetProductResponse } from '../client/src/index.ts';
 import { rows, sql } from '../src/db/sql.ts';
-import { sendQueuedMail } from '../src/mail/send.ts';
+import { sendQueuedMail } from '../src/mail/smtp-sender.ts';
 import { advanceOrder } from '../src/orders/advance-order.ts';
 import { checkoutStorefront } from '../src/orders/checkout-storefront.ts';
 import { invoiceAttachments } from '../src/orders/tax-invoice.ts';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { apiResource, mcpResource } from '../../src/auth/resources.ts';
-import { startAuthorization } from '../../src/oauth/authorize.ts';
+import { startAuthorization } from '../../src/oauth/authorization-request.ts';
 import { registerClient } from '../../src/oauth/clients.ts';
 import { OAuthError } from '../../src/oauth/errors.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from '../../src/oauth/metadata.ts';
@@ -11,8 +11,8 @@ import { hitLimit, type LimitResult, limitHeaders } from '../../src/ratelimit/li
 import { oauthCors } from '../cors.ts';
 import { searchParams } from '../http-input.ts';
 import type { RequestTarget } from '../request-target.ts';
-import { consent } from './consent.ts';
 import { errorPage, sendPage } from './consent-page.ts';
+import { consent } from './consent-route.ts';
 import { asOAuth, clientIp, readForm, readJson, sendOAuthError, sendOAuthJson } from './http.ts';
 
 export interface OAuthDeps {

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/kysely.ts';
 import { first, run } from '../db/sql.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
-import { queueProductChange } from './change-fanout.ts';
+import { queueProductChange } from './product-change-propagation.ts';
 import { lockProduct, touchProduct } from './product-writes.ts';
 import { scoreRange } from './readiness-scores.ts';
 import type { AddVariantInput } from './schemas.ts';

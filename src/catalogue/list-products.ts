@@ -300,11 +300,7 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
         AND l.deleted_at IS NULL
       LEFT JOIN categories c ON c.id = p.category_id
       LEFT JOIN brands b ON b.id = p.brand_id`;
-    const read = (ids: RawBuilder<unknown>) =>
-      rows<ProductRow>(
-        em,
-        sql`SELECT ${productColumns(store)} FROM (${ids}) page ${named} ORDER BY ${orderBy(input)}`,
-      );
+    const read = (ids: RawBuilder<unknown>) => readPage(em, store, input, ids, named);
     const page = async (
       walk: PageMode = { walk: PAGE_WALK.entries },
       sized = false,
@@ -361,6 +357,20 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
     const [count, pageRows] = await Promise.all([counting, page()]);
     return { count, pageRows };
   }
+}
+
+/** A page's rows read whole and named (`named`: the joins that name them), from its ids, in order. */
+function readPage(
+  em: EntityManager,
+  store: StoreCatalogueContext,
+  input: ListInput,
+  ids: RawBuilder<unknown>,
+  named: RawBuilder<unknown>,
+) {
+  return rows<ProductRow>(
+    em,
+    sql`SELECT ${productColumns(store)} FROM (${ids}) page ${named} ORDER BY ${orderBy(input)}`,
+  );
 }
 
 async function searchList(

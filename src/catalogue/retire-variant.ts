@@ -2,7 +2,7 @@ import { db } from '../db/kysely.ts';
 import { first, run, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
-import { queueProductChange } from './change-fanout.ts';
+import { queueProductChange } from './product-change-propagation.ts';
 import { liveVariant, lockProduct, touchProduct } from './product-writes.ts';
 import { scoreRange } from './readiness-scores.ts';
 import type { VariantRef } from './schemas.ts';

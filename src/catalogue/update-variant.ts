@@ -1,7 +1,7 @@
 import { db } from '../db/kysely.ts';
 import { run } from '../db/sql.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
-import { queueProductChange } from './change-fanout.ts';
+import { queueProductChange } from './product-change-propagation.ts';
 import { liveVariant, lockProduct, rememberWholesalePrice, touchProduct } from './product-writes.ts';
 import type { UpdateVariantInput } from './schemas.ts';
 import { ensureFreeSku, fitOptions } from './variant-options.ts';

@@ -27,7 +27,7 @@ function oneProduct(items: readonly { product_id: number }[]): boolean {
 }
 
 /**
- * `catalogue_fanout`, queued by queueProductChange (src/catalogue/change-fanout.ts): one item per
+ * `catalogue_fanout`, queued by queueProductChange (src/catalogue/product-change-propagation.ts): one item per
  * change of the product while the job waits. `variant_ids: null` is the product as a whole.
  */
 export const catalogueFanoutPayload = z

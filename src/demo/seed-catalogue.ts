@@ -191,6 +191,14 @@ const variantCount = (id: RawBuilder<unknown>) => sql`(1 + ${h(id, 20)} % 4)`;
  */
 async function insertBatch(tx: EntityManager, lo: number, hi: number, pools: Pools) {
   await rows(tx, sql`SET LOCAL stockless.bulk_load = 'on'`);
+  await insertProducts(tx, lo, hi, pools);
+  await recordCompleteness(tx, lo, hi);
+  await insertVariants(tx, lo, hi);
+  await insertProductDetails(tx, lo, hi);
+}
+
+/** The batch's products, whole: drawn from the pools by hashes of the id, stock and readiness included. */
+async function insertProducts(tx: EntityManager, lo: number, hi: number, pools: Pools) {
   const g = sql`g`;
   const scored = readinessColumns(sql`src`, sql`sc.storefront`, sql`sc.mask`);
   await rows(
@@ -243,7 +251,10 @@ async function insertBatch(tx: EntityManager, lo: number, hi: number, pools: Poo
         ${scored.recommended_score}, now()
       FROM src CROSS JOIN LATERAL ${channelSummary(sql`src`)} sc`,
   );
-  await recordCompleteness(tx, lo, hi);
+}
+
+/** The products' variants, whose stock sums to what insertProducts gave each product. */
+async function insertVariants(tx: EntityManager, lo: number, hi: number) {
   const pid = sql`p.id`;
   await rows(
     tx,
@@ -262,6 +273,11 @@ async function insertBatch(tx: EntityManager, lo: number, hi: number, pools: Poo
       CROSS JOIN LATERAL (SELECT (${COLOURS}::text[])[1 + (${h(pid, 21)} + v) % ${COLOURS.length}] AS colour) c
       WHERE p.id BETWEEN ${lo} AND ${hi}`,
   );
+}
+
+/** What hangs off the variants and the products: the colour option, images and drawings. */
+async function insertProductDetails(tx: EntityManager, lo: number, hi: number) {
+  const pid = sql`p.id`;
   await rows(
     tx,
     sql`INSERT INTO product_options (product_id, name, "values", position)

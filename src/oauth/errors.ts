@@ -9,7 +9,7 @@ const CATEGORY_OF: Record<number, ErrorCategory> = {
 
 /**
  * An error of the OAuth endpoints: an AppError whose code is RFC 6749's `error`, answered in that
- * RFC's form `{ error, error_description }` by the OAuth routes (server/oauth/respond.ts).
+ * RFC's form `{ error, error_description }` by the OAuth routes (`sendOAuthError`, server/oauth/http.ts).
  */
 export class OAuthError extends AppError {
   override readonly name = 'OAuthError';

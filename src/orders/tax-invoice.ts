@@ -4,11 +4,11 @@ import { jsonBuildObject } from 'kysely/helpers/postgres';
 import { type DB, db } from '../db/kysely.ts';
 import { first, isoTime } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
-import type { MailAttachments } from '../mail/send.ts';
+import type { MailAttachments } from '../mail/smtp-sender.ts';
 import type { Merchant } from '../settings.ts';
 import { renderInvoicePdf } from './invoice-pdf.ts';
 
-/** An invoice mail's attachment: the order's tax invoice as a PDF (src/mail/send.ts). */
+/** An invoice mail's attachment: the order's tax invoice as a PDF (src/mail/smtp-sender.ts). */
 export function invoiceAttachments(merchant: Merchant): MailAttachments {
   return async (tx, mail) => {
     if (mail.kind !== 'invoice' || mail.order_id === null) return [];

@@ -3,7 +3,7 @@ import { rows, sql } from '../db/sql.ts';
 import { idsOnlyData } from '../events/ids-only.ts';
 import { LISTING_STORES_BATCH } from '../events/listing-stores.ts';
 import { enqueueDispatch } from '../events/outbox.ts';
-import { fanOutStock } from './fanout.ts';
+import { fanOutStock } from './stock-propagation.ts';
 import { setStockTotals } from './stock-total.ts';
 
 /** Waiting products one drain transaction takes. */
