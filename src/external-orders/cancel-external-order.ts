@@ -5,6 +5,7 @@ import { advanceOrder } from '../orders/advance-order.ts';
 import { getOrder } from '../orders/get-order.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import type { CancelInput } from './schemas.ts';
+import { ownedBy } from '../db/owned-by.ts';
 
 /**
  * The buyer cancelled on the marketplace. Only orders posted through the external-orders endpoint
@@ -20,8 +21,7 @@ export async function cancelExternalOrder(ctx: PartnerContext, { id: orderId, no
         .selectFrom('orders')
         .select(['order_type', 'status'])
         .where('id', '=', orderId)
-        .where('store_id', '=', actor.storeId)
-        .where('livemode', '=', actor.livemode)
+        .where(ownedBy(actor, 'orders'))
         .forUpdate(),
     );
     if (!order) throw notFound(`No order with id ${orderId}`, 'ORDER_NOT_FOUND');
@@ -43,7 +43,7 @@ export async function cancelExternalOrder(ctx: PartnerContext, { id: orderId, no
         status: 'cancelled',
         note,
         reason: 'marketplace',
-        storeId: actor.storeId,
+        owner: actor,
         cancelShipped: true,
       },
     );

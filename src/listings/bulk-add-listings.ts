@@ -10,6 +10,7 @@ import type { PartnerContext } from '../trpc/context.ts';
 import { bulkAddByFilter } from './bulk-by-filter.ts';
 import { type Added, addedFrom, dedupe } from './queries.ts';
 import type { BulkInput, Skip } from './schemas.ts';
+import { ownedBy } from '../db/owned-by.ts';
 
 /** The products of `ids` the store may see, each with whether the store lists it now. */
 function listedState(tx: EntityManager, ctx: StoreCatalogueContext, ids: number[]) {
@@ -20,7 +21,7 @@ function listedState(tx: EntityManager, ctx: StoreCatalogueContext, ids: number[
       .leftJoin('listings as l', (join) =>
         join
           .onRef('l.product_id', '=', 'p.id')
-          .on('l.store_id', '=', ctx.storeId)
+          .on(ownedBy(ctx, 'listings as l'))
           .on('l.deleted_at', 'is', null),
       )
       .select((eb) => ['p.id', eb('l.id', 'is not', null).$castTo<boolean>().as('listed')])

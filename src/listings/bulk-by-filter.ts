@@ -9,6 +9,7 @@ import { enqueueDispatch, productEventsFrom } from '../events/outbox.ts';
 import { loadCatalogueContext } from '../store/catalogue-context.ts';
 import { type Added, addedFrom } from './queries.ts';
 import type { bulkRemoveOutput, Skip } from './schemas.ts';
+import { ownedBy } from '../db/owned-by.ts';
 
 /**
  * The product id ranges a bulk call by filter changes, one transaction each. Each range's listings,
@@ -106,7 +107,7 @@ export async function bulkRemoveByFilter(
           eb.fn.min<Id | null>('product_id').as('lo'),
           eb.fn.max<Id | null>('product_id').as('hi'),
         ])
-        .where('store_id', '=', storeId)
+        .where(ownedBy({ storeId }, 'listings'))
         .where('deleted_at', 'is', null),
     ),
   );
@@ -117,7 +118,7 @@ export async function bulkRemoveByFilter(
         tx,
         sql<Pick<z.output<typeof bulkRemoveOutput>, 'removed'>>`WITH changed AS (
             UPDATE listings l SET deleted_at = now(), updated_at = now() FROM products p
-            WHERE p.id = l.product_id AND l.store_id = ${storeId} AND l.deleted_at IS NULL
+            WHERE p.id = l.product_id AND ${ownedBy({ storeId }, 'listings as l')} AND l.deleted_at IS NULL
               AND l.product_id BETWEEN ${lo} AND ${hi} AND ${match}
             RETURNING l.product_id
           ), events AS (${productEventsFrom(storeId, 'product.deleted', sql`changed`)})

@@ -5,6 +5,7 @@ import { recordEvents } from '../events/outbox.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { productEvent } from './queries.ts';
 import type { ProductPathInput } from './schemas.ts';
+import { ownedBy } from '../db/owned-by.ts';
 
 export async function removeListing(ctx: PartnerContext, { productId }: ProductPathInput) {
   const { storeId } = ctx.actor;
@@ -13,7 +14,7 @@ export async function removeListing(ctx: PartnerContext, { productId }: ProductP
       db(tx)
         .updateTable('listings')
         .set({ deleted_at: sql`now()`, updated_at: sql`now()` })
-        .where('store_id', '=', storeId)
+        .where(ownedBy({ storeId }, 'listings'))
         .where('product_id', '=', productId)
         .where('deleted_at', 'is', null)
         .returning('id'),

@@ -7,6 +7,7 @@ import { notFound } from '../errors.ts';
 import type { MailAttachments } from '../mail/send.ts';
 import type { Merchant } from '../settings.ts';
 import { renderInvoicePdf } from './invoice-pdf.ts';
+import { type Owner, ownedBy } from '../db/owned-by.ts';
 
 /** An invoice mail's attachment: the order's tax invoice as a PDF (src/mail/send.ts). */
 export function invoiceAttachments(merchant: Merchant): MailAttachments {
@@ -40,14 +41,8 @@ const lines = (eb: ExpressionBuilder<DB & { o: DB['orders'] }, 'o'>) =>
     .$asScalar()
     .as('lines');
 
-/** Whose invoice a partner may read: a store's, in the mode of its credential. */
-export interface InvoiceOwner {
-  storeId: number;
-  livemode: boolean;
-}
-
 /** The order with what its invoice shows; `owner` limits to one store's orders of one mode. */
-function invoicedOrder(em: EntityManager, orderId: number, owner?: InvoiceOwner) {
+function invoicedOrder(em: EntityManager, orderId: number, owner?: Owner) {
   const invoiced = db(em)
     .selectFrom('orders as o')
     .innerJoin('stores as s', 's.id', 'o.store_id')
@@ -78,7 +73,7 @@ function invoicedOrder(em: EntityManager, orderId: number, owner?: InvoiceOwner)
   return first(
     owner === undefined
       ? invoiced
-      : invoiced.where('o.store_id', '=', owner.storeId).where('o.livemode', '=', owner.livemode),
+      : invoiced.where(ownedBy(owner, 'orders as o')),
   );
 }
 
@@ -91,7 +86,7 @@ export async function invoicePdf(
   em: EntityManager,
   merchant: Merchant,
   orderId: number,
-  owner?: InvoiceOwner,
+  owner?: Owner,
 ) {
   const o = await invoicedOrder(em, orderId, owner);
   if (!o) throw notFound(`No order with id ${orderId}`, 'ORDER_NOT_FOUND');
