@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ownedBy } from '../db/owned-by.ts';
 import { type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import { channelBit } from './channels.ts';
@@ -374,12 +375,12 @@ function cellStatement(ctx: StoreCatalogueContext, plan: CellPlan, parts: Scan[]
   // The store's cells (Migration20261125040000_store_cells): its listed products, or the products
   // its listings move to another slice or mode.
   const kind = sql.lit(plan.excludeListed ? 0 : 1);
-  const own = sql`store_id = ${ctx.storeId} AND kind = ${kind}`;
+  const own = (table: 'store_cells' | 'store_cell_deltas') => sql`${ownedBy(ctx, table)} AND kind = ${kind}`;
   const withCorrections = corrected.length
     ? sql`, corrections AS MATERIALIZED (
         SELECT grain, ${CELL_COLUMNS}, n FROM store_cells
-        WHERE ${own} AND grain IN (${sql.join([...new Set(corrected)].map((g) => sql.lit(g)))})
-        UNION ALL ${rollup(sql`store_cell_deltas WHERE ${own}`, corrected)})`
+        WHERE ${own('store_cells')} AND grain IN (${sql.join([...new Set(corrected)].map((g) => sql.lit(g)))})
+        UNION ALL ${rollup(sql`store_cell_deltas WHERE ${own('store_cell_deltas')}`, corrected)})`
     : sql``;
   return sql<CellCount>`WITH pending AS MATERIALIZED (${rollup(
     sql`facet_cell_deltas`,

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ownedBy } from '../db/owned-by.ts';
 import { pageOffset, pagination, type RawBuilder, rows, scanRows, sql } from '../db/sql.ts';
 import { loadCatalogueContext, type StoreCatalogueContext } from '../store/catalogue-context.ts';
 import type { PartnerContext } from '../trpc/context.ts';
@@ -95,7 +96,7 @@ async function rankedPage(
         FROM (SELECT count(*)::integer AS matches FROM m) n
         LEFT JOIN (page
           JOIN products p ON p.id = page.product_id
-          LEFT JOIN listings l ON l.product_id = page.product_id AND l.store_id = ${ctx.storeId}
+          LEFT JOIN listings l ON l.product_id = page.product_id AND ${ownedBy(ctx, 'listings as l')}
             AND l.deleted_at IS NULL
           LEFT JOIN categories c ON c.id = p.category_id
           LEFT JOIN brands b ON b.id = p.brand_id) ON true
@@ -296,7 +297,7 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
     // The page is chosen on ids alone and only its rows are then read whole and named: sorting or
     // skipping narrow rows, and never joining brands and categories to rows that are not shown.
     const named = sql`JOIN products p ON p.id = page.product_id
-      LEFT JOIN listings l ON l.product_id = page.product_id AND l.store_id = ${store.storeId}
+      LEFT JOIN listings l ON l.product_id = page.product_id AND ${ownedBy(store, 'listings as l')}
         AND l.deleted_at IS NULL
       LEFT JOIN categories c ON c.id = p.category_id
       LEFT JOIN brands b ON b.id = p.brand_id`;

@@ -72,7 +72,9 @@ export function ownedBy<T extends OwnedTable>(
   const mode = STORE_TABLES[name] === 'mode' ? (owner as Owner).livemode : undefined;
   if (options?.storeAsRange) {
     const store = sql`${column('store_id')} >= ${owner.storeId} AND ${column('store_id')} <= ${owner.storeId}`;
-    return mode === undefined ? sql<boolean>`${store}` : sql<boolean>`${store} AND ${column('livemode')} = ${mode}`;
+    return mode === undefined
+      ? sql<boolean>`${store}`
+      : sql<boolean>`${store} AND ${column('livemode')} = ${mode}`;
   }
   return mode === undefined
     ? sql<boolean>`(${column('store_id')}) = (${owner.storeId})`

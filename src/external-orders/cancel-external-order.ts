@@ -1,11 +1,11 @@
 import { db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { first, run } from '../db/sql.ts';
 import { AppError, notFound } from '../errors.ts';
 import { advanceOrder } from '../orders/advance-order.ts';
 import { getOrder } from '../orders/get-order.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import type { CancelInput } from './schemas.ts';
-import { ownedBy } from '../db/owned-by.ts';
 
 /**
  * The buyer cancelled on the marketplace. Only orders posted through the external-orders endpoint
@@ -51,6 +51,7 @@ export async function cancelExternalOrder(ctx: PartnerContext, { id: orderId, no
       db(tx)
         .updateTable('purchase_orders')
         .set({ status: 'cancelled' })
+        .where(ownedBy(actor, 'purchase_orders'))
         .where('order_id', '=', orderId)
         .where('status', '=', 'draft'),
     );

@@ -3,6 +3,7 @@ import type { SqlBool } from 'kysely';
 import { visibility } from '../catalogue/filters.ts';
 import type { CatalogueFilters } from '../catalogue/schemas.ts';
 import { db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { rows, run, sql } from '../db/sql.ts';
 import { enqueueDispatch } from '../events/outbox.ts';
 import { loadCatalogueContext, type StoreCatalogueContext } from '../store/catalogue-context.ts';
@@ -10,7 +11,6 @@ import type { PartnerContext } from '../trpc/context.ts';
 import { bulkAddByFilter } from './bulk-by-filter.ts';
 import { type Added, addedFrom, dedupe } from './queries.ts';
 import type { BulkInput, Skip } from './schemas.ts';
-import { ownedBy } from '../db/owned-by.ts';
 
 /** The products of `ids` the store may see, each with whether the store lists it now. */
 function listedState(tx: EntityManager, ctx: StoreCatalogueContext, ids: number[]) {

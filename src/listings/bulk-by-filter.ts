@@ -4,12 +4,12 @@ import type { z } from 'zod';
 import { buildCatalogueQuery, catalogueFrom, whereAll } from '../catalogue/filters.ts';
 import type { CatalogueFilters } from '../catalogue/schemas.ts';
 import { type DB, db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { first, rows, sql } from '../db/sql.ts';
 import { enqueueDispatch, productEventsFrom } from '../events/outbox.ts';
 import { loadCatalogueContext } from '../store/catalogue-context.ts';
 import { type Added, addedFrom } from './queries.ts';
 import type { bulkRemoveOutput, Skip } from './schemas.ts';
-import { ownedBy } from '../db/owned-by.ts';
 
 /**
  * The product id ranges a bulk call by filter changes, one transaction each. Each range's listings,

@@ -1,13 +1,13 @@
 import type { Selectable } from 'kysely';
 import type { CatalogueFilters } from '../catalogue/schemas.ts';
 import type { DB } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { rows, sql } from '../db/sql.ts';
 import { enqueueDispatch, productEventsFrom } from '../events/outbox.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { bulkRemoveByFilter } from './bulk-by-filter.ts';
 import { dedupe } from './queries.ts';
 import type { BulkInput, Skip } from './schemas.ts';
-import { ownedBy } from '../db/owned-by.ts';
 
 /**
  * Bulk remove (soft delete). `ids`: one transaction. `filter` (with no filters: the whole store):

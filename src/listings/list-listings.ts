@@ -1,8 +1,8 @@
+import { ownedBy } from '../db/owned-by.ts';
 import { likePattern, pageOffset, pagination, type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { availableForSale, base, COLUMNS, type Item, LIVE, type Row, variantsOf } from './queries.ts';
 import type { ListListingsInput } from './schemas.ts';
-import { ownedBy } from '../db/owned-by.ts';
 
 /** Three letters or digits in a row: the least a substring needs for pg_trgm to extract a trigram. */
 const HAS_TRIGRAM = /[\p{L}\p{N}]{3}/u;

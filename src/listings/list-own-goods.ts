@@ -1,8 +1,8 @@
 import { db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { isoTime, run } from '../db/sql.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
 import type { OwnGoodsInput } from './schemas.ts';
-import { ownedBy } from '../db/owned-by.ts';
 
 /** The store's own goods (products of its own suppliers) with whether each is listed: for the dashboard. */
 export async function listOwnGoods(ctx: UseCaseContext, { storeId }: OwnGoodsInput) {

@@ -3,12 +3,12 @@ import type { Selectable, Updateable } from 'kysely';
 import type { z } from 'zod';
 import { EFFECTIVE_PURCHASE_MODE, minimumPrice, SELLABLE_STOCK } from '../catalogue/filters.ts';
 import { type DB, db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { first, isoTime, type RawBuilder, rows, run, sql } from '../db/sql.ts';
 import { AppError, field, notFound } from '../errors.ts';
 import { type ProductEvent, productEventsFrom, recordEvents } from '../events/outbox.ts';
 import { loadCatalogueContext, type StoreCatalogueContext } from '../store/catalogue-context.ts';
 import type { bulkAddOutput, ListingListItem, Skip, VendorProduct } from './schemas.ts';
-import { ownedBy } from '../db/owned-by.ts';
 
 export type Item = ListingListItem;
 type Variant = NonNullable<Item['variants']>[number];

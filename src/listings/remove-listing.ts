@@ -1,11 +1,11 @@
 import { db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { run, sql } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { productEvent } from './queries.ts';
 import type { ProductPathInput } from './schemas.ts';
-import { ownedBy } from '../db/owned-by.ts';
 
 export async function removeListing(ctx: PartnerContext, { productId }: ProductPathInput) {
   const { storeId } = ctx.actor;

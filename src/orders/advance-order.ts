@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/kysely.ts';
+import { type Owner, ownedBy } from '../db/owned-by.ts';
 import { first, run, sql } from '../db/sql.ts';
 import { AppError, field, notFound } from '../errors.ts';
 import { type DomainEvent, recordEvents } from '../events/outbox.ts';
@@ -8,7 +9,6 @@ import type { UseCaseContext } from '../trpc/context.ts';
 import { takeInvoiceNumber } from './invoice-number.ts';
 import { releaseStock } from './reserve.ts';
 import type { AdvanceOrderInput, OrderStatus } from './schemas.ts';
-import { type Owner, ownedBy } from '../db/owned-by.ts';
 
 /** Statuses move one step forward along the chain; the first three may also be cancelled. */
 const NEXT: Record<OrderStatus, OrderStatus | null> = {

@@ -1,11 +1,11 @@
 import type { Selectable } from 'kysely';
 import type { DB } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { isoTime, rows, sql } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { LIST_COLUMNS, type ListRow, toListItem } from './queries.ts';
 import type { OrderDetail, OrderIdInput } from './schemas.ts';
-import { ownedBy } from '../db/owned-by.ts';
 
 /** The detail's row: the list's, with shipping, invoice and the lines (see queries.ts for why raw SQL). */
 type DetailRow = ListRow &

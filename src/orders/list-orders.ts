@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { likePattern, pageOffset, pagination, type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { LIST_COLUMNS, type ListRow, toListItem } from './queries.ts';
 import type { ListOrdersInput, OrderListItem } from './schemas.ts';
-import { ownedBy } from '../db/owned-by.ts';
 
 const isBareDate = (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v);
 

@@ -2,12 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ExpressionBuilder, Selectable } from 'kysely';
 import { jsonBuildObject } from 'kysely/helpers/postgres';
 import { type DB, db } from '../db/kysely.ts';
+import { type Owner, ownedBy } from '../db/owned-by.ts';
 import { first, isoTime } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 import type { MailAttachments } from '../mail/send.ts';
 import type { Merchant } from '../settings.ts';
 import { renderInvoicePdf } from './invoice-pdf.ts';
-import { type Owner, ownedBy } from '../db/owned-by.ts';
 
 /** An invoice mail's attachment: the order's tax invoice as a PDF (src/mail/send.ts). */
 export function invoiceAttachments(merchant: Merchant): MailAttachments {
@@ -70,11 +70,7 @@ function invoicedOrder(em: EntityManager, orderId: number, owner?: Owner) {
       lines(eb),
     ])
     .where('o.id', '=', orderId);
-  return first(
-    owner === undefined
-      ? invoiced
-      : invoiced.where(ownedBy(owner, 'orders as o')),
-  );
+  return first(owner === undefined ? invoiced : invoiced.where(ownedBy(owner, 'orders as o')));
 }
 
 /**
@@ -82,12 +78,7 @@ function invoicedOrder(em: EntityManager, orderId: number, owner?: Owner) {
  * order has no invoice (it is issued when the order ships). `owner` limits to one store's orders of
  * one mode.
  */
-export async function invoicePdf(
-  em: EntityManager,
-  merchant: Merchant,
-  orderId: number,
-  owner?: Owner,
-) {
+export async function invoicePdf(em: EntityManager, merchant: Merchant, orderId: number, owner?: Owner) {
   const o = await invoicedOrder(em, orderId, owner);
   if (!o) throw notFound(`No order with id ${orderId}`, 'ORDER_NOT_FOUND');
   if (!o.invoice_number || !o.invoice_issued_at) {
