@@ -164,6 +164,28 @@ function priceCond(min: number | undefined, max: number | undefined): CellCond |
   return { dims: [dim], where: sql.join(conds, sql` AND `) };
 }
 
+/** What the store may see (visibility, scope, ownership) as cell conditions; undefined: not as cells. */
+function baseCells(
+  ctx: StoreCatalogueContext,
+  f: CatalogueFilters,
+  tax: Taxonomy | undefined,
+): CellCond[] | undefined {
+  const owner = col('owner');
+  const base: CellCond[] = [{ dims: ['owner'], where: sql`(${owner} IS NULL OR ${owner} = ${ctx.storeId})` }];
+  if (scopesToStore(ctx, f)) {
+    if (!tax) return undefined;
+    base.push({
+      dims: ['owner', 'category', 'supplier'],
+      where: sql`(category_id IS NULL OR ${anyOfIds('category', tax.departments)}
+        OR ${anyOfIds('supplier', tax.makers)} OR ${owner} = ${ctx.storeId})`,
+    });
+  }
+  const ownership = ownershipOf(ctx, f);
+  if (ownership?.applied === 'own') base.push({ dims: ['owner'], where: sql`${owner} = ${ctx.storeId}` });
+  if (ownership?.applied === 'btab') base.push({ dims: ['owner'], where: sql`${owner} IS NULL` });
+  return base;
+}
+
 /**
  * The filters as conditions on cell dimensions, or undefined when some filter is not one (search,
  * a raw category value, price bounds off the slice edges).
@@ -174,25 +196,9 @@ export function cellPlan(
   tax: Taxonomy | undefined,
 ): CellPlan | undefined {
   if (f.search?.trim()) return undefined;
-  const owner = col('owner');
-  const plan: CellPlan = {
-    base: [{ dims: ['owner'], where: sql`(${owner} IS NULL OR ${owner} = ${ctx.storeId})` }],
-    facets: {},
-    excludeListed: f.exclude_in_store === true,
-  };
-  if (scopesToStore(ctx, f)) {
-    if (!tax) return undefined;
-    plan.base.push({
-      dims: ['owner', 'category', 'supplier'],
-      where: sql`(category_id IS NULL OR ${anyOfIds('category', tax.departments)}
-        OR ${anyOfIds('supplier', tax.makers)} OR ${owner} = ${ctx.storeId})`,
-    });
-  }
-  const ownership = ownershipOf(ctx, f);
-  if (ownership?.applied === 'own')
-    plan.base.push({ dims: ['owner'], where: sql`${owner} = ${ctx.storeId}` });
-  if (ownership?.applied === 'btab') plan.base.push({ dims: ['owner'], where: sql`${owner} IS NULL` });
-
+  const base = baseCells(ctx, f, tax);
+  if (!base) return undefined;
+  const plan: CellPlan = { base, facets: {}, excludeListed: f.exclude_in_store === true };
   const on = (d: Dim, where: RawBuilder<unknown>): CellCond => ({ dims: [d], where });
   if (f.brand !== undefined) {
     if (!tax) return undefined;

@@ -293,27 +293,39 @@ export async function buildCatalogueQuery(
   if (q.readsListing && !opts.forRemoval && !f.exclude_in_store) q.uncustomised = uncustomisedFacets(q, f);
 
   const term = f.search?.trim();
-  if (term) {
-    const modes = await searchModes(em, term);
-    if (opts.deferSearch) {
-      q.searchModes = modes;
-      return q;
-    }
-    const others = [...q.base, ...Object.values(q.facets)];
-    let mode: SearchMode = { where: sql`false`, relevance: sql`0::real` };
-    q.searchMatches = 0;
-    for (const m of modes) {
-      q.searchMatches = await probe(em, queryFrom(ctx, q), m, others);
-      if (q.searchMatches > 0) {
-        mode = m;
-        break;
-      }
-    }
-    q.base.push(mode.where);
-    q.relevance = mode.relevance;
-    q.searchLexemes = mode.lexemes;
-  }
+  if (term) await applySearch(em, ctx, q, term, opts.deferSearch);
   return q;
+}
+
+/**
+ * The search term's first mode that matches anything under the other conditions becomes a condition
+ * of `q` (none matching: `false`); deferred, the modes are left for the caller to try.
+ */
+async function applySearch(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  q: CatalogueQuery,
+  term: string,
+  defer?: boolean,
+) {
+  const modes = await searchModes(em, term);
+  if (defer) {
+    q.searchModes = modes;
+    return;
+  }
+  const others = [...q.base, ...Object.values(q.facets)];
+  let mode: SearchMode = { where: sql`false`, relevance: sql`0::real` };
+  q.searchMatches = 0;
+  for (const m of modes) {
+    q.searchMatches = await probe(em, queryFrom(ctx, q), m, others);
+    if (q.searchMatches > 0) {
+      mode = m;
+      break;
+    }
+  }
+  q.base.push(mode.where);
+  q.relevance = mode.relevance;
+  q.searchLexemes = mode.lexemes;
 }
 
 /** A price range whose minimum is not below its maximum (max exclusive): no price lies in it. */
