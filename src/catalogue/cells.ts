@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ownedBy } from '../db/owned-by.ts';
 import { type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import { channelBit } from './channels.ts';
@@ -163,6 +164,28 @@ function priceCond(min: number | undefined, max: number | undefined): CellCond |
   return { dims: [dim], where: sql.join(conds, sql` AND `) };
 }
 
+/** What the store may see (visibility, scope, ownership) as cell conditions; undefined: not as cells. */
+function baseCells(
+  ctx: StoreCatalogueContext,
+  f: CatalogueFilters,
+  tax: Taxonomy | undefined,
+): CellCond[] | undefined {
+  const owner = col('owner');
+  const base: CellCond[] = [{ dims: ['owner'], where: sql`(${owner} IS NULL OR ${owner} = ${ctx.storeId})` }];
+  if (scopesToStore(ctx, f)) {
+    if (!tax) return undefined;
+    base.push({
+      dims: ['owner', 'category', 'supplier'],
+      where: sql`(category_id IS NULL OR ${anyOfIds('category', tax.departments)}
+        OR ${anyOfIds('supplier', tax.makers)} OR ${owner} = ${ctx.storeId})`,
+    });
+  }
+  const ownership = ownershipOf(ctx, f);
+  if (ownership?.applied === 'own') base.push({ dims: ['owner'], where: sql`${owner} = ${ctx.storeId}` });
+  if (ownership?.applied === 'btab') base.push({ dims: ['owner'], where: sql`${owner} IS NULL` });
+  return base;
+}
+
 /**
  * The filters as conditions on cell dimensions, or undefined when some filter is not one (search,
  * a raw category value, price bounds off the slice edges).
@@ -173,25 +196,9 @@ export function cellPlan(
   tax: Taxonomy | undefined,
 ): CellPlan | undefined {
   if (f.search?.trim()) return undefined;
-  const owner = col('owner');
-  const plan: CellPlan = {
-    base: [{ dims: ['owner'], where: sql`(${owner} IS NULL OR ${owner} = ${ctx.storeId})` }],
-    facets: {},
-    excludeListed: f.exclude_in_store === true,
-  };
-  if (scopesToStore(ctx, f)) {
-    if (!tax) return undefined;
-    plan.base.push({
-      dims: ['owner', 'category', 'supplier'],
-      where: sql`(category_id IS NULL OR ${anyOfIds('category', tax.departments)}
-        OR ${anyOfIds('supplier', tax.makers)} OR ${owner} = ${ctx.storeId})`,
-    });
-  }
-  const ownership = ownershipOf(ctx, f);
-  if (ownership?.applied === 'own')
-    plan.base.push({ dims: ['owner'], where: sql`${owner} = ${ctx.storeId}` });
-  if (ownership?.applied === 'btab') plan.base.push({ dims: ['owner'], where: sql`${owner} IS NULL` });
-
+  const base = baseCells(ctx, f, tax);
+  if (!base) return undefined;
+  const plan: CellPlan = { base, facets: {}, excludeListed: f.exclude_in_store === true };
   const on = (d: Dim, where: RawBuilder<unknown>): CellCond => ({ dims: [d], where });
   if (f.brand !== undefined) {
     if (!tax) return undefined;
@@ -374,12 +381,12 @@ function cellStatement(ctx: StoreCatalogueContext, plan: CellPlan, parts: Scan[]
   // The store's cells (Migration20261125040000_store_cells): its listed products, or the products
   // its listings move to another slice or mode.
   const kind = sql.lit(plan.excludeListed ? 0 : 1);
-  const own = sql`store_id = ${ctx.storeId} AND kind = ${kind}`;
+  const own = (table: 'store_cells' | 'store_cell_deltas') => sql`${ownedBy(ctx, table)} AND kind = ${kind}`;
   const withCorrections = corrected.length
     ? sql`, corrections AS MATERIALIZED (
         SELECT grain, ${CELL_COLUMNS}, n FROM store_cells
-        WHERE ${own} AND grain IN (${sql.join([...new Set(corrected)].map((g) => sql.lit(g)))})
-        UNION ALL ${rollup(sql`store_cell_deltas WHERE ${own}`, corrected)})`
+        WHERE ${own('store_cells')} AND grain IN (${sql.join([...new Set(corrected)].map((g) => sql.lit(g)))})
+        UNION ALL ${rollup(sql`store_cell_deltas WHERE ${own('store_cell_deltas')}`, corrected)})`
     : sql``;
   return sql<CellCount>`WITH pending AS MATERIALIZED (${rollup(
     sql`facet_cell_deltas`,

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ownedBy } from '../db/owned-by.ts';
 import { likePattern, type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import { channelBit } from './channels.ts';
@@ -67,7 +68,7 @@ export function catalogueFrom(
   raw?: RawBuilder<unknown> | RawBuilder<unknown>[],
 ): RawBuilder<unknown> {
   return sql`${productsFrom(raw)}
-    LEFT JOIN listings l ON l.product_id = p.id AND l.store_id = ${ctx.storeId} AND l.deleted_at IS NULL`;
+    LEFT JOIN listings l ON l.product_id = p.id AND ${ownedBy(ctx, 'listings as l')} AND l.deleted_at IS NULL`;
 }
 
 export interface CatalogueQuery {
@@ -139,10 +140,10 @@ export async function resolveTaxonomy(
       ARRAY(SELECT c.id FROM categories c LEFT JOIN store_types t ON t.id = c.store_type_id
         WHERE CASE WHEN ${storeType}::text = '_other' THEN t.id IS NULL ELSE t.slug = lower(${storeType}::text) END) AS store_type,
       ARRAY(WITH RECURSIVE tree AS (
-          SELECT category_id AS id FROM store_departments WHERE store_id = ${ctx.storeId}
+          SELECT category_id AS id FROM store_departments WHERE ${ownedBy(ctx, 'store_departments')}
           UNION SELECT c.id FROM categories c JOIN tree ON c.parent_id = tree.id
         ) SELECT id FROM tree) AS departments,
-      ARRAY(SELECT supplier_id FROM store_makers WHERE store_id = ${ctx.storeId}) AS makers`,
+      ARRAY(SELECT supplier_id FROM store_makers WHERE ${ownedBy(ctx, 'store_makers')}) AS makers`,
   );
   if (!row) throw new Error('taxonomy lookup returned no row');
   return row;
@@ -292,27 +293,39 @@ export async function buildCatalogueQuery(
   if (q.readsListing && !opts.forRemoval && !f.exclude_in_store) q.uncustomised = uncustomisedFacets(q, f);
 
   const term = f.search?.trim();
-  if (term) {
-    const modes = await searchModes(em, term);
-    if (opts.deferSearch) {
-      q.searchModes = modes;
-      return q;
-    }
-    const others = [...q.base, ...Object.values(q.facets)];
-    let mode: SearchMode = { where: sql`false`, relevance: sql`0::real` };
-    q.searchMatches = 0;
-    for (const m of modes) {
-      q.searchMatches = await probe(em, queryFrom(ctx, q), m, others);
-      if (q.searchMatches > 0) {
-        mode = m;
-        break;
-      }
-    }
-    q.base.push(mode.where);
-    q.relevance = mode.relevance;
-    q.searchLexemes = mode.lexemes;
-  }
+  if (term) await applySearch(em, ctx, q, term, opts.deferSearch);
   return q;
+}
+
+/**
+ * The search term's first mode that matches anything under the other conditions becomes a condition
+ * of `q` (none matching: `false`); deferred, the modes are left for the caller to try.
+ */
+async function applySearch(
+  em: EntityManager,
+  ctx: StoreCatalogueContext,
+  q: CatalogueQuery,
+  term: string,
+  defer?: boolean,
+) {
+  const modes = await searchModes(em, term);
+  if (defer) {
+    q.searchModes = modes;
+    return;
+  }
+  const others = [...q.base, ...Object.values(q.facets)];
+  let mode: SearchMode = { where: sql`false`, relevance: sql`0::real` };
+  q.searchMatches = 0;
+  for (const m of modes) {
+    q.searchMatches = await probe(em, queryFrom(ctx, q), m, others);
+    if (q.searchMatches > 0) {
+      mode = m;
+      break;
+    }
+  }
+  q.base.push(mode.where);
+  q.relevance = mode.relevance;
+  q.searchLexemes = mode.lexemes;
 }
 
 /** A price range whose minimum is not below its maximum (max exclusive): no price lies in it. */
@@ -400,7 +413,7 @@ function uncustomisedFacets(q: CatalogueQuery, f: CatalogueFilters): CatalogueQu
  * the predicate of `listings_store_custom_idx`, so a probe is one index-only lookup.
  */
 export const customisedListing = (ctx: StoreCatalogueContext, product: RawBuilder<unknown>) =>
-  sql`EXISTS (SELECT 1 FROM listings c WHERE c.store_id = ${ctx.storeId} AND c.product_id = ${product}
+  sql`EXISTS (SELECT 1 FROM listings c WHERE ${ownedBy(ctx, 'listings as c')} AND c.product_id = ${product}
     AND c.deleted_at IS NULL AND (c.custom_retail_price_cents IS NOT NULL OR c.purchase_mode IS NOT NULL))`;
 
 /** Every condition of the query, for the list and the total count. */

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Expression, ExpressionBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import { jsonBuildObject } from 'kysely/helpers/postgres';
 import { db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { first, isoTime, sql } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 import { loadCatalogueContext, type StoreCatalogueContext } from '../store/catalogue-context.ts';
@@ -21,7 +22,7 @@ function detailFrom(em: EntityManager, ctx: StoreCatalogueContext) {
     .leftJoin('listings as l', (join) =>
       join
         .onRef('l.product_id', '=', 'p.id')
-        .on('l.store_id', '=', ctx.storeId)
+        .on(ownedBy(ctx, 'listings as l'))
         .on('l.deleted_at', 'is', null),
     )
     .leftJoin('categories as c', 'c.id', 'p.category_id')

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ownedBy } from '../db/owned-by.ts';
 import { pageOffset, pagination, type RawBuilder, rows, scanRows, sql } from '../db/sql.ts';
 import { loadCatalogueContext, type StoreCatalogueContext } from '../store/catalogue-context.ts';
 import type { PartnerContext } from '../trpc/context.ts';
@@ -95,7 +96,7 @@ async function rankedPage(
         FROM (SELECT count(*)::integer AS matches FROM m) n
         LEFT JOIN (page
           JOIN products p ON p.id = page.product_id
-          LEFT JOIN listings l ON l.product_id = page.product_id AND l.store_id = ${ctx.storeId}
+          LEFT JOIN listings l ON l.product_id = page.product_id AND ${ownedBy(ctx, 'listings as l')}
             AND l.deleted_at IS NULL
           LEFT JOIN categories c ON c.id = p.category_id
           LEFT JOIN brands b ON b.id = p.brand_id) ON true
@@ -279,9 +280,14 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
     return nothingListed(store, input);
   const q = await buildCatalogueQuery(em, store, input, { taxonomy, deferSearch: ranked });
   const fenced = await fenceOf(em, store, q, input, taxonomy, ranked);
-  const { fence } = fenced;
   const offset = pageOffset(input.page, input.limit);
-  const { count, pageRows } = ranked ? await searchList(em, store, q, input, offset) : await plainList();
+  const { count, pageRows } = ranked
+    ? await searchList(em, store, q, input, offset)
+    : await plainList(
+        { em, store, q, input, fence: fenced.fence, where: whereAll(q), offset },
+        taxonomy,
+        fenced,
+      );
   return {
     products: pageRows.map(toCatalogueProduct),
     pagination: {
@@ -290,87 +296,93 @@ export async function listProducts(ctx: PartnerContext, input: ListInput) {
     },
     ...(q.ownership ? { ownership: q.ownership } : {}),
   };
+}
 
-  async function plainList() {
-    const where = whereAll(q);
-    // The page is chosen on ids alone and only its rows are then read whole and named: sorting or
-    // skipping narrow rows, and never joining brands and categories to rows that are not shown.
-    const named = sql`JOIN products p ON p.id = page.product_id
-      LEFT JOIN listings l ON l.product_id = page.product_id AND l.store_id = ${store.storeId}
+/** What a page of a list not ranked by search is read from. */
+interface Listing {
+  em: EntityManager;
+  store: StoreCatalogueContext;
+  q: CatalogueQuery;
+  input: ListInput;
+  fence: Fenced['fence'];
+  where: RawBuilder<unknown>;
+  offset: string;
+}
+
+/** The page's products named: chosen on ids alone, only its rows are then read whole. */
+const namedFrom = (store: StoreCatalogueContext) => sql`JOIN products p ON p.id = page.product_id
+      LEFT JOIN listings l ON l.product_id = page.product_id AND ${ownedBy(store, 'listings as l')}
         AND l.deleted_at IS NULL
       LEFT JOIN categories c ON c.id = p.category_id
       LEFT JOIN brands b ON b.id = p.brand_id`;
-    const read = (ids: RawBuilder<unknown>) => readPage(em, store, input, ids, named);
-    const page = async (
-      walk: PageMode = { walk: PAGE_WALK.entries },
-      sized = false,
-      within?: KeyBound,
-    ): Promise<ProductRow[]> => {
-      if (!walkable(q, input)) {
-        // Under a fence (a raw category value, a driver), only the products it admits (productsFrom).
-        const from = catalogueFrom(store, fence);
-        const ids =
-          input.sort_by === 'margin'
-            ? marginPageIds(store, q, input, from, where, offset, fence, await sortKeyBound(em, input))
-            : plainPageIds({ ...q, fence }, input, from, where, offset);
-        return read(ids);
-      }
-      // A bounded walk first, with what it found counted in the same statement; when it falls short
-      // of the page, the matches read (through the driver, if any) and sorted (page-ids.ts).
-      if (walk !== 'matches') {
-        const walked = walkedPageIds(store, q, input, offset, walk, undefined, within);
-        const found = await walkedPage(em, store, input, walked, named);
-        if (found.page) return found.page;
-        // A price range's matches bunch along the wholesale order: walked again from where the
-        // range's own products can begin (slice-bounds.ts), the customised listings read apart. Not
-        // first: a walk that finds its page at once would pay for that read.
-        const bound = within ? undefined : await sortKeyBound(em, input);
-        if (bound) return page({ walk: PAGE_WALK.most }, true, bound);
-        // A walk sized by the cells' total missed: the matches bunch along the order. One that was
-        // not sized may walk again, as far as what it found says (page-ids.ts walkAgain), unless a
-        // driver bounds the matches' read (its products, index-only), which beat a longer walk.
-        if (!sized && !fence) return page(walkAgain(input, offset, walk.walk, found.walked), true);
-      }
-      const matched = walkedPageIds(store, q, input, offset, 'matches', fence);
-      return read(sql`WITH mine AS MATERIALIZED ${matched.mine} ${matched.ids}`);
-    };
-    // A total the cells hold costs a few index entries: read first, it spares the page a walk of
-    // the whole sort index when nothing (or nothing past the offset) matches, e.g. filters that
-    // contradict each other (in_stock=false&ready_to_list=true: 1.2 s at 2M).
-    const fromCells = q.searchMatches === undefined ? await cellTotal(em, store, input, taxonomy) : undefined;
-    if (fromCells !== undefined) {
-      const count = { total: fromCells, lowerBound: false };
-      if (BigInt(offset) >= BigInt(fromCells)) return { count, pageRows: [] };
-      // The total sizes the walk: as far as the matches' spread says the page lies (page-ids.ts),
-      // unless a driver bounds the matches' read.
-      const walk = fence ? undefined : walkLength(input, offset, fromCells, await productsEstimate(em));
-      return { count, pageRows: await page(walk, true) };
-    }
-    const counting = countMatches(em, store, q, input, taxonomy, fenced, where);
-    // A deep page skips `offset` rows to reach its own, a cost that grows with the offset: past
-    // DEEP_OFFSET the total is read first, and a page past the last match answers empty at once
-    // instead of skipping every match to find nothing.
-    if (BigInt(offset) >= DEEP_OFFSET) {
-      const count = await counting;
-      return { count, pageRows: BigInt(offset) >= BigInt(count.total) ? [] : await page() };
-    }
-    const [count, pageRows] = await Promise.all([counting, page()]);
-    return { count, pageRows };
+
+/** The page's rows read whole by their ids (`page`), in the list's order. */
+const readPage = (l: Listing, ids: RawBuilder<unknown>) =>
+  rows<ProductRow>(
+    l.em,
+    sql`SELECT ${productColumns(l.store)} FROM (${ids}) page ${namedFrom(l.store)} ORDER BY ${orderBy(l.input)}`,
+  );
+
+async function pageOf(
+  l: Listing,
+  walk: PageMode = { walk: PAGE_WALK.entries },
+  sized = false,
+  within?: KeyBound,
+): Promise<ProductRow[]> {
+  const { em, store, q, input, fence, where, offset } = l;
+  if (!walkable(q, input)) {
+    // Under a fence (a raw category value, a driver), only the products it admits (productsFrom).
+    const from = catalogueFrom(store, fence);
+    const ids =
+      input.sort_by === 'margin'
+        ? marginPageIds(store, q, input, from, where, offset, fence, await sortKeyBound(em, input))
+        : plainPageIds({ ...q, fence }, input, from, where, offset);
+    return readPage(l, ids);
   }
+  // A bounded walk first, with what it found counted in the same statement; when it falls short
+  // of the page, the matches read (through the driver, if any) and sorted (page-ids.ts).
+  if (walk !== 'matches') {
+    const walked = walkedPageIds(store, q, input, offset, walk, undefined, within);
+    const found = await walkedPage(em, store, input, walked, namedFrom(store));
+    if (found.page) return found.page;
+    // A price range's matches bunch along the wholesale order: walked again from where the
+    // range's own products can begin (slice-bounds.ts), the customised listings read apart. Not
+    // first: a walk that finds its page at once would pay for that read.
+    const bound = within ? undefined : await sortKeyBound(em, input);
+    if (bound) return pageOf(l, { walk: PAGE_WALK.most }, true, bound);
+    // A walk sized by the cells' total missed: the matches bunch along the order. One that was
+    // not sized may walk again, as far as what it found says (page-ids.ts walkAgain), unless a
+    // driver bounds the matches' read (its products, index-only), which beat a longer walk.
+    if (!sized && !fence) return pageOf(l, walkAgain(input, offset, walk.walk, found.walked), true);
+  }
+  const matched = walkedPageIds(store, q, input, offset, 'matches', fence);
+  return readPage(l, sql`WITH mine AS MATERIALIZED ${matched.mine} ${matched.ids}`);
 }
 
-/** A page's rows read whole and named (`named`: the joins that name them), from its ids, in order. */
-function readPage(
-  em: EntityManager,
-  store: StoreCatalogueContext,
-  input: ListInput,
-  ids: RawBuilder<unknown>,
-  named: RawBuilder<unknown>,
-) {
-  return rows<ProductRow>(
-    em,
-    sql`SELECT ${productColumns(store)} FROM (${ids}) page ${named} ORDER BY ${orderBy(input)}`,
-  );
+async function plainList(l: Listing, taxonomy: Taxonomy | undefined, fenced: Fenced) {
+  const { em, store, q, input, fence, where, offset } = l;
+  // A total the cells hold costs a few index entries: read first, it spares the page a walk of
+  // the whole sort index when nothing (or nothing past the offset) matches, e.g. filters that
+  // contradict each other (in_stock=false&ready_to_list=true: 1.2 s at 2M).
+  const fromCells = q.searchMatches === undefined ? await cellTotal(em, store, input, taxonomy) : undefined;
+  if (fromCells !== undefined) {
+    const count = { total: fromCells, lowerBound: false };
+    if (BigInt(offset) >= BigInt(fromCells)) return { count, pageRows: [] };
+    // The total sizes the walk: as far as the matches' spread says the page lies (page-ids.ts),
+    // unless a driver bounds the matches' read.
+    const walk = fence ? undefined : walkLength(input, offset, fromCells, await productsEstimate(em));
+    return { count, pageRows: await pageOf(l, walk, true) };
+  }
+  const counting = countMatches(em, store, q, input, taxonomy, fenced, where);
+  // A deep page skips `offset` rows to reach its own, a cost that grows with the offset: past
+  // DEEP_OFFSET the total is read first, and a page past the last match answers empty at once
+  // instead of skipping every match to find nothing.
+  if (BigInt(offset) >= DEEP_OFFSET) {
+    const count = await counting;
+    return { count, pageRows: BigInt(offset) >= BigInt(count.total) ? [] : await pageOf(l) };
+  }
+  const [count, pageRows] = await Promise.all([counting, pageOf(l)]);
+  return { count, pageRows };
 }
 
 async function searchList(

@@ -1,3 +1,4 @@
+import { ownedBy } from '../db/owned-by.ts';
 import { type RawBuilder, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import {
@@ -124,7 +125,7 @@ function walkPart(
   return sql`(SELECT w.product_id, w.k FROM (
       ${walk(sql`, ${plain} AS plain, p.retail_price_cents, p.purchase_mode`)}
     ) w
-    LEFT JOIN listings l ON l.store_id = ${ctx.storeId} AND l.product_id = w.product_id AND l.deleted_at IS NULL
+    LEFT JOIN listings l ON ${ownedBy(ctx, 'listings as l')} AND l.product_id = w.product_id AND l.deleted_at IS NULL
       AND (l.custom_retail_price_cents IS NOT NULL OR l.purchase_mode IS NOT NULL)
     CROSS JOIN LATERAL (SELECT w.retail_price_cents, w.purchase_mode) p
     WHERE w.ok AND CASE WHEN l.id IS NULL THEN w.plain ELSE ${allOf(listed.map((f) => q.facets[f] ?? sql`true`))} END
@@ -179,7 +180,7 @@ function customisedParts(
   const key = sortColumn(input);
   const part = (customised: RawBuilder<unknown>[]) =>
     sql`(SELECT p.id AS product_id, ${key} AS k FROM listings l JOIN products p ON p.id = l.product_id
-      WHERE l.store_id = ${ctx.storeId} AND l.deleted_at IS NULL AND ${sql.join(customised, sql` AND `)}
+      WHERE ${ownedBy(ctx, 'listings as l')} AND l.deleted_at IS NULL AND ${sql.join(customised, sql` AND `)}
         AND ${whereAll(q)}
       ORDER BY ${orderBy(input)} LIMIT ${reach})`;
   const min = input.price_min_cents;
@@ -267,7 +268,7 @@ export function marginPageIds(
   const own = plain ? allOf([...q.base, ...Object.values(q.uncustomised ?? {})]) : where;
   // "Not re-priced" as an anti-join: said as `l.custom_retail_price_cents IS NULL`, PostgreSQL
   // estimated from the listings alone (a store that re-priced them all: none pass) and sorted 2M rows.
-  const notRepriced = sql`NOT EXISTS (SELECT 1 FROM listings c WHERE c.store_id = ${ctx.storeId}
+  const notRepriced = sql`NOT EXISTS (SELECT 1 FROM listings c WHERE ${ownedBy(ctx, 'listings as c')}
     AND c.product_id = p.id AND c.deleted_at IS NULL AND c.custom_retail_price_cents IS NOT NULL)`;
   // Read at its own price, a product in the price range earns within the range's slices' bound
   // (slice-bounds.ts): the stream starts there instead of passing every product priced outside it.
@@ -285,7 +286,7 @@ export function marginPageIds(
   const max = input.price_max_cents;
   const repriced = sql`(SELECT p.id AS product_id, ${earn} AS margin
       FROM listings l JOIN products p ON p.id = l.product_id
-      WHERE l.store_id = ${ctx.storeId} AND l.deleted_at IS NULL AND l.custom_retail_price_cents IS NOT NULL
+      WHERE ${ownedBy(ctx, 'listings as l')} AND l.deleted_at IS NULL AND l.custom_retail_price_cents IS NOT NULL
         ${min === undefined ? sql`` : sql`AND l.custom_retail_price_cents >= ${min}`}
         ${max === undefined ? sql`` : sql`AND l.custom_retail_price_cents < ${max}`}
         AND ${where}

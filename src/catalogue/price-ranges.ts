@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ownedBy } from '../db/owned-by.ts';
 import { type RawBuilder, rows, scanRows, sql } from '../db/sql.ts';
 import type { StoreCatalogueContext } from '../store/catalogue-context.ts';
 import { PRICE_BANDS, PRICE_SLICES } from './cells.ts';
@@ -161,7 +162,7 @@ export async function priceReach(
   const repriced = await rows<{ id: number }>(
     em,
     sql`SELECT r.product_id AS id FROM listings r
-      WHERE r.store_id = ${ctx.storeId} AND r.deleted_at IS NULL
+      WHERE ${ownedBy(ctx, 'listings as r')} AND r.deleted_at IS NULL
         AND r.custom_retail_price_cents >= ${r.min} AND ${below(sql`r.custom_retail_price_cents`)}`,
   );
   const ids = repriced.map((x) => x.id);
@@ -208,7 +209,7 @@ export async function partSources(
   const { price_band: own, ...plainFacets } = plain;
   const { price_band: _effective, ...facets } = q.facets;
   const below = r.max === undefined ? sql`true` : sql`l.custom_retail_price_cents < ${r.max}`;
-  const live = sql`l.store_id = ${ctx.storeId} AND l.deleted_at IS NULL`;
+  const live = sql`${ownedBy(ctx, 'listings as l')} AND l.deleted_at IS NULL`;
   return [
     {
       q: { ...q, base: [...q.base, own, sql`NOT ${customisedListing(ctx, sql`p.id`)}`], facets: plainFacets },

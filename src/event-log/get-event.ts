@@ -14,7 +14,7 @@ import { canRead, redacted, refusal } from './visibility.ts';
 export async function getEvent(ctx: PartnerContext, input: GetEventInput) {
   const { em, actor } = ctx;
   const rowId = rowIdOf(input.id);
-  const [row] = rowId === null ? [] : await rows(em, eventQuery(actor.storeId, actor.livemode, rowId));
+  const [row] = rowId === null ? [] : await rows(em, eventQuery(actor, rowId));
   if (!row || !isWebhookEvent(row.event)) throw notFound(`No event with id ${input.id}`, 'EVENT_NOT_FOUND');
   if (!canRead(actor, row.event)) throw refusal(row.event);
   return { event: redacted(actor, JSON.parse(row.body) as EventEnvelope) };

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { DB } from '../db/kysely.ts';
+import { type Owner, ownedBy } from '../db/owned-by.ts';
 import { type RawBuilder, sql } from '../db/sql.ts';
 import type { WebhookEvent } from '../webhooks/events.ts';
 import type { Position } from './cursor.ts';
@@ -42,8 +43,8 @@ interface PositionSql {
 
 /** What bounds a read of one store's log, as SQL: parameters for a page, columns for the long polls. */
 interface Reading {
-  storeId: RawBuilder<unknown>;
-  livemode: RawBuilder<unknown>;
+  /** Whose events, said of the table under this alias. */
+  owns: (alias: 's' | 'e') => RawBuilder<unknown>;
   /** Positions after it (`asc`) or before it (`desc`). */
   from: PositionSql | null;
   order: 'asc' | 'desc';
@@ -69,7 +70,7 @@ function boundsSql(r: Reading): RawBuilder<unknown> {
   if (r.from) (r.order === 'asc' ? lows : highs).push(sql`SELECT ${r.from.xid}, ${r.from.id}`);
   const seek = (time: RawBuilder<unknown>, dir: 'ASC' | 'DESC') =>
     sql`(SELECT s.xid, s.id FROM webhook_events s
-      WHERE s.store_id = ${r.storeId} AND s.livemode = ${r.livemode} AND s.in_order AND ${time}
+      WHERE ${r.owns('s')} AND s.in_order AND ${time}
       ORDER BY s.created_at ${sql.raw(dir)} LIMIT 1)`;
   if (r.gte) lows.push(seek(sql`s.created_at < ${r.gte} - ${SLACK}`, 'DESC'));
   if (r.lt) highs.push(seek(sql`s.created_at >= ${r.lt} + ${SLACK}`, 'ASC'));
@@ -93,7 +94,7 @@ function windowSql(r: Reading): RawBuilder<unknown> {
  */
 function lateSql(r: Reading, window: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`(SELECT e.event, e.xid, e.id FROM webhook_events e
-    WHERE e.store_id = ${r.storeId} AND e.livemode = ${r.livemode} AND NOT e.in_order ${window} OFFSET 0)`;
+    WHERE ${r.owns('e')} AND NOT e.in_order ${window} OFFSET 0)`;
 }
 
 /**
@@ -110,8 +111,7 @@ export function pageQuery(q: PageQuery): RawBuilder<PageRow> {
   const dir = q.order === 'asc' ? sql.raw('ASC') : sql.raw('DESC');
   const cmp = q.order === 'asc' ? sql.raw('>') : sql.raw('<');
   const reading: Reading = {
-    storeId: sql`${q.storeId}::integer`,
-    livemode: sql`${q.livemode}::boolean`,
+    owns: (alias) => ownedBy(q, `webhook_events as ${alias}`),
     from: q.from ? param(q.from) : null,
     order: q.order,
     gte: q.createdGte ? sql`${q.createdGte}::timestamptz` : null,
@@ -133,7 +133,7 @@ export function pageQuery(q: PageQuery): RawBuilder<PageRow> {
         SELECT p.xid, p.id FROM bounds CROSS JOIN unnest(${[...q.types]}::text[]) AS t(event)
         CROSS JOIN LATERAL (
           SELECT e.xid, e.id FROM webhook_events e
-          WHERE e.store_id = ${q.storeId} AND e.livemode = ${q.livemode} AND e.event = t.event
+          WHERE ${reading.owns('e')} AND e.event = t.event
             AND (e.xid, e.id) > (bounds.lo_xid, bounds.lo_id) AND (e.xid, e.id) < (bounds.hi_xid, bounds.hi_id)
             ${window}
           ORDER BY e.xid ${dir}, e.id ${dir}
@@ -150,13 +150,9 @@ export function pageQuery(q: PageQuery): RawBuilder<PageRow> {
 }
 
 /** One event of the store, of this mode, by its row id. */
-export function eventQuery(
-  storeId: number,
-  livemode: boolean,
-  rowId: string,
-): RawBuilder<Pick<LogRow, 'event' | 'body'>> {
+export function eventQuery(owner: Owner, rowId: string): RawBuilder<Pick<LogRow, 'event' | 'body'>> {
   return sql`SELECT event, body FROM webhook_events
-    WHERE id = ${rowId}::bigint AND store_id = ${storeId} AND livemode = ${livemode}`;
+    WHERE id = ${rowId}::bigint AND ${ownedBy(owner, 'webhook_events')}`;
 }
 
 /** What a long poll waits for: any event of these kinds after its position, in its time range. */
@@ -177,8 +173,8 @@ export interface Waiting {
  */
 export function readyQuery(waiting: readonly Waiting[]): RawBuilder<{ i: string }> {
   const reading: Reading = {
-    storeId: sql`w.store_id`,
-    livemode: sql`w.livemode`,
+    // Each waiting list's own store and mode, a row of the unnest below: not one owner's parameters.
+    owns: (alias) => sql`${sql.raw(alias)}.store_id = w.store_id AND ${sql.raw(alias)}.livemode = w.livemode`,
     from: { xid: sql`w.xid`, id: sql`w.id` },
     order: 'asc',
     gte: sql`w.gte`,
@@ -196,7 +192,7 @@ export function readyQuery(waiting: readonly Waiting[]): RawBuilder<{ i: string 
       SELECT 1 FROM unnest(string_to_array(w.types, ',')) AS t(event)
       CROSS JOIN LATERAL (
         SELECT 1 FROM webhook_events e
-        WHERE e.store_id = w.store_id AND e.livemode = w.livemode AND e.event = t.event
+        WHERE ${reading.owns('e')} AND e.event = t.event
           AND (e.xid, e.id) > (bounds.lo_xid, bounds.lo_id) AND (e.xid, e.id) < (bounds.hi_xid, bounds.hi_id)
           ${window}
         ORDER BY e.xid, e.id

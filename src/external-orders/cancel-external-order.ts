@@ -1,4 +1,5 @@
 import { db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { first, run } from '../db/sql.ts';
 import { AppError, notFound } from '../errors.ts';
 import { advanceOrder } from '../orders/advance-order.ts';
@@ -20,8 +21,7 @@ export async function cancelExternalOrder(ctx: PartnerContext, { id: orderId, no
         .selectFrom('orders')
         .select(['order_type', 'status'])
         .where('id', '=', orderId)
-        .where('store_id', '=', actor.storeId)
-        .where('livemode', '=', actor.livemode)
+        .where(ownedBy(actor, 'orders'))
         .forUpdate(),
     );
     if (!order) throw notFound(`No order with id ${orderId}`, 'ORDER_NOT_FOUND');
@@ -43,7 +43,7 @@ export async function cancelExternalOrder(ctx: PartnerContext, { id: orderId, no
         status: 'cancelled',
         note,
         reason: 'marketplace',
-        storeId: actor.storeId,
+        owner: actor,
         cancelShipped: true,
       },
     );
@@ -51,6 +51,7 @@ export async function cancelExternalOrder(ctx: PartnerContext, { id: orderId, no
       db(tx)
         .updateTable('purchase_orders')
         .set({ status: 'cancelled' })
+        .where(ownedBy(actor, 'purchase_orders'))
         .where('order_id', '=', orderId)
         .where('status', '=', 'draft'),
     );

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Selectable } from 'kysely';
 import type { Actor } from '../auth/actor.ts';
 import { type DB, db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { first, run, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
@@ -21,7 +22,7 @@ async function resolveSkus(tx: EntityManager, storeId: number, skus: string[]) {
         sql<Pick<Selectable<DB['sku_mappings']>, 'sku'>>`unnest(${skus}::text[])`.as<'s'>(sql`s(sku)`),
       )
       .leftJoin('sku_mappings as m', (join) =>
-        join.on('m.store_id', '=', storeId).onRef('m.sku', '=', 's.sku'),
+        join.on(ownedBy({ storeId }, 'sku_mappings as m')).onRef('m.sku', '=', 's.sku'),
       )
       .leftJoinLateral(
         (eb) =>
@@ -92,7 +93,8 @@ export async function postExternalOrder(ctx: PartnerContext, input: ExternalOrde
           hold_lines: null,
           updated_at: sql`now()`,
         })
-        .where('id', '=', post.id),
+        .where('id', '=', post.id)
+        .where(ownedBy(actor, 'external_orders')),
     );
     return { result: 'created', orderId };
   });
@@ -124,12 +126,8 @@ function checkTotal(input: ExternalOrderInput) {
  */
 async function claimPost(tx: EntityManager, actor: Actor, input: ExternalOrderInput) {
   const storeId = actor.storeId;
-  const key = {
-    store_id: storeId,
-    livemode: actor.livemode,
-    marketplace: input.marketplace,
-    external_order_id: input.external_order_id,
-  };
+  const natural = { marketplace: input.marketplace, external_order_id: input.external_order_id };
+  const key = { store_id: storeId, livemode: actor.livemode, ...natural };
   await run(
     db(tx)
       .insertInto('external_orders')
@@ -147,7 +145,8 @@ async function claimPost(tx: EntityManager, actor: Actor, input: ExternalOrderIn
     db(tx)
       .selectFrom('external_orders')
       .select(['id', 'status', 'order_id'])
-      .where((eb) => eb.and(key))
+      .where(ownedBy(actor, 'external_orders'))
+      .where((eb) => eb.and(natural))
       .forUpdate(),
   );
   if (!post) throw new Error('external order row vanished');
@@ -156,14 +155,16 @@ async function claimPost(tx: EntityManager, actor: Actor, input: ExternalOrderIn
     db(tx)
       .selectFrom('orders')
       .select('id')
-      .where((eb) => eb.and(key)),
+      .where(ownedBy(actor, 'orders'))
+      .where((eb) => eb.and(natural)),
   );
   if (!imported) return post;
   await run(
     db(tx)
       .updateTable('external_orders')
       .set({ status: 'created', order_id: imported.id, updated_at: sql`now()` })
-      .where('id', '=', post.id),
+      .where('id', '=', post.id)
+      .where(ownedBy(actor, 'external_orders')),
   );
   return { orderId: imported.id };
 }
@@ -229,7 +230,8 @@ async function holdPost(
         payload: JSON.stringify(input),
         updated_at: sql`now()`,
       })
-      .where('id', '=', postId),
+      .where('id', '=', postId)
+      .where(ownedBy({ storeId, livemode }, 'external_orders')),
   );
   await recordEvents(tx, [
     {

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { seal, unseal } from '../db/at-rest.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { rows, sql } from '../db/sql.ts';
 
 /** How long a key's answer is kept (the IETF draft leaves it to the server; Stripe keeps 24 hours). */
@@ -63,7 +64,7 @@ export async function lookUpKey(
     sql`SELECT pg_try_advisory_xact_lock(${lockOf(scope)}) AS locked,
         k.fingerprint, k.request_id, k.status, k.answer, k.headers, k.body
       FROM (VALUES (1)) AS one (n)
-      LEFT JOIN idempotency_keys k ON k.store_id = ${scope.storeId} AND k.livemode = ${scope.livemode}
+      LEFT JOIN idempotency_keys k ON ${ownedBy(scope, 'idempotency_keys as k')}
         AND k.key = ${scope.key} AND k.created_at >= now() - ${KEY_LIFETIME}::interval`,
   );
   if (row?.status != null && row.request_id !== null) {

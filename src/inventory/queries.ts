@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Selectable } from 'kysely';
 import { EFFECTIVE_PURCHASE_MODE } from '../catalogue/filters.ts';
 import { type DB, db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { first, isoTime, type RawBuilder, rows, run, sql } from '../db/sql.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { Position } from './cursor.ts';
@@ -57,8 +58,8 @@ export function feedPage(storeId: number, from: Position, limit: number): RawBui
           FROM product_variants v WHERE v.product_id = p.id AND v.retired_at IS NULL), '[]') AS variants
       FROM inventory_feed f
       JOIN products p ON p.id = f.product_id
-      LEFT JOIN listings l ON l.store_id = f.store_id AND l.product_id = f.product_id
-      WHERE f.store_id = ${storeId}
+      LEFT JOIN listings l ON ${ownedBy({ storeId }, 'listings as l')} AND l.product_id = f.product_id
+      WHERE ${ownedBy({ storeId }, 'inventory_feed as f')}
         AND (f.xid, f.seq) > (${from.xid}::xid8, ${from.seq}::bigint)
         AND f.xid < pg_snapshot_xmin(pg_current_snapshot())
         AND (SELECT enabled FROM platform_features WHERE name = 'inventory_read')

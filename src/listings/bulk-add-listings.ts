@@ -3,6 +3,7 @@ import type { SqlBool } from 'kysely';
 import { visibility } from '../catalogue/filters.ts';
 import type { CatalogueFilters } from '../catalogue/schemas.ts';
 import { db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { rows, run, sql } from '../db/sql.ts';
 import { enqueueDispatch } from '../events/outbox.ts';
 import { loadCatalogueContext, type StoreCatalogueContext } from '../store/catalogue-context.ts';
@@ -20,7 +21,7 @@ function listedState(tx: EntityManager, ctx: StoreCatalogueContext, ids: number[
       .leftJoin('listings as l', (join) =>
         join
           .onRef('l.product_id', '=', 'p.id')
-          .on('l.store_id', '=', ctx.storeId)
+          .on(ownedBy(ctx, 'listings as l'))
           .on('l.deleted_at', 'is', null),
       )
       .select((eb) => ['p.id', eb('l.id', 'is not', null).$castTo<boolean>().as('listed')])

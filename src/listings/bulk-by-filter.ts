@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { buildCatalogueQuery, catalogueFrom, whereAll } from '../catalogue/filters.ts';
 import type { CatalogueFilters } from '../catalogue/schemas.ts';
 import { type DB, db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { first, rows, sql } from '../db/sql.ts';
 import { enqueueDispatch, productEventsFrom } from '../events/outbox.ts';
 import { loadCatalogueContext } from '../store/catalogue-context.ts';
@@ -106,7 +107,7 @@ export async function bulkRemoveByFilter(
           eb.fn.min<Id | null>('product_id').as('lo'),
           eb.fn.max<Id | null>('product_id').as('hi'),
         ])
-        .where('store_id', '=', storeId)
+        .where(ownedBy({ storeId }, 'listings'))
         .where('deleted_at', 'is', null),
     ),
   );
@@ -117,7 +118,7 @@ export async function bulkRemoveByFilter(
         tx,
         sql<Pick<z.output<typeof bulkRemoveOutput>, 'removed'>>`WITH changed AS (
             UPDATE listings l SET deleted_at = now(), updated_at = now() FROM products p
-            WHERE p.id = l.product_id AND l.store_id = ${storeId} AND l.deleted_at IS NULL
+            WHERE p.id = l.product_id AND ${ownedBy({ storeId }, 'listings as l')} AND l.deleted_at IS NULL
               AND l.product_id BETWEEN ${lo} AND ${hi} AND ${match}
             RETURNING l.product_id
           ), events AS (${productEventsFrom(storeId, 'product.deleted', sql`changed`)})

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { CatalogueFilters } from '../catalogue/schemas.ts';
 import type { DB } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { rows, sql } from '../db/sql.ts';
 import { enqueueDispatch, productEventsFrom } from '../events/outbox.ts';
 import type { PartnerContext } from '../trpc/context.ts';
@@ -23,7 +24,7 @@ export async function bulkRemoveListings(ctx: PartnerContext, input: BulkInput) 
       tx,
       sql<Pick<Selectable<DB['listings']>, 'product_id'>>`WITH changed AS (
           UPDATE listings l SET deleted_at = now(), updated_at = now()
-          WHERE l.store_id = ${storeId} AND l.deleted_at IS NULL AND l.product_id = ANY(${ids}::integer[])
+          WHERE ${ownedBy({ storeId }, 'listings as l')} AND l.deleted_at IS NULL AND l.product_id = ANY(${ids}::integer[])
           RETURNING l.product_id
         ), events AS (${productEventsFrom(storeId, 'product.deleted', sql`changed`)})
         SELECT product_id FROM changed`,

@@ -1,3 +1,4 @@
+import { ownedBy } from '../db/owned-by.ts';
 import { likePattern, pageOffset, pagination, type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { availableForSale, base, COLUMNS, type Item, LIVE, type Row, variantsOf } from './queries.ts';
@@ -45,7 +46,7 @@ export async function listListings(ctx: PartnerContext, input: ListListingsInput
   // Without a product condition the total is the store's live listings alone (each has its product: a
   // foreign key), an index-only count; joining products cost a lookup per listing (0.7 s for 50,000).
   const live = sql.join(
-    [sql`listings l WHERE l.store_id = ${storeId} AND l.deleted_at IS NULL`, ...gaps],
+    [sql`listings l WHERE ${ownedBy({ storeId }, 'listings as l')} AND l.deleted_at IS NULL`, ...gaps],
     sql` AND `,
   );
   const matching = conds.length ? where : live;

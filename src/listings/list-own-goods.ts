@@ -1,4 +1,5 @@
 import { db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { isoTime, run } from '../db/sql.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
 import type { OwnGoodsInput } from './schemas.ts';
@@ -18,7 +19,7 @@ export async function listOwnGoods(ctx: UseCaseContext, { storeId }: OwnGoodsInp
             eb
               .selectFrom('listings as l')
               .select(eb.lit(1).as('one'))
-              .where('l.store_id', '=', storeId)
+              .where(ownedBy({ storeId }, 'listings as l'))
               .whereRef('l.product_id', '=', 'p.id')
               .where('l.deleted_at', 'is', null),
           )

@@ -3,6 +3,7 @@ import type { Selectable, Updateable } from 'kysely';
 import type { z } from 'zod';
 import { EFFECTIVE_PURCHASE_MODE, minimumPrice, SELLABLE_STOCK } from '../catalogue/filters.ts';
 import { type DB, db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { first, isoTime, type RawBuilder, rows, run, sql } from '../db/sql.ts';
 import { AppError, field, notFound } from '../errors.ts';
 import { type ProductEvent, productEventsFrom, recordEvents } from '../events/outbox.ts';
@@ -21,7 +22,7 @@ type Variant = NonNullable<Item['variants']>[number];
 
 /** A store's live listings joined with their products; `l` and `p` as everywhere in the catalogue. */
 export const LIVE = (storeId: number) => sql`listings l JOIN products p ON p.id = l.product_id
-  WHERE l.store_id = ${storeId} AND l.deleted_at IS NULL`;
+  WHERE ${ownedBy({ storeId }, 'listings as l')} AND l.deleted_at IS NULL`;
 
 /** The channels a listing is kept off: the supplier's and the store's own, sorted. */
 export const HIDDEN_CHANNELS = sql<
@@ -122,7 +123,7 @@ export async function vendorProduct(
         EFFECTIVE_PURCHASE_MODE.$castTo<VendorProduct['purchase_mode']>().as('purchase_mode'),
         'l.vendor_fulfilled',
       ])
-      .where('l.store_id', '=', storeId)
+      .where(ownedBy({ storeId }, 'listings as l'))
       .where('l.product_id', '=', productId),
   );
   if (!row) throw new Error(`listing ${storeId}/${productId} vanished inside its transaction`);
@@ -139,7 +140,7 @@ async function lockListing(tx: EntityManager, ctx: StoreCatalogueContext, produc
         minimumPrice(ctx).$castTo<Cents>().as('minimum'),
         eb.ref('p.purchase_mode').as('catalogue_mode'),
       ])
-      .where('l.store_id', '=', ctx.storeId)
+      .where(ownedBy(ctx, 'listings as l'))
       .where('l.product_id', '=', productId)
       .where('l.deleted_at', 'is', null)
       .forUpdate('l'),
@@ -194,7 +195,7 @@ export async function updateListing(
       db(tx)
         .updateTable('listings')
         .set({ ...set, updated_at: sql`now()` })
-        .where('store_id', '=', storeId)
+        .where(ownedBy({ storeId }, 'listings'))
         .where('product_id', '=', productId),
     );
     await recordEvents(tx, [productEvent(storeId, 'product.updated', productId)]);
@@ -223,7 +224,7 @@ export async function changeListingPresentation(
           ...(change.customTitle !== undefined && { custom_title: change.customTitle }),
           ...(change.hiddenChannels !== undefined && { hidden_channels: change.hiddenChannels }),
         })
-        .where('store_id', '=', storeId)
+        .where(ownedBy({ storeId }, 'listings'))
         .where('product_id', '=', productId)
         .where('deleted_at', 'is', null)
         .returning('id'),

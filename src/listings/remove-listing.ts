@@ -1,4 +1,5 @@
 import { db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { run, sql } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
@@ -13,7 +14,7 @@ export async function removeListing(ctx: PartnerContext, { productId }: ProductP
       db(tx)
         .updateTable('listings')
         .set({ deleted_at: sql`now()`, updated_at: sql`now()` })
-        .where('store_id', '=', storeId)
+        .where(ownedBy({ storeId }, 'listings'))
         .where('product_id', '=', productId)
         .where('deleted_at', 'is', null)
         .returning('id'),

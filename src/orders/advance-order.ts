@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/kysely.ts';
+import { type Owner, ownedBy } from '../db/owned-by.ts';
 import { first, run, sql } from '../db/sql.ts';
 import { AppError, field, notFound } from '../errors.ts';
 import { type DomainEvent, recordEvents } from '../events/outbox.ts';
@@ -35,14 +36,14 @@ const EVENT: Partial<Record<OrderStatus, string>> = {
  */
 export interface AdvanceOptions {
   reason?: string;
-  /** Refuse unless the order belongs to this store (partner callers). */
-  storeId?: number;
+  /** Refuse unless the order is this owner's (partner callers). */
+  owner?: Owner;
   /** A marketplace buyer's cancellation may come after shipping (stock returns only for unshipped lines). */
   cancelShipped?: boolean;
 }
 
 /** The order, locked for its move, with what the move and its mail need. */
-async function lockOrder(tx: EntityManager, orderId: number, storeId?: number) {
+async function lockOrder(tx: EntityManager, orderId: number, owner?: Owner) {
   const order = db(tx)
     .selectFrom('orders as o')
     .innerJoin('stores as s', 's.id', 'o.store_id')
@@ -62,7 +63,7 @@ async function lockOrder(tx: EntityManager, orderId: number, storeId?: number) {
     ])
     .where('o.id', '=', orderId);
   const locked = await first(
-    (storeId === undefined ? order : order.where('o.store_id', '=', storeId)).forUpdate('o'),
+    (owner === undefined ? order : order.where(ownedBy(owner, 'orders as o'))).forUpdate('o'),
   );
   if (!locked) throw notFound(`No order with id ${orderId}`, 'ORDER_NOT_FOUND');
   return locked;
@@ -81,7 +82,7 @@ export async function advanceOrder(
 ) {
   const { orderId, status: to, ...opts } = input;
   return ctx.em.transactional(async (tx) => {
-    const order = await lockOrder(tx, orderId, opts.storeId);
+    const order = await lockOrder(tx, orderId, opts.owner);
     const tracking = checkTransition(order, to, opts);
     const events: DomainEvent[] = [];
     const event = (name: string) =>

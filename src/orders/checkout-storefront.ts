@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Selectable } from 'kysely';
 import { EFFECTIVE_PURCHASE_MODE } from '../catalogue/filters.ts';
 import { type DB, db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { run, sql } from '../db/sql.ts';
 import { AppError, field } from '../errors.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
@@ -30,7 +31,7 @@ function storeListings(tx: EntityManager, storeId: number, productIds: number[])
           .$castTo<boolean>()
           .as('shown'),
       ])
-      .where('l.store_id', '=', storeId)
+      .where(ownedBy({ storeId }, 'listings as l'))
       .where('l.deleted_at', 'is', null)
       .where('l.product_id', '=', (eb) => eb.fn.any(sql<number[]>`${productIds}::integer[]`)),
   );

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { DB } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { isoTime, rows, sql } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 import type { PartnerContext } from '../trpc/context.ts';
@@ -40,7 +41,7 @@ export async function getOrder(
         COALESCE((SELECT json_agg(json_build_object('product_id', l.product_id, 'variant_id', l.variant_id, 'sku', l.sku,
           'name', l.name, 'quantity', l.quantity, 'price_cents', l.price_cents, 'shipped_quantity', l.shipped_quantity)
           ORDER BY l.id) FROM order_lines l WHERE l.order_id = o.id), '[]') AS items
-      FROM orders o WHERE o.id = ${orderId} AND o.store_id = ${actor.storeId} AND o.livemode = ${actor.livemode}`,
+      FROM orders o WHERE o.id = ${orderId} AND ${ownedBy(actor, 'orders as o')}`,
   );
   if (!r) throw notFound(`No order with id ${orderId}`, 'ORDER_NOT_FOUND');
   const { ship_address, ship_address2, ship_city, ship_state, ship_zip, ship_country, ...rest } = r;

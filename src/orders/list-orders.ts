@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { likePattern, pageOffset, pagination, type RawBuilder, rows, sql } from '../db/sql.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { LIST_COLUMNS, type ListRow, toListItem } from './queries.ts';
@@ -43,6 +44,9 @@ function search(term: string, canReadCustomers: boolean): RawBuilder<unknown> {
     : sql`o.order_number ILIKE ${pattern}`;
 }
 
+/** The orders, or their kept counts (each aliased `o`, with the same filter columns). */
+type KeptTable = 'orders as o' | 'order_counts as o' | 'order_count_deltas as o';
+
 /**
  * The conditions `order_counts` keeps a total for: the store, the mode, and the filters of few values.
  * With `storeAsRange`, for a page in id order: said as an equality, PostgreSQL drops the store from
@@ -50,13 +54,12 @@ function search(term: string, canReadCustomers: boolean): RawBuilder<unknown> {
  * backwards hoping to meet the store's orders early (a status the newest orders lack: 1.1 s at 1.2M
  * orders). As a range, only the store's own index (orders_store_id_idx) gives the order.
  */
-function keptFilters(actor: Actor, input: ListOrdersInput, storeAsRange = false): RawBuilder<unknown>[] {
-  const conds: RawBuilder<unknown>[] = [
-    storeAsRange
-      ? sql`o.store_id >= ${actor.storeId} AND o.store_id <= ${actor.storeId}`
-      : sql`o.store_id = ${actor.storeId}`,
-    sql`o.livemode = ${actor.livemode}`,
-  ];
+function keptFilters(
+  actor: Actor,
+  input: ListOrdersInput,
+  { table = 'orders as o', storeAsRange = false }: { table?: KeptTable; storeAsRange?: boolean } = {},
+): RawBuilder<unknown>[] {
+  const conds: RawBuilder<unknown>[] = [ownedBy(actor, table, { storeAsRange })];
   if (input.status) conds.push(sql`o.status = ${input.status}`);
   if (input.channel) conds.push(sql`o.channel = ${input.channel}`);
   if (input.attention) conds.push(sql`o.needs_attention`);
@@ -64,7 +67,7 @@ function keptFilters(actor: Actor, input: ListOrdersInput, storeAsRange = false)
 }
 
 function filters(actor: Actor, input: ListOrdersInput, storeAsRange = false): RawBuilder<unknown> {
-  const conds = [...keptFilters(actor, input, storeAsRange), ...dateBounds(input)];
+  const conds = [...keptFilters(actor, input, { storeAsRange }), ...dateBounds(input)];
   if (input.search) conds.push(search(input.search, actor.canReadCustomers));
   return sql.join(conds, sql` AND `);
 }
@@ -78,12 +81,12 @@ function countOrders(em: EntityManager, actor: Actor, input: ListOrdersInput, wh
   if (input.start_date || input.end_date || input.search) {
     return rows<{ total: number }>(em, sql`SELECT count(*)::integer AS total FROM orders o WHERE ${where}`);
   }
-  const kept = sql.join(keptFilters(actor, input), sql` AND `);
+  const kept = (table: KeptTable) => sql.join(keptFilters(actor, input, { table }), sql` AND `);
   return rows<{ total: number }>(
     em,
     sql`SELECT COALESCE(sum(n), 0)::integer AS total FROM (
-      SELECT o.n FROM order_counts o WHERE ${kept}
-      UNION ALL SELECT o.n FROM order_count_deltas o WHERE ${kept}) c`,
+      SELECT o.n FROM order_counts o WHERE ${kept('order_counts as o')}
+      UNION ALL SELECT o.n FROM order_count_deltas o WHERE ${kept('order_count_deltas as o')}) c`,
   );
 }
 

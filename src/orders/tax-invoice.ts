@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ExpressionBuilder, Selectable } from 'kysely';
 import { jsonBuildObject } from 'kysely/helpers/postgres';
 import { type DB, db } from '../db/kysely.ts';
+import { type Owner, ownedBy } from '../db/owned-by.ts';
 import { first, isoTime } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 import type { MailAttachments } from '../mail/smtp-sender.ts';
@@ -40,14 +41,8 @@ const lines = (eb: ExpressionBuilder<DB & { o: DB['orders'] }, 'o'>) =>
     .$asScalar()
     .as('lines');
 
-/** Whose invoice a partner may read: a store's, in the mode of its credential. */
-export interface InvoiceOwner {
-  storeId: number;
-  livemode: boolean;
-}
-
 /** The order with what its invoice shows; `owner` limits to one store's orders of one mode. */
-function invoicedOrder(em: EntityManager, orderId: number, owner?: InvoiceOwner) {
+function invoicedOrder(em: EntityManager, orderId: number, owner?: Owner) {
   const invoiced = db(em)
     .selectFrom('orders as o')
     .innerJoin('stores as s', 's.id', 'o.store_id')
@@ -75,11 +70,7 @@ function invoicedOrder(em: EntityManager, orderId: number, owner?: InvoiceOwner)
       lines(eb),
     ])
     .where('o.id', '=', orderId);
-  return first(
-    owner === undefined
-      ? invoiced
-      : invoiced.where('o.store_id', '=', owner.storeId).where('o.livemode', '=', owner.livemode),
-  );
+  return first(owner === undefined ? invoiced : invoiced.where(ownedBy(owner, 'orders as o')));
 }
 
 /**
@@ -87,12 +78,7 @@ function invoicedOrder(em: EntityManager, orderId: number, owner?: InvoiceOwner)
  * order has no invoice (it is issued when the order ships). `owner` limits to one store's orders of
  * one mode.
  */
-export async function invoicePdf(
-  em: EntityManager,
-  merchant: Merchant,
-  orderId: number,
-  owner?: InvoiceOwner,
-) {
+export async function invoicePdf(em: EntityManager, merchant: Merchant, orderId: number, owner?: Owner) {
   const o = await invoicedOrder(em, orderId, owner);
   if (!o) throw notFound(`No order with id ${orderId}`, 'ORDER_NOT_FOUND');
   if (!o.invoice_number || !o.invoice_issued_at) {

@@ -1,6 +1,7 @@
 import { storeActor } from '../auth/actor.ts';
 import { EFFECTIVE_PURCHASE_MODE } from '../catalogue/filters.ts';
 import { db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { first, sql } from '../db/sql.ts';
 import { AppError, notFound } from '../errors.ts';
 import { dispatchPendingEvents } from '../events/dispatch.ts';
@@ -45,7 +46,7 @@ async function sellableListing(ctx: Pick<UseCaseContext, 'em'>, storeId: number)
       .innerJoin('products as p', 'p.id', 'l.product_id')
       .innerJoin('product_variants as v', 'v.product_id', 'p.id')
       .select(['l.product_id', 'v.id as variant_id'])
-      .where('l.store_id', '=', storeId)
+      .where(ownedBy({ storeId }, 'listings as l'))
       .where('l.deleted_at', 'is', null)
       .where('p.active', '=', true)
       .where('v.retired_at', 'is', null)
@@ -115,9 +116,8 @@ async function dispatchOrderEvents(ctx: UseCaseContext, storeId: number, orderId
         .selectFrom('domain_events')
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('entity_id', '=', String(orderId))
-        .where('store_id', '=', storeId)
+        .where(ownedBy({ storeId, livemode: false }, 'domain_events'))
         .where('event', 'in', ORDER_PAYLOAD_EVENTS)
-        .where('livemode', '=', false)
         .where('dispatched_at', 'is', null),
     );
     if (Number(pending?.n ?? 0) === 0 || Date.now() > deadline) return;
@@ -161,7 +161,7 @@ async function triggerAnnouncement(ctx: UseCaseContext, storeId: number, event: 
     db(ctx.em)
       .selectFrom('listings')
       .select('product_id')
-      .where('store_id', '=', storeId)
+      .where(ownedBy({ storeId }, 'listings'))
       .where('deleted_at', 'is', null)
       .orderBy('id')
       .limit(1),

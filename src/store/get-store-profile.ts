@@ -1,4 +1,5 @@
 import { db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { first, isoTime, run } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 import type { PartnerContext } from '../trpc/context.ts';
@@ -32,8 +33,7 @@ export async function getStoreProfile(ctx: PartnerContext): Promise<StoreProfile
           eb.cast<string>(eb.fn.coalesce(eb.fn.sum('total_cents'), eb.lit(0)), 'text').as('revenue'),
           isoTime(eb.fn.max('created_at')).as('last'),
         ])
-        .where('store_id', '=', storeId)
-        .where('livemode', '=', ctx.actor.livemode)
+        .where(ownedBy(ctx.actor, 'orders'))
         .groupBy('status'),
     ),
   ]);

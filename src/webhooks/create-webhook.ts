@@ -1,4 +1,5 @@
 import { db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { first, run } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import type { PartnerContext } from '../trpc/context.ts';
@@ -19,8 +20,7 @@ export async function createWebhook(ctx: PartnerContext, input: CreateWebhookInp
       db(tx)
         .selectFrom('webhook_subscriptions')
         .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('store_id', '=', storeId)
-        .where('livemode', '=', ctx.actor.livemode),
+        .where(ownedBy(ctx.actor, 'webhook_subscriptions')),
     );
     if (Number(counted?.n ?? 0) >= MAX_SUBSCRIPTIONS_PER_STORE) {
       throw new AppError(

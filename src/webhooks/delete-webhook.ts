@@ -1,4 +1,5 @@
 import { db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { first } from '../db/sql.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { notFoundHook } from './queries.ts';
@@ -9,8 +10,7 @@ export async function deleteWebhook(ctx: PartnerContext, { id }: WebhookPathInpu
     db(ctx.em)
       .deleteFrom('webhook_subscriptions')
       .where('id', '=', id)
-      .where('store_id', '=', ctx.actor.storeId)
-      .where('livemode', '=', ctx.actor.livemode)
+      .where(ownedBy(ctx.actor, 'webhook_subscriptions'))
       .returning('id'),
   );
   if (!gone) throw notFoundHook(id);

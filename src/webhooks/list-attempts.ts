@@ -1,4 +1,5 @@
 import { db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { isoTime, run, sql } from '../db/sql.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { one } from './queries.ts';
@@ -12,7 +13,9 @@ export async function listAttempts(ctx: PartnerContext, { id }: WebhookPathInput
     db(ctx.em)
       .selectFrom('webhook_attempts as a')
       .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
-      .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+      .innerJoin('webhook_events as e', (join) =>
+        join.onRef('e.id', '=', 'd.event_id').on(ownedBy(ctx.actor, 'webhook_events as e')),
+      )
       .select((eb) => [
         sql<number>`a.id::integer`.as('id'),
         sql<number>`a.delivery_id::integer`.as('delivery_id'),

@@ -1,4 +1,5 @@
 import { db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { run } from '../db/sql.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { WEBHOOK_EVENTS } from './events.ts';
@@ -10,8 +11,7 @@ export async function listWebhooks(ctx: PartnerContext) {
     db(ctx.em)
       .selectFrom('webhook_subscriptions')
       .select(subscription)
-      .where('store_id', '=', ctx.actor.storeId)
-      .where('livemode', '=', ctx.actor.livemode)
+      .where(ownedBy(ctx.actor, 'webhook_subscriptions'))
       .orderBy('id'),
   );
   return { webhooks, valid_events: [...WEBHOOK_EVENTS] };

@@ -1,3 +1,4 @@
+import { ownedBy } from '../db/owned-by.ts';
 import { rows, sql } from '../db/sql.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { createWebhookEvents } from './fanout.ts';
@@ -23,7 +24,8 @@ export async function pingWebhook(ctx: PartnerContext, { id }: WebhookPathInput)
     ]);
     const [d] = await rows<DeliverySummary>(
       tx,
-      sql`SELECT ${DELIVERY} FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+      sql`SELECT ${DELIVERY} FROM webhook_deliveries d
+        JOIN webhook_events e ON e.id = d.event_id AND ${ownedBy(ctx.actor, 'webhook_events as e')}
         WHERE d.subscription_id = ${id} AND e.event = 'webhook.ping' ORDER BY d.id DESC LIMIT 1`,
     );
     if (!d) throw new Error('the ping delivery was not created');

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ExpressionBuilder } from 'kysely';
-import type { Actor } from '../auth/actor.ts';
 import { type DB, db } from '../db/kysely.ts';
+import { type Owner, ownedBy } from '../db/owned-by.ts';
 import { first, isoTime, sql } from '../db/sql.ts';
 import { AppError, field, notFound } from '../errors.ts';
 import type { Webhook } from './schemas.ts';
@@ -33,24 +33,20 @@ export async function checkUrl(url: string, s: WebhookSettings): Promise<string>
   return target.url.href;
 }
 
-/** Whose subscriptions a credential manages: its store's, of its own mode. */
-export type HookOwner = Pick<Actor, 'storeId' | 'livemode'>;
-
-export async function one(em: EntityManager, owner: HookOwner, id: number): Promise<Webhook> {
+export async function one(em: EntityManager, owner: Owner, id: number): Promise<Webhook> {
   const w = await first(
     db(em)
       .selectFrom('webhook_subscriptions')
       .select(subscription)
       .where('id', '=', id)
-      .where('store_id', '=', owner.storeId)
-      .where('livemode', '=', owner.livemode),
+      .where(ownedBy(owner, 'webhook_subscriptions')),
   );
   if (!w) throw notFoundHook(id);
   return w;
 }
 
 /** A subscription that is switched off takes no deliveries, not even one asked for by hand. */
-export async function oneActive(em: EntityManager, owner: HookOwner, id: number): Promise<Webhook> {
+export async function oneActive(em: EntityManager, owner: Owner, id: number): Promise<Webhook> {
   const hook = await one(em, owner, id);
   if (!hook.active) {
     throw new AppError('conflict', 'WEBHOOK_DISABLED', 'The subscription is disabled; set it active first');

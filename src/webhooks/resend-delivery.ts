@@ -1,3 +1,4 @@
+import { ownedBy } from '../db/owned-by.ts';
 import { rows, sql } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 import type { PartnerContext } from '../trpc/context.ts';
@@ -11,7 +12,11 @@ export async function resendDelivery(ctx: PartnerContext, { id, deliveryId }: Re
     await oneActive(tx, ctx.actor, id);
     // The subscription first, then its delivery: the order of every writer (the due trigger below
     // takes the subscription's lock too), so a resend never deadlocks with a write of attempts.
-    await rows(tx, sql`SELECT 1 FROM webhook_subscriptions WHERE id = ${id} FOR NO KEY UPDATE`);
+    await rows(
+      tx,
+      sql`SELECT 1 FROM webhook_subscriptions WHERE id = ${id} AND ${ownedBy(ctx.actor, 'webhook_subscriptions')}
+      FOR NO KEY UPDATE`,
+    );
     const [d] = await rows<DeliverySummary>(
       tx,
       sql`WITH again AS (
@@ -25,7 +30,8 @@ export async function resendDelivery(ctx: PartnerContext, { id, deliveryId }: Re
           SELECT * FROM webhook_deliveries WHERE id = ${deliveryId} AND subscription_id = ${id}
             AND NOT EXISTS (SELECT 1 FROM again)
         )
-        SELECT ${DELIVERY} FROM current d JOIN webhook_events e ON e.id = d.event_id`,
+        SELECT ${DELIVERY} FROM current d
+          JOIN webhook_events e ON e.id = d.event_id AND ${ownedBy(ctx.actor, 'webhook_events as e')}`,
     );
     if (!d) throw notFound(`No delivery ${deliveryId} for webhook subscription ${id}`, 'DELIVERY_NOT_FOUND');
     await wakeDeliveries(tx);

@@ -1,4 +1,5 @@
 import { db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { first, sql } from '../db/sql.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { notFoundHook, subscription } from './queries.ts';
@@ -14,8 +15,7 @@ export async function rotateSecret(ctx: PartnerContext, { id }: WebhookPathInput
       .updateTable('webhook_subscriptions')
       .set({ secret_encrypted: encryptSecret(key, secret), updated_at: sql`now()` })
       .where('id', '=', id)
-      .where('store_id', '=', ctx.actor.storeId)
-      .where('livemode', '=', ctx.actor.livemode)
+      .where(ownedBy(ctx.actor, 'webhook_subscriptions'))
       .returning(subscription),
   );
   if (!w) throw notFoundHook(id);

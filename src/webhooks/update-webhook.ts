@@ -1,4 +1,5 @@
 import { db } from '../db/kysely.ts';
+import { ownedBy } from '../db/owned-by.ts';
 import { first, sql } from '../db/sql.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { checkUrl, notFoundHook, one, subscription } from './queries.ts';
@@ -6,7 +7,6 @@ import { disable } from './record-attempts.ts';
 import type { UpdateWebhookInput } from './schemas.ts';
 
 export async function updateWebhook(ctx: PartnerContext, input: UpdateWebhookInput) {
-  const storeId = ctx.actor.storeId;
   const url = input.url === undefined ? undefined : await checkUrl(input.url, ctx.settings.webhooks);
   return ctx.em.transactional(async (tx) => {
     const current = await one(tx, ctx.actor, input.id);
@@ -23,8 +23,7 @@ export async function updateWebhook(ctx: PartnerContext, input: UpdateWebhookInp
           updated_at: sql`now()`,
         })
         .where('id', '=', input.id)
-        .where('store_id', '=', storeId)
-        .where('livemode', '=', ctx.actor.livemode)
+        .where(ownedBy(ctx.actor, 'webhook_subscriptions'))
         .returning(subscription),
     );
     if (!updated) throw notFoundHook(input.id);
