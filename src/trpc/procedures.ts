@@ -3,7 +3,8 @@ import { authorize } from '../auth/authorize.ts';
 import { bearerToken, resolveCredential } from '../auth/credentials.ts';
 import { sameSecret } from '../auth/secret-tokens.ts';
 import { AppError } from '../errors.ts';
-import { type ChargedLimits, enforceLimit, limitKeys } from '../ratelimit/limiter.ts';
+import { partnerLimits } from '../ratelimit/keys.ts';
+import { type ChargedLimits, enforceLimit } from '../ratelimit/limiter.ts';
 import type { Context, DomainSettings } from './context.ts';
 import { baseProcedure, type Meta } from './init.ts';
 
@@ -42,7 +43,7 @@ export async function chargeLimits(
 ): Promise<ChargedLimits> {
   const headers: Record<string, string> = {};
   try {
-    for (const limit of limitKeys(actor, meta?.rateLimit)) {
+    for (const limit of partnerLimits(actor, meta?.rateLimit)) {
       const allowance = settings.rateLimits[limit.allowance];
       // A cost past the whole allowance could never be granted: it takes the whole allowance.
       Object.assign(headers, await enforceLimit(em, limit.key, allowance, Math.min(cost, allowance)));
