@@ -18,6 +18,7 @@ import type { ChargedLimits } from '../src/ratelimit/limiter.ts';
 import type { DomainSettings } from '../src/trpc/context.ts';
 import type { Meta } from '../src/trpc/init.ts';
 import { chargeLimits } from '../src/trpc/procedures.ts';
+import type { RequestState } from '../src/trpc/request-state.ts';
 import type { Logger } from './logger.ts';
 import { sendError } from './respond.ts';
 
@@ -68,14 +69,6 @@ export interface KeyedWrite {
   charged: ChargedLimits;
   /** The operation commits in steps of its own (bulk by filter): it runs beside the key's transaction. */
   commitsInSteps: boolean;
-}
-
-/** What the transport presets on a request's procedure context once the idempotency layer knows it. */
-export interface Preset {
-  actor?: Actor;
-  chargedLimits?: ChargedLimits;
-  /** The transaction the keyed write runs in. */
-  em?: EntityManager;
 }
 
 /** The operation's answer as it would go on the wire, held back until its key is settled. */
@@ -176,10 +169,9 @@ export async function admitKeyed(
   req: IncomingMessage,
   res: ServerResponse,
   target: { path: string; search: string },
-  requestId: string,
   meta: Meta | undefined,
   deps: IdempotencyDeps,
-  preset: (p: Preset) => void,
+  state: RequestState,
 ): Promise<KeyedWrite | 'answered' | undefined> {
   const raw = req.headers[IDEMPOTENCY_HEADER];
   if (raw === undefined || !WRITES.has(req.method ?? '') || !meta) return undefined;
@@ -191,7 +183,7 @@ export async function admitKeyed(
       res,
       400,
       { error: 'bad_request', code: 'IDEMPOTENCY_KEY_INVALID', message, details },
-      requestId,
+      state.id,
     );
     return 'answered';
   }
@@ -205,14 +197,14 @@ export async function admitKeyed(
     },
   );
   if (!actor) return undefined;
-  preset({ actor });
+  state.keyed = { credential: actor };
   try {
     authorize(actor, { write: true, appScope: meta.appScope ?? null, mcpScope: meta.mcpScope });
   } catch {
     return undefined;
   }
   const charged = await chargeLimits(em, actor, meta, deps.settings);
-  preset({ chargedLimits: charged });
+  state.precharged = charged;
   if (charged.refusal) return undefined;
   const scope: KeyScope = { storeId: actor.storeId, livemode: actor.livemode, key };
   const fingerprint = fingerprintOf(req, actor, target);

@@ -6,6 +6,7 @@ import { createMcpServer } from '../../src/mcp/server.ts';
 import type { Context } from '../../src/trpc/context.ts';
 import { shapeError } from '../../src/trpc/errors.ts';
 import { chargeLimits } from '../../src/trpc/procedures.ts';
+import type { RequestState } from '../../src/trpc/request-state.ts';
 import { answerCors } from '../cors.ts';
 import { InputRefused, readBytes, utf8Text } from '../http-input.ts';
 import type { Logger } from '../logger.ts';
@@ -23,7 +24,7 @@ const MCP_REQUEST_HEADERS =
 const MAX_BODY_BYTES = 1_000_000;
 
 export interface McpDeps {
-  createContext(req: IncomingMessage): Context;
+  createContext(req: IncomingMessage, state: RequestState): Context;
   publicUrl: string;
   log: Logger;
   version: string;
@@ -47,9 +48,14 @@ function jsonRpcError(res: ServerResponse, status: number, code: number, message
  * The vendor MCP endpoint: Streamable HTTP, stateless (a server and a transport per request, JSON
  * answers, no sessions), for OAuth tokens bound to `{base_url}/mcp` only.
  */
-export async function serveMcp(req: IncomingMessage, res: ServerResponse, deps: McpDeps): Promise<void> {
-  const ctx = deps.createContext(req);
-  const { requestId } = ctx;
+export async function serveMcp(
+  req: IncomingMessage,
+  res: ServerResponse,
+  state: RequestState,
+  deps: McpDeps,
+): Promise<void> {
+  const ctx = deps.createContext(req, state);
+  const requestId = state.id;
   // Open to browser-based clients of any origin. DNS rebinding (the transport spec's concern) gains
   // a page nothing here: every call needs a bearer token, and no cookie or other ambient credential
   // is ever read, so a page can act only with a token its user granted it through consent.
@@ -58,7 +64,7 @@ export async function serveMcp(req: IncomingMessage, res: ServerResponse, deps: 
   const auth = await authenticate(ctx.em, req.headers.authorization, deps.publicUrl);
   if ('refusal' in auth) return refuse(res, auth.refusal, requestId);
   const { actor } = auth;
-  ctx.onAuthenticated?.(actor);
+  state.actor = actor;
   // Stateless: no stream of server-initiated messages to GET, no session to DELETE.
   if (req.method !== 'POST') {
     res.setHeader('Allow', 'POST');
@@ -111,7 +117,7 @@ export async function serveMcp(req: IncomingMessage, res: ServerResponse, deps: 
   for (const [name, value] of Object.entries(limited.headers)) res.setHeader(name, value);
 
   const server = createMcpServer({
-    context: () => ({ ...deps.createContext(req), actor }),
+    context: () => ({ ...deps.createContext(req, state), actor }),
     refusedArguments: screened.refusedArguments,
     log: deps.log,
     version: deps.version,

@@ -19,13 +19,15 @@ export const partnerProcedure = baseProcedure.use(async ({ ctx, meta, type, next
   const actor =
     ctx.actor ?? (await resolveCredential(ctx.em, ctx.headers.authorization, ctx.settings.publicUrl));
   authorize(actor, { write: type !== 'query', appScope: meta?.appScope ?? null, mcpScope: meta?.mcpScope });
-  ctx.onAuthenticated?.(actor);
+  const { request } = ctx;
+  if (request) request.actor = actor;
   // A keyed REST write was charged before its key was looked at (server/idempotency.ts), outside the
   // write's transaction; every other request is charged here.
-  const charged = ctx.chargedLimits ?? (await chargeLimits(ctx.em, actor, meta, ctx.settings));
-  if (ctx.response) Object.assign(ctx.response.headers, charged.headers);
+  const charged = request?.precharged ?? (await chargeLimits(ctx.em, actor, meta, ctx.settings));
+  if (request) Object.assign(request.headers, charged.headers);
   if (charged.refusal) throw charged.refusal;
-  if (ctx.inputRefusal) throw ctx.inputRefusal;
+  // The order rule (RequestState.refusedInput): the input's refusal comes after all of the above.
+  if (request?.refusedInput) throw request.refusedInput;
   return next({ ctx: { ...ctx, actor } });
 });
 
