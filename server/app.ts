@@ -66,10 +66,12 @@ function oauthDepsOf(orm: Orm, config: Config): OAuthDeps {
   };
 }
 
-/** Every path the service answers, in the order they are tried. */
-function router({ orm, config, log }: AppDeps): Route {
-  const settings = domainSettingsOf(config);
-  const createContext: CreateContext = (req, state) => ({
+/**
+ * A request's procedure context from its state: the keyed write's transaction and credential when the
+ * idempotency layer settled them, else a fresh EntityManager and the credential left to resolve.
+ */
+function contextFactory(orm: Orm, settings: Context['settings'], log: Logger): CreateContext {
+  return (req, state) => ({
     em: state.keyed?.em ?? orm.em.fork(),
     requestId: state.id,
     headers: req.headers,
@@ -78,6 +80,19 @@ function router({ orm, config, log }: AppDeps): Route {
     actor: state.keyed?.credential,
     request: state,
   });
+}
+
+function sendOpenApi(res: ServerResponse, text: string) {
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.setHeader('Cache-Control', 'public, max-age=300');
+  res.end(text);
+}
+
+/** Every path the service answers, in the order they are tried. */
+function router({ orm, config, log }: AppDeps): Route {
+  const settings = domainSettingsOf(config);
+  const createContext = contextFactory(orm, settings, log);
   const openapi = buildOpenApiDocument(config.publicUrl);
   const openapiText = JSON.stringify(openapi);
   const routes = restRoutes(openapi);
@@ -95,16 +110,11 @@ function router({ orm, config, log }: AppDeps): Route {
   const mcp = { createContext, publicUrl: config.publicUrl, log, version: CONTRACT_VERSION };
 
   return async (req, res, state) => {
-    const requestId = state.id;
     const target = readTarget(req);
     if (!target) {
       const message = 'The request target is not a valid path';
-      return sendError(
-        res,
-        400,
-        { error: 'bad_request', code: 'INVALID_REQUEST_TARGET', message },
-        requestId,
-      );
+      const body = { error: 'bad_request', code: 'INVALID_REQUEST_TARGET', message } as const;
+      return sendError(res, 400, body, state.id);
     }
     state.target = target;
     const { path } = target;
@@ -113,12 +123,7 @@ function router({ orm, config, log }: AppDeps): Route {
       const health = await checkHealth(orm);
       return sendJson(res, health.status, health.body);
     }
-    if (path === '/api/v1/openapi.json') {
-      res.setHeader('Content-Type', 'application/json');
-      res.setHeader('Content-Length', Buffer.byteLength(openapiText));
-      res.setHeader('Cache-Control', 'public, max-age=300');
-      return void res.end(openapiText);
-    }
+    if (path === '/api/v1/openapi.json') return sendOpenApi(res, openapiText);
     if (path.startsWith('/trpc/')) return trpc(req, res, state);
     if (await handleOAuth(req, res, oauth, target)) return;
     const invoice = INVOICE_PATH.exec(path);
@@ -134,7 +139,7 @@ function router({ orm, config, log }: AppDeps): Route {
     if (path === MCP_PATH) return serveMcp(req, res, state, mcp);
     if (await serveDocs(req, res, path)) return;
     const message = `No route for ${path}`;
-    return sendError(res, 404, { error: 'not_found', code: 'ROUTE_NOT_FOUND', message }, requestId);
+    return sendError(res, 404, { error: 'not_found', code: 'ROUTE_NOT_FOUND', message }, state.id);
   };
 }
 
