@@ -64,6 +64,21 @@ describe('the error code registry', () => {
     expect(missing).toEqual([]);
   });
 
+  it('is thrown with the category and status it documents', () => {
+    const wrong: string[] = [];
+    for (const file of [...sources('src'), ...sources('server')]) {
+      const text = readFileSync(file, 'utf8');
+      const where = file.slice(ROOT.length + 1);
+      for (const m of text.matchAll(/\b(?:AppError|errorExample)\(\s*'([a-z_]+)',\s*'([A-Z_]+)'/g))
+        if (m[2] && registry[m[2]]?.category !== m[1]) wrong.push(`${m[2]} as ${m[1]} (${where})`);
+      for (const m of text.matchAll(/\berror: '([a-z_]+)',\s*code: '([A-Z_]+)'/g))
+        if (m[2] && registry[m[2]]?.category !== m[1]) wrong.push(`${m[2]} as ${m[1]} (${where})`);
+      for (const m of text.matchAll(/\bInputRefused\(\s*(\d+),\s*'([A-Z_]+)'/g))
+        if (m[2] && String(registry[m[2]]?.status) !== m[1]) wrong.push(`${m[2]} with ${m[1]} (${where})`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it('documents every code: an error status of its category, what it means and the fix', () => {
     for (const [code, entry] of Object.entries(registry)) {
       expect(entry.status, code).toBeGreaterThanOrEqual(400);
