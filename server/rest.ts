@@ -213,7 +213,7 @@ async function answer(
   if (keyed) {
     return runKeyed(res, state.id, keyed, idempotency, async (em) => {
       state.keyed = { ...state.keyed, em };
-      const hold = holdAnswer(res, shape);
+      const hold = holdAnswer(res, shape, () => state.error?.body.code);
       try {
         await handler(req, res);
       } catch (err) {
