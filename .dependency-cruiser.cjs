@@ -43,7 +43,7 @@ module.exports = {
       name: 'bottom-imports-no-domain',
       comment: 'Errors, shared settings and the database helpers are what every domain may reach.',
       severity: 'error',
-      from: { path: '^src/(errors|settings|order-status)\\.ts$|^src/db/' },
+      from: { path: '^src/(errors|error-codes|settings|order-status)\\.ts$|^src/db/' },
       to: { path: `${DOMAINS}|^src/(auth|events|mail|ratelimit|trpc)/` },
     },
     {

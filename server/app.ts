@@ -3,6 +3,7 @@ import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { appRouter } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { shapeError } from '../src/trpc/errors.ts';
+import type { RequestState } from '../src/trpc/request-state.ts';
 import { type Config, domainSettingsOf } from './config.ts';
 import { buildOpenApiDocument, CONTRACT_VERSION } from './contract/document.ts';
 import { serveDocs } from './docs-route.ts';
@@ -13,7 +14,7 @@ import { refuseMalformed } from './malformed-request.ts';
 import { MCP_PATH, serveMcp } from './mcp/route.ts';
 import { handleOAuth, type OAuthDeps } from './oauth/routes.ts';
 import type { Orm } from './orm.ts';
-import { newRequestId, requestIdOf } from './request-id.ts';
+import { startRequest, stateOf } from './request-state.ts';
 import { readTarget } from './request-target.ts';
 import { sendError, sendJson } from './respond.ts';
 import { allowedMethods, createRestHandler, queryRefusal, type RestRoute, restRoutes } from './rest.ts';
@@ -24,24 +25,22 @@ export interface AppDeps {
   log: Logger;
 }
 
-const requestIds = new WeakMap<IncomingMessage, string>();
-/** The method as sent, where HEAD is routed as GET. */
-const sentMethods = new WeakMap<IncomingMessage, string>();
-const requestStores = new WeakMap<IncomingMessage, number>();
+type Route = (req: IncomingMessage, res: ServerResponse, state: RequestState) => Promise<void>;
 
-type Route = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
+/** A request's procedure context: its state, and the keyed write's credential and transaction if any. */
+export type CreateContext = (req: IncomingMessage, state: RequestState) => Context;
 
 /** The tRPC transport: GET (queries) and POST (mutations) only; fetch's Request throws on TRACE and CONNECT. */
-function trpcTransport(createContext: (req: IncomingMessage) => Context, log: Logger): Route {
+function trpcTransport(createContext: CreateContext, log: Logger): Route {
   const handler = createHTTPHandler({
     router: appRouter,
     basePath: '/trpc/',
-    createContext: ({ req }) => createContext(req),
+    createContext: ({ req }) => createContext(req, stateOf(req)),
     onError: ({ error, path }) => {
       if (shapeError(error).status >= 500) log.error({ err: error.cause ?? error, path }, 'trpc failed');
     },
   });
-  return async (req, res, requestId) => {
+  return async (req, res, { id: requestId }) => {
     if (req.method !== 'GET' && req.method !== 'POST') {
       res.setHeader('Allow', 'GET, HEAD, POST');
       return sendError(
@@ -67,18 +66,33 @@ function oauthDepsOf(orm: Orm, config: Config): OAuthDeps {
   };
 }
 
-/** Every path the service answers, in the order they are tried. */
-function router({ orm, config, log }: AppDeps): Route {
-  const settings = domainSettingsOf(config);
-  const createContext = (req: IncomingMessage): Context => ({
-    em: orm.em.fork(),
-    requestId: requestIds.get(req) ?? newRequestId(),
+/**
+ * A request's procedure context from its state: the keyed write's transaction and credential when the
+ * idempotency layer settled them, else a fresh EntityManager and the credential left to resolve.
+ */
+function contextFactory(orm: Orm, settings: Context['settings'], log: Logger): CreateContext {
+  return (req, state) => ({
+    em: state.keyed?.em ?? orm.em.fork(),
+    requestId: state.id,
     headers: req.headers,
     settings,
     log,
-    onAuthenticated: (actor) => requestStores.set(req, actor.storeId),
-    response: { headers: {} },
+    actor: state.keyed?.credential,
+    request: state,
   });
+}
+
+function sendOpenApi(res: ServerResponse, text: string) {
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.setHeader('Cache-Control', 'public, max-age=300');
+  res.end(text);
+}
+
+/** Every path the service answers, in the order they are tried. */
+function router({ orm, config, log }: AppDeps): Route {
+  const settings = domainSettingsOf(config);
+  const createContext = contextFactory(orm, settings, log);
   const openapi = buildOpenApiDocument(config.publicUrl);
   const openapiText = JSON.stringify(openapi);
   const routes = restRoutes(openapi);
@@ -95,46 +109,37 @@ function router({ orm, config, log }: AppDeps): Route {
   const oauth = oauthDepsOf(orm, config);
   const mcp = { createContext, publicUrl: config.publicUrl, log, version: CONTRACT_VERSION };
 
-  return async (req, res, requestId) => {
+  return async (req, res, state) => {
     const target = readTarget(req);
     if (!target) {
       const message = 'The request target is not a valid path';
-      return sendError(
-        res,
-        400,
-        { error: 'bad_request', code: 'INVALID_REQUEST_TARGET', message },
-        requestId,
-      );
+      const body = { error: 'bad_request', code: 'INVALID_REQUEST_TARGET', message } as const;
+      return sendError(res, 400, body, state.id);
     }
+    state.target = target;
     const { path } = target;
-    if (path.startsWith('/api/v1/') && answeredMethod(req, res, routes, path, requestId)) return;
+    if (path.startsWith('/api/v1/') && answeredMethod(req, res, routes, path, state)) return;
     if (path === '/health') {
       const health = await checkHealth(orm);
       return sendJson(res, health.status, health.body);
     }
-    if (path === '/api/v1/openapi.json') {
-      res.setHeader('Content-Type', 'application/json');
-      res.setHeader('Content-Length', Buffer.byteLength(openapiText));
-      res.setHeader('Cache-Control', 'public, max-age=300');
-      return void res.end(openapiText);
-    }
-    if (path.startsWith('/trpc/')) return trpc(req, res, requestId);
+    if (path === '/api/v1/openapi.json') return sendOpenApi(res, openapiText);
+    if (path.startsWith('/trpc/')) return trpc(req, res, state);
     if (await handleOAuth(req, res, oauth, target)) return;
     const invoice = INVOICE_PATH.exec(path);
     if (invoice) {
-      const inputRefusal = queryRefusal(routes, req.method, target);
+      state.refusedInput = queryRefusal(routes, req.method, target);
       return serveInvoice(req, res, {
-        ctx: { ...createContext(req), ...(inputRefusal ? { inputRefusal } : {}) },
-        requestId,
+        ctx: createContext(req, state),
         publicUrl: config.publicUrl,
         rawId: invoice[1] ?? '',
       });
     }
-    if (path.startsWith('/api/v1/')) return rest(req, res, requestId, target);
-    if (path === MCP_PATH) return serveMcp(req, res, mcp);
+    if (path.startsWith('/api/v1/')) return rest(req, res, state, target);
+    if (path === MCP_PATH) return serveMcp(req, res, state, mcp);
     if (await serveDocs(req, res, path)) return;
     const message = `No route for ${path}`;
-    return sendError(res, 404, { error: 'not_found', code: 'ROUTE_NOT_FOUND', message }, requestId);
+    return sendError(res, 404, { error: 'not_found', code: 'ROUTE_NOT_FOUND', message }, state.id);
   };
 }
 
@@ -148,7 +153,7 @@ function answeredMethod(
   res: ServerResponse,
   routes: readonly RestRoute[],
   path: string,
-  requestId: string,
+  state: RequestState,
 ): boolean {
   const allowed = allowedMethods(routes, path);
   const method = req.method ?? 'GET';
@@ -160,7 +165,7 @@ function answeredMethod(
     res.end();
     return true;
   }
-  const sent = sentMethods.get(req) ?? method;
+  const sent = state.sentMethod ?? method;
   sendError(
     res,
     405,
@@ -169,7 +174,7 @@ function answeredMethod(
       code: 'METHOD_NOT_ALLOWED',
       message: `${sent} is not allowed here; allowed: ${allow}`,
     },
-    requestId,
+    state.id,
   );
   return true;
 }
@@ -177,16 +182,16 @@ function answeredMethod(
 export function createApp(deps: AppDeps): Server {
   const { log } = deps;
   const route = router(deps);
-  const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000 }, (req, res) => {
+  const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000 }, (incoming, res) => {
     const started = process.hrtime.bigint();
-    const requestId = requestIdOf(req.headers['x-request-id']);
-    requestIds.set(req, requestId);
+    const req = startRequest(incoming);
+    const { state } = req;
+    const requestId = state.id;
     res.setHeader('X-Request-Id', requestId);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'no-store');
     // HEAD is GET without a body: route it as GET; Node already knows to send no body.
-    const method = req.method;
-    if (method) sentMethods.set(req, method);
+    const method = state.sentMethod;
     if (method === 'HEAD') req.method = 'GET';
     res.on('finish', () => {
       log.info(
@@ -195,13 +200,13 @@ export function createApp(deps: AppDeps): Server {
           method,
           path: (req.url ?? '').split('?')[0],
           status: res.statusCode,
-          store_id: requestStores.get(req),
+          store_id: state.actor?.storeId,
           ms: Number(process.hrtime.bigint() - started) / 1e6,
         },
         'request',
       );
     });
-    route(req, res, requestId).catch((err: unknown) => {
+    route(req, res, state).catch((err: unknown) => {
       log.error({ err, request_id: requestId }, 'unhandled request failure');
       if (!res.headersSent)
         sendError(res, 500, { error: 'server_error', message: 'Internal server error' }, requestId);

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import secureJson from 'secure-json-parse';
+import type { ApiErrorCode } from '../src/error-codes.ts';
 import { AppError } from '../src/errors.ts';
 
 /**
@@ -27,7 +28,10 @@ export class InputRefused extends Error {
   }
 }
 
-type RefusalCode = 'INVALID_JSON' | 'VALIDATION_FAILED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE';
+type RefusalCode = Extract<
+  ApiErrorCode,
+  'INVALID_JSON' | 'VALIDATION_FAILED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE'
+>;
 
 /** Deeper than any body of ours can be: past this a client is probing, not integrating. */
 export const MAX_JSON_DEPTH = 32;

@@ -6,6 +6,7 @@ import { stringify } from 'safe-stable-stringify';
 import type { Actor } from '../src/auth/actor.ts';
 import { authorize } from '../src/auth/authorize.ts';
 import { resolveCredential } from '../src/auth/credentials.ts';
+import type { ErrorCode } from '../src/error-codes.ts';
 import { AppError, type ErrorBody } from '../src/errors.ts';
 import {
   type KeyScope,
@@ -18,6 +19,7 @@ import type { ChargedLimits } from '../src/ratelimit/limiter.ts';
 import type { DomainSettings } from '../src/trpc/context.ts';
 import type { Meta } from '../src/trpc/init.ts';
 import { chargeLimits } from '../src/trpc/procedures.ts';
+import type { RequestState } from '../src/trpc/request-state.ts';
 import type { Logger } from './logger.ts';
 import { sendError } from './respond.ts';
 
@@ -39,7 +41,7 @@ const PER_EXCHANGE = new Set([
 ]);
 
 /** Refusals that happen before an operation runs: nothing was done, so a retry must run afresh. */
-const REFUSED_BEFORE_RUNNING = new Set([
+const REFUSED_BEFORE_RUNNING = new Set<ErrorCode>([
   'VALIDATION_FAILED',
   'INVALID_JSON',
   'ROUTE_NOT_FOUND',
@@ -70,16 +72,10 @@ export interface KeyedWrite {
   commitsInSteps: boolean;
 }
 
-/** What the transport presets on a request's procedure context once the idempotency layer knows it. */
-export interface Preset {
-  actor?: Actor;
-  chargedLimits?: ChargedLimits;
-  /** The transaction the keyed write runs in. */
-  em?: EntityManager;
-}
-
 /** The operation's answer as it would go on the wire, held back until its key is settled. */
 export interface HeldAnswer extends StoredResponse {
+  /** An error answer's code, as the request's error was shaped (never read back from the body). */
+  code?: ErrorCode;
   send(): void;
   /** Lets the response be answered otherwise: this answer is dropped. */
   drop(): void;
@@ -120,18 +116,13 @@ function fingerprintOf(
  * Failures of one attempt that changed nothing and say "retry": a deadlock or serialisation failure
  * between concurrent writes. Kept, they would answer every retry with "retry".
  */
-const TRANSIENT = new Set(['CONCURRENT_UPDATE']);
+const TRANSIENT = new Set<ErrorCode>(['CONCURRENT_UPDATE']);
 
 /** Whether an answer is the operation's outcome (kept) or a refusal before it ran or a failure (not kept). */
-function keepsAnswer(status: number, body: string): boolean {
+function keepsAnswer({ status, code }: HeldAnswer): boolean {
   if (status >= 500 || [401, 403, 405, 413, 415, 429].includes(status)) return false;
   if (status < 400) return true;
-  try {
-    const code = (JSON.parse(body) as Partial<ErrorBody>).code;
-    return !(code && (REFUSED_BEFORE_RUNNING.has(code) || TRANSIENT.has(code)));
-  } catch {
-    return false;
-  }
+  return !(code && (REFUSED_BEFORE_RUNNING.has(code) || TRANSIENT.has(code)));
 }
 
 export function storedHeaders(res: ServerResponse): Record<string, string> {
@@ -176,10 +167,9 @@ export async function admitKeyed(
   req: IncomingMessage,
   res: ServerResponse,
   target: { path: string; search: string },
-  requestId: string,
   meta: Meta | undefined,
   deps: IdempotencyDeps,
-  preset: (p: Preset) => void,
+  state: RequestState,
 ): Promise<KeyedWrite | 'answered' | undefined> {
   const raw = req.headers[IDEMPOTENCY_HEADER];
   if (raw === undefined || !WRITES.has(req.method ?? '') || !meta) return undefined;
@@ -191,7 +181,7 @@ export async function admitKeyed(
       res,
       400,
       { error: 'bad_request', code: 'IDEMPOTENCY_KEY_INVALID', message, details },
-      requestId,
+      state.id,
     );
     return 'answered';
   }
@@ -205,14 +195,14 @@ export async function admitKeyed(
     },
   );
   if (!actor) return undefined;
-  preset({ actor });
+  state.keyed = { credential: actor };
   try {
     authorize(actor, { write: true, appScope: meta.appScope ?? null, mcpScope: meta.mcpScope });
   } catch {
     return undefined;
   }
   const charged = await chargeLimits(em, actor, meta, deps.settings);
-  preset({ chargedLimits: charged });
+  state.precharged = charged;
   if (charged.refusal) return undefined;
   const scope: KeyScope = { storeId: actor.storeId, livemode: actor.livemode, key };
   const fingerprint = fingerprintOf(req, actor, target);
@@ -287,7 +277,7 @@ export async function runKeyed(
           // Bulk by filter commits range by range (docs/decisions.md): it runs on its own while this
           // transaction holds the key, and is safe to run again, as its ranges add what is missing.
           held = await operate(keyed.commitsInSteps ? deps.em() : tx);
-          if (!keepsAnswer(held.status, held.body)) throw new RolledBack(held, 'not kept');
+          if (!keepsAnswer(held)) throw new RolledBack(held, 'not kept');
           if (held.status >= 400) throw new RolledBack(held, 'refused');
           if (!(await keepAnswer(tx, keyed.scope, keyed.fingerprint, requestId, held, deps.answersKey)))
             throw new RolledBack(held, 'raced');
@@ -362,11 +352,13 @@ function answerLookup(res: ServerResponse, found: Exclude<Settled, { outcome: 'r
 
 /**
  * Holds the operation's answer back: `end` records the body as it would be sent (after `shape`, the
- * transport's last touch) instead of sending it, and the held answer sends it later.
+ * transport's last touch) instead of sending it, and the held answer sends it later. `codeOf` gives
+ * the code of the error it answers, if any.
  */
 export function holdAnswer(
   res: ServerResponse,
   shape: (chunk: unknown) => unknown,
+  codeOf: () => ErrorCode | undefined,
 ): { held: Promise<HeldAnswer>; release(): void } {
   const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
   const held = new Promise<HeldAnswer>((resolve) => {
@@ -377,6 +369,7 @@ export function holdAnswer(
         status: res.statusCode,
         headers: storedHeaders(res),
         body,
+        code: res.statusCode >= 400 ? codeOf() : undefined,
         send: () => {
           res.end = end as ServerResponse['end'];
           end(out);

@@ -16,7 +16,7 @@ export const INVOICE_PATH = /^\/api\/v1\/orders\/([^/]+)\/invoice$/;
 export async function serveInvoice(
   req: IncomingMessage,
   res: ServerResponse,
-  deps: { ctx: Context; requestId: string; publicUrl: string; rawId: string },
+  deps: { ctx: Context; publicUrl: string; rawId: string },
 ) {
   try {
     if (req.method !== 'GET') {
@@ -26,7 +26,7 @@ export async function serveInvoice(
     }
     const invoice = await createCaller(deps.ctx).orders.invoice({ id: deps.rawId });
     const pdf = Buffer.from(invoice.pdf_base64, 'base64');
-    writeHeaders(res, deps.ctx.response?.headers ?? {});
+    writeHeaders(res, deps.ctx.request?.headers ?? {});
     res.statusCode = 200;
     res.setHeader('Content-Type', 'application/pdf');
     res.setHeader('Content-Disposition', `inline; filename="${invoice.invoice_number}.pdf"`);
@@ -37,9 +37,9 @@ export async function serveInvoice(
     const shaped = shapeError(err);
     // A server error goes to the app's handler, which logs it and answers 500.
     if (shaped.status >= 500) throw err;
-    writeHeaders(res, { ...deps.ctx.response?.headers, ...shaped.headers });
+    writeHeaders(res, { ...deps.ctx.request?.headers, ...shaped.headers });
     if (shaped.status === 401) res.setHeader('WWW-Authenticate', wwwAuthenticate(deps.publicUrl));
-    sendError(res, shaped.status, shaped.body, deps.requestId);
+    sendError(res, shaped.status, shaped.body, deps.ctx.requestId);
   }
 }
 

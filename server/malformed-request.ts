@@ -1,8 +1,16 @@
 import type { Socket } from 'node:net';
+import type { ApiErrorCode } from '../src/error-codes.ts';
 import { newRequestId } from './request-id.ts';
 
 /** What Node's HTTP parser refused, by its error code; anything else it refuses is a 400. */
-const REFUSALS: Record<string, { status: number; reason: string; code: string; message: string }> = {
+interface Refusal {
+  status: number;
+  reason: string;
+  code: ApiErrorCode;
+  message: string;
+}
+
+const REFUSALS: Record<string, Refusal> = {
   HPE_HEADER_OVERFLOW: {
     status: 431,
     reason: 'Request Header Fields Too Large',
@@ -17,7 +25,7 @@ const REFUSALS: Record<string, { status: number; reason: string; code: string; m
   },
 };
 
-const MALFORMED = {
+const MALFORMED: Refusal = {
   status: 400,
   reason: 'Bad Request',
   code: 'MALFORMED_REQUEST',

@@ -10,6 +10,7 @@ import type { Context, DomainSettings } from '../src/trpc/context.ts';
 import { shapeError } from '../src/trpc/errors.ts';
 import type { Meta } from '../src/trpc/init.ts';
 import { proceduresMeta } from '../src/trpc/meta.ts';
+import type { RequestState } from '../src/trpc/request-state.ts';
 import {
   InputRefused,
   isBlank,
@@ -21,22 +22,16 @@ import {
   unsupportedMediaType,
   utf8Text,
 } from './http-input.ts';
-import {
-  admitKeyed,
-  holdAnswer,
-  type IdempotencyDeps,
-  type Preset,
-  runKeyed,
-  stepsGate,
-} from './idempotency.ts';
+import { admitKeyed, holdAnswer, type IdempotencyDeps, runKeyed, stepsGate } from './idempotency.ts';
 import type { Logger } from './logger.ts';
+import { stateOf } from './request-state.ts';
 import type { RequestTarget } from './request-target.ts';
 import { didYouMean, suggest } from './suggest.ts';
 
 const MAX_BODY_BYTES = 1_000_000;
 
 export interface RestDeps {
-  createContext(req: IncomingMessage): Context;
+  createContext(req: IncomingMessage, state: RequestState): Context;
   /** A new EntityManager, apart from any request's. */
   em(): EntityManager;
   /** The database pool's size: keyed operations that commit in steps take two connections each. */
@@ -114,19 +109,13 @@ export function allowedMethods(routes: readonly RestRoute[], path: string): stri
 }
 
 /**
- * trpc-to-openapi writes its own error body: it overwrites `code` with the tRPC code and the message
- * of validation failures with a generic one. The contract's body was already computed by the
- * errorFormatter (under `data.contract`); this puts it on the wire in place of the adapter's.
+ * The error body on the wire: the request's error as the contract answers it, shaped once (RequestState
+ * `error`). trpc-to-openapi writes a body of its own (`code` overwritten with the tRPC code, validation
+ * messages with a generic one), which is dropped unread.
  */
-function contractErrorBody(adapterBody: string, requestId: string): string {
-  let body: ErrorBody | undefined;
-  try {
-    body = JSON.parse(adapterBody)?.data?.contract;
-  } catch {
-    body = undefined;
-  }
-  body ??= { error: 'server_error', message: 'Internal server error' };
-  return JSON.stringify({ ...body, request_id: requestId });
+function contractErrorText(state: RequestState): string {
+  const body: ErrorBody = state.error?.body ?? { error: 'server_error', message: 'Internal server error' };
+  return JSON.stringify({ ...body, request_id: state.id });
 }
 
 const metaByPath = proceduresMeta(appRouter);
@@ -148,37 +137,27 @@ function writeMetaOf(method: string | undefined, path: string): Meta | undefined
   return writeMetas.find((w) => w.method === method && w.pattern.test(target))?.meta;
 }
 
-const refusals = new WeakMap<IncomingMessage, AppError>();
-const presets = new WeakMap<IncomingMessage, Preset>();
-
 export function createRestHandler(deps: RestDeps) {
   const handler = createOpenApiNodeHttpHandler({
     router: appRouter,
     maxBodySize: MAX_BODY_BYTES,
-    createContext: ({ req }) => {
-      const ctx = deps.createContext(req as IncomingMessage);
-      const inputRefusal = refusals.get(req as IncomingMessage);
-      // What the idempotency layer settled from this very request: its credential (resolved from its
-      // own header), the limits it was counted against, the transaction a keyed write runs in.
-      const preset = presets.get(req as IncomingMessage) ?? {};
-      return { ...ctx, ...preset, ...(inputRefusal ? { inputRefusal } : {}) };
-    },
+    createContext: ({ req }) => deps.createContext(req, stateOf(req)),
     responseMeta: ({ errors, paths, ctx }) => {
+      const state = ctx?.request;
       const error = errors[0];
       if (!error)
-        return {
-          status: ctx?.response?.status ?? successStatus(paths?.[0]),
-          headers: ctx?.response?.headers ?? {},
-        };
-      const shaped = shapeError(error);
-      const headers: Record<string, string> = { ...ctx?.response?.headers, ...shaped.headers };
+        return { status: state?.status ?? successStatus(paths?.[0]), headers: state?.headers ?? {} };
+      // onError shaped it into the state; a request refused before its context has none to carry it.
+      const shaped = state?.error ?? shapeError(error);
+      const headers: Record<string, string> = { ...state?.headers, ...shaped.headers };
       if (shaped.status === 401) {
         headers['WWW-Authenticate'] = wwwAuthenticate(deps.publicUrl);
       }
       return { status: shaped.status, headers };
     },
-    onError: ({ error, path }) => {
+    onError: ({ error, path, req }) => {
       const shaped = shapeError(error);
+      stateOf(req).error = shaped;
       // A statement stopped by the budget is logged once, with its request, by the API pool.
       if (shaped.status >= 500 && shaped.body.code !== STATEMENT_BUDGET.code)
         deps.log.error({ err: error.cause ?? error, path }, 'procedure failed');
@@ -194,17 +173,18 @@ export function createRestHandler(deps: RestDeps) {
     steps: stepsGate(Math.max(1, Math.floor(deps.poolSize / 2) - 1)),
   };
 
-  return async (req: IncomingMessage, res: ServerResponse, requestId: string, target: RequestTarget) => {
+  return async (req: IncomingMessage, res: ServerResponse, state: RequestState, target: RequestTarget) => {
     try {
       await readInput(req, target, deps.routes);
     } catch (err) {
       if (!(err instanceof InputRefused)) throw err;
-      // Nothing of the input reaches the procedure; its refusal does, after authentication.
-      refusals.set(req, refusalError(err));
+      // Nothing of the input reaches the procedure; its refusal does, after authentication (the
+      // order rule, RequestState.refusedInput).
+      state.refusedInput = refusalError(err);
       Object.assign(req, { query: Object.create(null), body: undefined });
       req.headers['content-type'] = 'application/json';
     }
-    await answer(req, res, requestId, target, idempotency, (r, s) => handler(r, s));
+    await answer(req, res, state, target, idempotency, (r, s) => handler(r, s));
   };
 }
 
@@ -215,28 +195,25 @@ export function createRestHandler(deps: RestDeps) {
 async function answer(
   req: IncomingMessage,
   res: ServerResponse,
-  requestId: string,
+  state: RequestState,
   target: RequestTarget,
   idempotency: IdempotencyDeps,
   handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
 ) {
   const shape = (chunk: unknown) => {
     let out = chunk;
-    if (res.statusCode >= 400 && typeof out === 'string') out = contractErrorBody(out, requestId);
+    if (res.statusCode >= 400 && typeof out === 'string') out = contractErrorText(state);
     if (typeof out === 'string') res.setHeader('Content-Length', Buffer.byteLength(out));
     return out;
   };
-  const preset = (p: Preset) => presets.set(req, { ...presets.get(req), ...p });
   // A refused input runs nothing, so it claims no key.
   const meta = writeMetaOf(req.method, target.path);
-  const keyed = refusals.has(req)
-    ? undefined
-    : await admitKeyed(req, res, target, requestId, meta, idempotency, preset);
+  const keyed = state.refusedInput ? undefined : await admitKeyed(req, res, target, meta, idempotency, state);
   if (keyed === 'answered') return;
   if (keyed) {
-    return runKeyed(res, requestId, keyed, idempotency, async (em) => {
-      preset({ em });
-      const hold = holdAnswer(res, shape);
+    return runKeyed(res, state.id, keyed, idempotency, async (em) => {
+      state.keyed = { ...state.keyed, em };
+      const hold = holdAnswer(res, shape, () => state.error?.body.code);
       try {
         await handler(req, res);
       } catch (err) {

@@ -1,18 +1,13 @@
+import type { ErrorCategory, ErrorCode } from './error-codes.ts';
+
 /**
  * The domain's one error type, free of any transport: services throw `AppError`; each transport
  * (tRPC and REST in src/trpc/errors.ts, the raw invoice and OAuth routes, MCP, the CLI) maps it to
- * HTTP through `httpError`.
+ * HTTP through `httpError`. Its codes, with their statuses and reference text, are src/error-codes.ts.
  */
-export type ErrorCategory =
-  | 'bad_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'conflict'
-  | 'unprocessable_content'
-  | 'rate_limited'
-  | 'server_error';
+
+/** Declared beside the codes; most callers find it here, beside AppError. */
+export type { ErrorCategory };
 
 export const STATUS_OF: Record<ErrorCategory, number> = {
   bad_request: 400,
@@ -36,7 +31,7 @@ export interface FieldDetail {
 export interface ErrorBody {
   error: ErrorCategory;
   message: string;
-  code?: string;
+  code?: ErrorCode;
   details?: FieldDetail[];
   [extra: string]: unknown;
 }
@@ -55,7 +50,7 @@ export interface AppErrorOptions {
 export class AppError extends Error {
   override readonly name: string = 'AppError';
   readonly category: ErrorCategory;
-  readonly appCode: string | undefined;
+  readonly appCode: ErrorCode | undefined;
   readonly extra: Record<string, unknown>;
   readonly headers: Record<string, string>;
   readonly status: number;
@@ -63,7 +58,7 @@ export class AppError extends Error {
 
   constructor(
     category: ErrorCategory,
-    code: string | undefined,
+    code: ErrorCode | undefined,
     message: string,
     opts: AppErrorOptions = {},
   ) {
@@ -105,8 +100,8 @@ export function wrongType(expected: string, input: unknown, showString = false):
   return `expected ${expected}, got ${got}`;
 }
 
-export const notFound = (message: string, code?: string) => new AppError('not_found', code, message);
-export const badRequest = (message: string, code?: string, extra?: Record<string, unknown>) =>
+export const notFound = (message: string, code?: ErrorCode) => new AppError('not_found', code, message);
+export const badRequest = (message: string, code?: ErrorCode, extra?: Record<string, unknown>) =>
   new AppError('bad_request', code, message, { extra });
 
 export interface ShapedError {
@@ -133,7 +128,7 @@ export const QUERY_CANCELED = '57014';
  * being 5xx, it is never kept under an Idempotency-Key, and a retry runs afresh.
  */
 export const STATEMENT_BUDGET = {
-  code: 'QUERY_TOO_EXPENSIVE',
+  code: 'QUERY_TOO_EXPENSIVE' satisfies ErrorCode,
   status: 503,
   /** It waited on rows another request was changing: contention, which passes in a moment. */
   contended: {

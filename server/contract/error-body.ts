@@ -168,7 +168,7 @@ export function errorResponse(
 function namedExamples(examples: readonly ErrorExample[]): Record<string, oas31.ExampleObject> {
   const out: Record<string, oas31.ExampleObject> = {};
   for (const value of examples) {
-    let name = value.code ?? value.error;
+    let name: string = value.code ?? value.error;
     if (name in out) name = `${name} (${String(value.required_scope ?? Object.keys(out).length)})`;
     out[name] = { summary: value.message, value };
   }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Actor, actorScopes, OAUTH_SCOPES, type OAuthScope } from '../../src/auth/actor.ts';
 import { bearerToken, resolveMcpToken } from '../../src/auth/credentials.ts';
+import type { BearerChallengeCode } from '../../src/error-codes.ts';
 import { AppError, type ErrorBody } from '../../src/errors.ts';
 import { TOOL_SCOPES } from '../../src/mcp/scopes.ts';
 
@@ -18,7 +19,7 @@ export interface Refusal {
 function challenge(
   publicUrl: string,
   scopes: readonly string[],
-  error?: { error: 'invalid_token' | 'insufficient_scope'; description: string },
+  error?: { error: BearerChallengeCode; description: string },
 ): string {
   const params = [
     `resource_metadata="${publicUrl}/.well-known/oauth-protected-resource/mcp"`,

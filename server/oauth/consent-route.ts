@@ -6,6 +6,7 @@ import { pendingRequest } from '../../src/oauth/authorization-request.ts';
 import { approve, deny } from '../../src/oauth/grant-decision.ts';
 import { createSession, findSession } from '../../src/oauth/sessions.ts';
 import { signIn } from '../../src/oauth/users.ts';
+import { signInKeys } from '../../src/ratelimit/keys.ts';
 import { hitLimit } from '../../src/ratelimit/limiter.ts';
 import { consentForm, errorPage, sendPage, signInForm } from './consent-page.ts';
 import { clientIp, cookies, readForm } from './http.ts';
@@ -123,8 +124,9 @@ async function postSignIn(v: Visit, form: URLSearchParams, request: Pending) {
     );
   }
   const email = (form.get('email') ?? '').trim().toLowerCase().slice(0, 200);
-  const ip = await hitLimit(em, `signin:ip:${clientIp(req)}`, SIGN_IN_PER_IP, 60);
-  const account = await hitLimit(em, `signin:email:${email}`, SIGN_IN_PER_ACCOUNT, 60);
+  const keys = signInKeys(clientIp(req), email);
+  const ip = await hitLimit(em, keys.ip, SIGN_IN_PER_IP, 60);
+  const account = await hitLimit(em, keys.account, SIGN_IN_PER_ACCOUNT, 60);
   const again = (status: number, error: string, shownEmail: string, headers?: Record<string, string>) =>
     sendPage(
       res,

@@ -1,16 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { OAuthErrorCode } from '../../src/error-codes.ts';
 import { OAuthError } from '../../src/oauth/errors.ts';
 import { InputRefused, parseJsonBody, readBytes, searchParams, utf8Text } from '../http-input.ts';
 
 const MAX_BODY = 64 * 1024;
 
 /** A refusal of the shared input reader in RFC 6749's form (`error` named by the endpoint). */
-function inOAuthForm(err: unknown, error: string): unknown {
+function inOAuthForm(err: unknown, error: OAuthErrorCode): unknown {
   return err instanceof InputRefused ? new OAuthError(error, err.message, err.status) : err;
 }
 
 /** Runs a step of the shared input reader, answering its refusals in RFC 6749's form. */
-export function asOAuth<T>(read: () => T, error = 'invalid_request'): T {
+export function asOAuth<T>(read: () => T, error: OAuthErrorCode = 'invalid_request'): T {
   try {
     return read();
   } catch (err) {
@@ -18,7 +19,7 @@ export function asOAuth<T>(read: () => T, error = 'invalid_request'): T {
   }
 }
 
-async function readText(req: IncomingMessage, error: string): Promise<string> {
+async function readText(req: IncomingMessage, error: OAuthErrorCode): Promise<string> {
   const bytes = await readBytes(req, MAX_BODY).catch((err: unknown) => {
     throw inOAuthForm(err, error);
   });
@@ -26,7 +27,7 @@ async function readText(req: IncomingMessage, error: string): Promise<string> {
 }
 
 /** A JSON body (client registration), read as strictly as the REST API's. */
-export async function readJson(req: IncomingMessage, error: string): Promise<unknown> {
+export async function readJson(req: IncomingMessage, error: OAuthErrorCode): Promise<unknown> {
   const text = await readText(req, error);
   return asOAuth(() => parseJsonBody(text), error);
 }

@@ -7,6 +7,7 @@ import { OAuthError } from '../../src/oauth/errors.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from '../../src/oauth/metadata.ts';
 import { parseTokenRequest } from '../../src/oauth/token-request.ts';
 import { exchangeCode, refresh, revoke } from '../../src/oauth/tokens.ts';
+import { discoveryKey, oauthRegisterKey, oauthTokenKeys } from '../../src/ratelimit/keys.ts';
 import { hitLimit, type LimitResult, limitHeaders } from '../../src/ratelimit/limiter.ts';
 import { oauthCors } from '../cors.ts';
 import { searchParams } from '../http-input.ts';
@@ -69,9 +70,7 @@ function onlyMethod(ep: Endpoint, allowed: string) {
 async function tokenEndpointForm(ep: Endpoint) {
   onlyMethod(ep, 'POST');
   const form = await readForm(ep.req);
-  const keys = [`oauth_token:ip:${clientIp(ep.req)}`];
-  const client = form.get('client_id');
-  if (client) keys.push(`oauth_token:client:${client.slice(0, 200)}`);
+  const keys = oauthTokenKeys(clientIp(ep.req), form.get('client_id'));
   return { form, headers: await limit(ep.em, keys, ep.deps.limits.token, 60) };
 }
 
@@ -90,14 +89,14 @@ async function discovery(ep: Endpoint) {
   const doc = docs[ep.path];
   if (!doc) throw new OAuthError('not_found', `No document at ${ep.path}`, 404);
   onlyMethod(ep, 'GET');
-  const headers = await limit(ep.em, [`discovery:${clientIp(ep.req)}`], ep.deps.limits.discovery, 60);
+  const headers = await limit(ep.em, [discoveryKey(clientIp(ep.req))], ep.deps.limits.discovery, 60);
   sendOAuthJson(ep.res, 200, doc(), { ...headers, 'Cache-Control': 'public, max-age=300' });
 }
 
 /** Dynamic client registration (RFC 7591), limited per address. */
 async function register(ep: Endpoint) {
   onlyMethod(ep, 'POST');
-  const headers = await limit(ep.em, [`oauth_register:${clientIp(ep.req)}`], ep.deps.limits.register, 3600);
+  const headers = await limit(ep.em, [oauthRegisterKey(clientIp(ep.req))], ep.deps.limits.register, 3600);
   const type = (ep.req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/json')
     throw new OAuthError('invalid_client_metadata', 'Send the client metadata as application/json', 415);

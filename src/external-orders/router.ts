@@ -11,8 +11,8 @@ const TAGS = ['Orders'];
 const STATUS = { created: 201, existing: 200, held: 202 } as const;
 
 /** The three answers share one shape; the REST status is what tells them apart. */
-function withStatus<T extends { result: keyof typeof STATUS }>(ctx: Pick<Context, 'response'>, answer: T): T {
-  if (ctx.response) ctx.response.status = STATUS[answer.result];
+function withStatus<T extends { result: keyof typeof STATUS }>(ctx: Pick<Context, 'request'>, answer: T): T {
+  if (ctx.request) ctx.request.status = STATUS[answer.result];
   return answer;
 }
 

@@ -1,3 +1,4 @@
+import type { OAuthErrorCode } from '../error-codes.ts';
 import { AppError, type ErrorCategory } from '../errors.ts';
 
 const CATEGORY_OF: Record<number, ErrorCategory> = {
@@ -14,10 +15,15 @@ const CATEGORY_OF: Record<number, ErrorCategory> = {
 export class OAuthError extends AppError {
   override readonly name = 'OAuthError';
   /** RFC 6749's `error` (`invalid_request`, `invalid_client`, …). */
-  readonly error: string;
+  readonly error: OAuthErrorCode;
   readonly description: string;
 
-  constructor(error: string, description: string, status = 400, headers: Record<string, string> = {}) {
+  constructor(
+    error: OAuthErrorCode,
+    description: string,
+    status = 400,
+    headers: Record<string, string> = {},
+  ) {
     super(CATEGORY_OF[status] ?? (status >= 500 ? 'server_error' : 'bad_request'), error, description, {
       status,
       headers,

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Actor } from '../auth/actor.ts';
 import { rows, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 
@@ -111,32 +110,4 @@ export async function pruneLimits(em: EntityManager): Promise<void> {
 export interface ChargedLimits {
   headers: Record<string, string>;
   refusal?: AppError;
-}
-
-/** Who a limit counts: the parts of an actor that key its allowances. */
-type Limited = Pick<Actor, 'storeId' | 'kind' | 'credentialId' | 'appId' | 'livemode'>;
-
-/** The shared limits an operation may name, each with the settings' allowance of the same name. */
-export type OperationLimit = 'inventory' | 'external_orders';
-
-/**
- * Every limit a request counts against, with its key. An OAuth client has a per-store allowance for
- * any call (an MCP client one of its own, apart from the same client's calls as an app). Test mode
- * has allowances of its own, as Stripe's does: a sandbox never uses up the live one.
- */
-export function limitKeys(
-  actor: Limited,
-  operation: OperationLimit | undefined,
-): { key: string; allowance: 'app' | OperationLimit }[] {
-  const keys: { key: string; allowance: 'app' | OperationLimit }[] = [];
-  const mode = actor.livemode ? '' : 'test:';
-  if (actor.kind !== 'api_key') {
-    const client = `${actor.kind === 'mcp' ? 'mcp' : 'app'}:${actor.storeId}:${actor.appId ?? 0}`;
-    keys.push({ key: `${mode}${client}`, allowance: 'app' });
-  }
-  if (operation === 'inventory')
-    keys.push({ key: `${mode}inventory:store:${actor.storeId}`, allowance: operation });
-  if (operation === 'external_orders')
-    keys.push({ key: `${mode}external_orders:${actor.kind}:${actor.credentialId}`, allowance: operation });
-  return keys;
 }

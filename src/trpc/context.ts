@@ -2,9 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Actor } from '../auth/actor.ts';
-import type { AppError } from '../errors.ts';
-import type { ChargedLimits } from '../ratelimit/limiter.ts';
 import type { Merchant, WebhookSettings } from '../settings.ts';
+import type { RequestState } from './request-state.ts';
 
 /** Settings the domain needs at request time (a subset of the server's config). */
 export interface DomainSettings {
@@ -25,23 +24,8 @@ export interface Context {
   log: Logger;
   /** Preset by trusted in-process callers, or by the REST transport from this request's own bearer credential. */
   actor?: Actor;
-  /** Told who the caller is once the credential resolves (the request log records the store). */
-  onAuthenticated?: (actor: Actor) => void;
-  /**
-   * What a procedure adds to its REST answer: rate-limit headers, and the success status when it
-   * varies (200/201/202). One object per request; absent for in-process callers.
-   */
-  response?: { status?: number; headers: Record<string, string> };
-  /**
-   * Input the transport already refused (unreadable body, text PostgreSQL cannot store). Reported
-   * once the credential, scope and limits have had their say, as a zod failure would be.
-   */
-  inputRefusal?: AppError;
-  /**
-   * The limits a keyed REST write was already counted against, outside its transaction, before its
-   * key was looked at (a replay counts as the request would); the procedure charges no other.
-   */
-  chargedLimits?: ChargedLimits;
+  /** The HTTP request this call answers, shared with its edge; absent for in-process callers. */
+  request?: RequestState;
 }
 
 /**

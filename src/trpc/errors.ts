@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { ZodError, z } from 'zod';
+import type { ApiErrorCode } from '../error-codes.ts';
 import {
   AppError,
   type ErrorCategory,
@@ -33,7 +34,7 @@ export function jsonRpcCodeOf(category: ErrorCategory): number {
 
 /** tRPC's own failures (routing, body parsing, media type) in the contract's terms. */
 const TRANSPORT: Partial<
-  Record<TRPCError['code'], { category: ErrorCategory; code: string; status: number }>
+  Record<TRPCError['code'], { category: ErrorCategory; code: ApiErrorCode; status: number }>
 > = {
   PARSE_ERROR: { category: 'bad_request', code: 'INVALID_JSON', status: 400 },
   BAD_REQUEST: { category: 'bad_request', code: 'BAD_REQUEST', status: 400 },

@@ -2,7 +2,7 @@ import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AppScopeRule, McpOnlyScope } from '../auth/actor.ts';
 import { AppError } from '../errors.ts';
-import type { OperationLimit } from '../ratelimit/limiter.ts';
+import type { OperationLimit } from '../ratelimit/keys.ts';
 import type { Context } from './context.ts';
 import { jsonRpcCodeOf, shapeError } from './errors.ts';
 

@@ -1,4 +1,5 @@
 import type { AnyRouter, inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import type { ErrorCode } from '../error-codes.ts';
 import type { ErrorBody, ErrorCategory } from '../errors.ts';
 
 /**
@@ -76,7 +77,7 @@ export const EXAMPLE_REQUEST_ID = 'req_4vd2k7xq9mhz3w5tbn6pcjya';
 
 export function errorExample(
   error: ErrorCategory,
-  code: string | undefined,
+  code: ErrorCode | undefined,
   message: string,
   extra: Record<string, unknown> = {},
 ): ErrorExample {

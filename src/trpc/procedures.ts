@@ -3,7 +3,8 @@ import { authorize } from '../auth/authorize.ts';
 import { bearerToken, resolveCredential } from '../auth/credentials.ts';
 import { sameSecret } from '../auth/secret-tokens.ts';
 import { AppError } from '../errors.ts';
-import { type ChargedLimits, enforceLimit, limitKeys } from '../ratelimit/limiter.ts';
+import { partnerLimits } from '../ratelimit/keys.ts';
+import { type ChargedLimits, enforceLimit } from '../ratelimit/limiter.ts';
 import type { Context, DomainSettings } from './context.ts';
 import { baseProcedure, type Meta } from './init.ts';
 
@@ -18,13 +19,15 @@ export const partnerProcedure = baseProcedure.use(async ({ ctx, meta, type, next
   const actor =
     ctx.actor ?? (await resolveCredential(ctx.em, ctx.headers.authorization, ctx.settings.publicUrl));
   authorize(actor, { write: type !== 'query', appScope: meta?.appScope ?? null, mcpScope: meta?.mcpScope });
-  ctx.onAuthenticated?.(actor);
+  const { request } = ctx;
+  if (request) request.actor = actor;
   // A keyed REST write was charged before its key was looked at (server/idempotency.ts), outside the
   // write's transaction; every other request is charged here.
-  const charged = ctx.chargedLimits ?? (await chargeLimits(ctx.em, actor, meta, ctx.settings));
-  if (ctx.response) Object.assign(ctx.response.headers, charged.headers);
+  const charged = request?.precharged ?? (await chargeLimits(ctx.em, actor, meta, ctx.settings));
+  if (request) Object.assign(request.headers, charged.headers);
   if (charged.refusal) throw charged.refusal;
-  if (ctx.inputRefusal) throw ctx.inputRefusal;
+  // The order rule (RequestState.refusedInput): the input's refusal comes after all of the above.
+  if (request?.refusedInput) throw request.refusedInput;
   return next({ ctx: { ...ctx, actor } });
 });
 
@@ -42,7 +45,7 @@ export async function chargeLimits(
 ): Promise<ChargedLimits> {
   const headers: Record<string, string> = {};
   try {
-    for (const limit of limitKeys(actor, meta?.rateLimit)) {
+    for (const limit of partnerLimits(actor, meta?.rateLimit)) {
       const allowance = settings.rateLimits[limit.allowance];
       // A cost past the whole allowance could never be granted: it takes the whole allowance.
       Object.assign(headers, await enforceLimit(em, limit.key, allowance, Math.min(cost, allowance)));
