@@ -3,6 +3,7 @@ import type { CatalogueFilters } from '../catalogue/schemas.ts';
 import type { DB } from '../db/kysely.ts';
 import { rows, sql } from '../db/sql.ts';
 import { enqueueDispatch, productEventsFrom } from '../events/outbox.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { bulkRemoveByFilter } from './bulk-by-filter.ts';
 import { dedupe } from './queries.ts';
@@ -25,7 +26,7 @@ export async function bulkRemoveListings(ctx: PartnerContext, input: BulkInput) 
           UPDATE listings l SET deleted_at = now(), updated_at = now()
           WHERE l.store_id = ${storeId} AND l.deleted_at IS NULL AND l.product_id = ANY(${ids}::integer[])
           RETURNING l.product_id
-        ), events AS (${productEventsFrom(storeId, 'product.deleted', sql`changed`)})
+        ), events AS (${productEventsFrom(storeId, EVENT.product.deleted, sql`changed`)})
         SELECT product_id FROM changed`,
     );
     const gone = new Set(removed.map((r) => r.product_id));
