@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { EventEnvelope, WebhookPayloads } from '../client/src/index.ts';
 import {
   COALESCED_EVENTS,
   EVENT,
   EVENT_NAMES,
+  type EventName,
   isEventName,
   ORDER_PAYLOAD_EVENTS,
   TRIGGERABLE_EVENTS,
@@ -30,6 +32,11 @@ function scannedFiles(): string[] {
   return listed.split('\n').filter((f) => /\.tsx?$/.test(f) && !EXEMPT.some((re) => re.test(f)));
 }
 
+/** Whether two types are the same: the SDK's event names, generated from openapi.json, against ours. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sdkPayloadsNameEveryEvent: Same<keyof WebhookPayloads, EventName> = true;
+const sdkEnvelopeNamesEveryEvent: Same<EventEnvelope['event'], EventName> = true;
+
 describe('the event vocabulary', () => {
   it('lists every event once, and its groups name only events', () => {
     expect(new Set(EVENT_NAMES).size).toBe(EVENT_NAMES.length);
@@ -38,6 +45,14 @@ describe('the event vocabulary', () => {
     for (const name of [...ORDER_PAYLOAD_EVENTS, ...COALESCED_EVENTS, ...TRIGGERABLE_EVENTS])
       expect(isEventName(name)).toBe(true);
     expect(TRIGGERABLE_EVENTS).not.toContain(EVENT.webhook.ping);
+  });
+
+  it('is what the contract and the SDK list: the webhooks and the envelope of openapi.json, in order', () => {
+    const doc = JSON.parse(readFileSync('openapi.json', 'utf8'));
+    expect(Object.keys(doc.webhooks)).toEqual(EVENT_NAMES);
+    expect(doc.components.schemas.EventEnvelope.properties.event.enum).toEqual(EVENT_NAMES);
+    // The SDK's types are generated from that document (sdk-types.ts); the compiler holds them equal.
+    expect([sdkPayloadsNameEveryEvent, sdkEnvelopeNamesEveryEvent]).toEqual([true, true]);
   });
 
   it('is the one place an event name is spelled in src/, server/, jobs/ and client/src', () => {
