@@ -3,13 +3,14 @@
  * - `server/` (HTTP, CLI, runtime) composes everything; `jobs/` (worker tasks) sits under it;
  *   `src/` (the domains) under both, and never imports either.
  * - In `src/`, the bottom (`errors.ts`, `settings.ts`, `order-status.ts`, `db/`) imports no domain;
+ *   it may read the event vocabulary (`events/vocabulary/`, which imports nothing) for job payloads;
  *   `events/` and `mail/` take what the domains above them give (fan-out, attachments) by injection;
  *   `trpc/` (the procedure glue) imports no domain but `auth/` and `ratelimit/`, which import none;
  *   nor does `idempotency/` (the REST API's idempotency keys).
  * - No cycle between folders or between modules.
  */
 const DOMAINS =
-  '^src/(catalogue|demo|event-log|external-orders|inventory|listings|mcp|oauth|orders|platform|sandbox|store|webhooks)/';
+  '^src/(catalogue|demo|events-api|external-orders|inventory|listings|mcp|oauth|orders|platform|sandbox|store|webhooks)/';
 
 module.exports = {
   forbidden: [
@@ -44,7 +45,10 @@ module.exports = {
       comment: 'Errors, shared settings and the database helpers are what every domain may reach.',
       severity: 'error',
       from: { path: '^src/(errors|error-codes|settings|order-status)\\.ts$|^src/db/' },
-      to: { path: `${DOMAINS}|^src/(auth|events|mail|ratelimit|trpc)/` },
+      to: {
+        path: `${DOMAINS}|^src/(auth|events|mail|ratelimit|trpc)/`,
+        pathNot: '^src/events/vocabulary/',
+      },
     },
     {
       name: 'events-and-mail-import-no-domain',

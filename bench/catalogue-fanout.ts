@@ -3,6 +3,7 @@ import { createLogger } from '../server/logger.ts';
 import type { Orm } from '../server/orm.ts';
 import { runProductFanout } from '../src/catalogue/product-change-propagation.ts';
 import { updateProduct } from '../src/catalogue/update-product.ts';
+import { JOBS, parseJobPayload } from '../src/db/jobs.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { dispatchPendingEvents } from '../src/events/dispatch.ts';
 import { closeCoalescingWindow, webhookFanOut } from '../src/webhooks/fanout.ts';
@@ -164,7 +165,10 @@ async function webhookSide(orm: Orm, productId: number, payload: unknown[]) {
     em(),
     sql`SELECT payload FROM graphile_worker._private_jobs WHERE key = ${`webhook_coalesce:product.updated:${productId}`}`,
   );
-  const deliveries = await closeCoalescingWindow(em(), job?.payload ?? []);
+  const deliveries = await closeCoalescingWindow(
+    em(),
+    parseJobPayload(JOBS.webhookCoalesce, job?.payload ?? []),
+  );
   const t2 = performance.now();
   // Nothing is sent: the deliveries and their jobs go, and the subscriptions stay for the next run.
   await rows(

@@ -16,8 +16,8 @@
  */
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { pageQuery } from '../src/event-log/queries.ts';
-import { WEBHOOK_EVENTS } from '../src/webhooks/events.ts';
+import { EVENT_NAMES } from '../src/events/vocabulary/index.ts';
+import { pageQuery } from '../src/events-api/queries.ts';
 import { seedEventLog } from './event-log-data.ts';
 
 const base = process.env.BENCH_URL ?? 'http://localhost:3000';
@@ -40,7 +40,7 @@ interface Scenario {
   raw: () => { sql: string; parameters: readonly unknown[] };
 }
 
-const allTypes = [...WEBHOOK_EVENTS];
+const allTypes = [...EVENT_NAMES];
 const orderTypes = allTypes.filter((t) => t.startsWith('order.'));
 const day = 86_400_000;
 // One instant for the whole run, so the API's and the raw side's windows are the same.

@@ -3,7 +3,7 @@ import { request } from 'undici';
 import { buildOpenApiDocument } from '../server/contract/document.ts';
 import { PRICE_BANDS } from '../src/catalogue/cells.ts';
 import { CHANNELS } from '../src/catalogue/channels.ts';
-import { WEBHOOK_EVENTS } from '../src/webhooks/events.ts';
+import { EVENT_NAMES } from '../src/events/vocabulary/index.ts';
 import { seeded } from './lib.ts';
 
 /**
@@ -226,9 +226,9 @@ function valueFor(r: Random, d: Domain, endpoint: Endpoint, p: Param): string | 
     case 'cursor':
       return d.eventCursors.length ? r.pick(d.eventCursors) : undefined;
     case 'type': {
-      const groups = [...new Set(WEBHOOK_EVENTS.map((e) => `${e.split('.')[0]}.*`))];
+      const groups = [...new Set(EVENT_NAMES.map((e) => `${e.split('.')[0]}.*`))];
       const n = r.int(1, 3);
-      return Array.from({ length: n }, () => (r.chance(0.5) ? r.pick(WEBHOOK_EVENTS) : r.pick(groups))).join(
+      return Array.from({ length: n }, () => (r.chance(0.5) ? r.pick(EVENT_NAMES) : r.pick(groups))).join(
         ',',
       );
     }

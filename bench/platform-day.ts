@@ -10,6 +10,7 @@ import { type Orm, openOrm } from '../server/orm.ts';
 import { apiResource } from '../src/auth/resources.ts';
 import { type RawBuilder, rows, sql } from '../src/db/sql.ts';
 import { recordEvents } from '../src/events/outbox.ts';
+import { EVENT_NAMES } from '../src/events/vocabulary/index.ts';
 import { createOwnGoods } from '../src/listings/create-own-goods.ts';
 import { pendingRequest, startAuthorization } from '../src/oauth/authorization-request.ts';
 import { registerClient } from '../src/oauth/clients.ts';
@@ -20,7 +21,6 @@ import { exchangeCode } from '../src/oauth/tokens.ts';
 import { createUser } from '../src/oauth/users.ts';
 import { createStore } from '../src/store/create-store.ts';
 import { createWebhook } from '../src/webhooks/create-webhook.ts';
-import { WEBHOOK_EVENTS } from '../src/webhooks/events.ts';
 import { testHostsResolver } from '../src/webhooks/host-resolver.ts';
 import { setWebhookResolver } from '../src/webhooks/url-guard.ts';
 import { machineBusyMs, printTable, quantile, round, seeded } from './lib.ts';
@@ -192,7 +192,7 @@ export async function benchPlatformDay(opts: {
     // A run that died left its subscriptions behind, and a store may have ten.
     await rows(em(), sql`DELETE FROM webhook_subscriptions WHERE url LIKE ${`https://${HOOK_HOST}:%`}`);
     // site.published only for the warm-up below.
-    const events = [...WEBHOOK_EVENTS.filter((e) => e.startsWith('order.')), 'site.published'];
+    const events = [...EVENT_NAMES.filter((e) => e.startsWith('order.')), 'site.published'];
     for (const [id, livemode] of [[storeId, live(writeKey)] as const, [market.id, true] as const]) {
       const who = { storeId: id, livemode, kind: 'api_key', scope: 'read_write', credentialId: 0 } as const;
       const actor = { ...who, appScopes: new Set<never>(), canReadCustomers: true };
@@ -201,7 +201,7 @@ export async function benchPlatformDay(opts: {
       subscriptions.push(made.webhook.id);
     }
     // The worker is up and delivering before the clock starts.
-    const ping = { storeId: market.id, event: 'site.published', entityId: market.id, data: {} };
+    const ping = { storeId: market.id, event: 'site.published' as const, entityId: market.id, data: {} };
     await em().transactional((tx) => recordEvents(tx, [ping]));
     await until(() => delivered > 0, 120_000, 'the warm-up delivery');
     // A partner follows on from where it is, not from the start: both cursors' heads, read untimed.

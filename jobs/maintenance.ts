@@ -2,7 +2,7 @@ import type { Task } from 'graphile-worker';
 import { runReadinessPass } from '../src/catalogue/run-readiness-pass.ts';
 import { JOBS, parseJobPayload } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
-import { pruneEventLog } from '../src/event-log/prune-events.ts';
+import { pruneEventLog } from '../src/events-api/prune-events.ts';
 import { pruneKeys } from '../src/idempotency/keys.ts';
 import { pruneLimits } from '../src/ratelimit/limiter.ts';
 
@@ -34,7 +34,7 @@ export function pruneIdempotencyKeysTask(orm: Orm): Task {
 
 /**
  * `prune_events` (cron, hourly): the event log keeps 30 days; older events go in batches, with the
- * deliveries and attempts of that age (src/event-log/prune-events.ts).
+ * deliveries and attempts of that age (src/events-api/prune-events.ts).
  */
 export function pruneEventsTask(orm: Orm): Task {
   return async (payload, helpers) => {

@@ -1,6 +1,6 @@
 import { catalogueInternalRouter } from './catalogue/internal-router.ts';
 import { catalogueRouter } from './catalogue/router.ts';
-import { eventsRouter } from './event-log/router.ts';
+import { eventsRouter } from './events-api/router.ts';
 import { externalOrdersInternalRouter } from './external-orders/internal-router.ts';
 import { externalOrdersRouter } from './external-orders/router.ts';
 import { inventoryInternalRouter } from './inventory/internal-router.ts';

@@ -10,11 +10,12 @@ import {
 import { createTaskList } from '../jobs/tasks.ts';
 import { JOBS, parseJobPayload } from '../src/db/jobs.ts';
 import { rows, sql } from '../src/db/sql.ts';
-import { pruneEventLog } from '../src/event-log/prune-events.ts';
-import { getEventOutput, listEventsOutput } from '../src/event-log/schemas.ts';
 import { dispatchPendingEvents } from '../src/events/dispatch.ts';
 import { fanOutToListingStores } from '../src/events/listing-stores.ts';
 import { recordEvents } from '../src/events/outbox.ts';
+import type { EventName } from '../src/events/vocabulary/index.ts';
+import { pruneEventLog } from '../src/events-api/prune-events.ts';
+import { getEventOutput, listEventsOutput } from '../src/events-api/schemas.ts';
 import { createApiKey } from '../src/store/create-api-key.ts';
 import { closeCoalescingWindow, createWebhookEvents, webhookFanOut } from '../src/webhooks/fanout.ts';
 import { startTestApp, TEST_MAIL, TEST_WEBHOOKS, type TestApp } from './helpers/app.ts';
@@ -112,7 +113,7 @@ async function placeOrder(store: Store): Promise<number> {
 }
 
 /** Events of any kind recorded in the outbox for the store, dispatched and settled. */
-async function record(storeId: number, events: { event: string; entityId: number; data?: object }[]) {
+async function record(storeId: number, events: { event: EventName; entityId: number; data?: object }[]) {
   await app.em().transactional((tx) =>
     recordEvents(
       tx,
@@ -216,7 +217,7 @@ describe('the log', () => {
         VALUES (${wanting.id}, 'https://hooks.example/events', ARRAY['inventory.updated'], 'unused', now() + interval '1 hour')`,
     );
     const change = {
-      events: [{ event: 'inventory.updated', data: { product_id: product } }],
+      events: [{ event: 'inventory.updated' as const, data: { product_id: product } }],
       touchFeed: false,
     };
     // Two changes within the window, dispatched apart: one event per store when it closes.
@@ -571,7 +572,7 @@ describe('retention', () => {
     const make = (n: number) =>
       Array.from({ length: n }, (_, i) => ({
         storeId: store.id,
-        event: 'site.published',
+        event: 'site.published' as const,
         eventKey: `site.published:${store.id}.${i}`,
         createdAt: new Date().toISOString(),
         data: {},

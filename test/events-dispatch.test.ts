@@ -19,7 +19,7 @@ describe('event dispatch', () => {
     await rows(app.em(), sql`SELECT setval(pg_get_serial_sequence('domain_events', 'id'), 95)`);
     const events = Array.from({ length: 12 }, (_, i) => ({
       storeId,
-      event: 'product.updated',
+      event: 'product.updated' as const,
       entityId: i + 1,
       data: { product_id: i + 1 },
     }));

@@ -3,9 +3,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListEventsResponse } from '../client/src/index.ts';
 import { rows, sql } from '../src/db/sql.ts';
-import { encodeCursor, LOG_START, type Position } from '../src/event-log/cursor.ts';
-import { pageQuery, readyQuery } from '../src/event-log/queries.ts';
-import { WEBHOOK_EVENTS, type WebhookEvent } from '../src/webhooks/events.ts';
+import { EVENT_NAMES, type EventName } from '../src/events/vocabulary/index.ts';
+import { encodeCursor, LOG_START, type Position } from '../src/events-api/cursor.ts';
+import { pageQuery, readyQuery } from '../src/events-api/queries.ts';
 import { createWebhookEvents, type NewWebhookEvent } from '../src/webhooks/fanout.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { send } from './helpers/http.ts';
@@ -25,7 +25,7 @@ const MIN = 60_000;
 const DAY = 86_400_000;
 /** queries.ts's SLACK: how far outside a window the bounds are sought. */
 const SLACK = 10 * MIN;
-const KINDS: WebhookEvent[] = [
+const KINDS: EventName[] = [
   'order.created',
   'order.shipped',
   'invoice.issued',
@@ -158,7 +158,7 @@ afterAll(async () => {
 interface Walk {
   gte?: number;
   lt?: number;
-  types?: WebhookEvent[];
+  types?: EventName[];
   order: 'asc' | 'desc';
   limit: number;
   /** Start after (asc) or before (desc) this event of the store (index into `mine`). */
@@ -174,7 +174,7 @@ async function scan(w: Walk, from: Position | null): Promise<string[]> {
   const found = await rows<{ evt: string }>(
     app.em(),
     sql`SELECT 'evt_' || id AS evt FROM webhook_events
-      WHERE store_id = ${store.id} AND livemode AND event = ANY (${w.types ?? [...WEBHOOK_EVENTS]}::text[])
+      WHERE store_id = ${store.id} AND livemode AND event = ANY (${w.types ?? [...EVENT_NAMES]}::text[])
         ${w.gte === undefined ? sql`` : sql`AND created_at >= ${iso(w.gte)}::timestamptz`}
         ${w.lt === undefined ? sql`` : sql`AND created_at < ${iso(w.lt)}::timestamptz`}
         ${from ? sql`AND (xid, id) ${cmp} (${from.xid}::xid8, ${from.id}::bigint)` : sql``}
@@ -244,7 +244,7 @@ describe('time filters', () => {
               {
                 storeId: store.id,
                 livemode: true,
-                types: w.types ?? [...WEBHOOK_EVENTS],
+                types: w.types ?? [...EVENT_NAMES],
                 from: from ?? LOG_START,
                 createdGte: w.gte === undefined ? undefined : iso(w.gte),
                 createdLt: w.lt === undefined ? undefined : iso(w.lt),
@@ -293,7 +293,7 @@ describe('time filters', () => {
         const statement = pageQuery({
           storeId: store.id,
           livemode: true,
-          types: [...WEBHOOK_EVENTS],
+          types: [...EVENT_NAMES],
           from: null,
           limit: 21,
           ...q,

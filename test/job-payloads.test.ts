@@ -108,7 +108,7 @@ describe('what the enqueuers write, each task’s schema reads', () => {
   it('dispatch_events: a wake-up, alone and with recorded events', async () => {
     const wake = { task: JOBS.dispatchEvents, key: JOBS.dispatchEvents, payload: {}, later: false };
     expect(await enqueued(() => inTransaction((tx) => enqueueDispatch(tx)))).toEqual([wake]);
-    const events = [{ storeId, event: 'order.created', entityId: 1 }];
+    const events = [{ storeId, event: 'order.created' as const, entityId: 1 }];
     expect(await enqueued(() => inTransaction((tx) => recordEvents(tx, events)))).toEqual([wake]);
   });
 
@@ -182,7 +182,7 @@ describe('what the enqueuers write, each task’s schema reads', () => {
   it('webhook_coalesce: two dispatched changes of a product, merged in its window', async () => {
     const change = (variant: number | null) => ({
       store_id: storeId,
-      event: 'product.updated',
+      event: 'product.updated' as const,
       entity_id: String(productId),
       data: variant === null ? {} : { variant_id: variant },
       created_at: new Date().toISOString(),

@@ -1,10 +1,7 @@
-import { WEBHOOK_EVENTS } from '../../src/webhooks/events.ts';
+import { TRIGGERABLE_EVENTS } from '../../src/events/vocabulary/index.ts';
 import { didYouMean, suggest } from '../suggest.ts';
 import { integer, optionalString, type Parsed, requireString, UsageError } from './args.ts';
 import { type CommandDef, type CommandEnv, command } from './command.ts';
-
-/** Every event but `webhook.ping`, which a subscription's own test call sends. */
-const TRIGGERABLE = WEBHOOK_EVENTS.filter((e) => e !== 'webhook.ping');
 
 /**
  * `listen`: the store's events, as they happen, POSTed to a local URL and signed as real deliveries
@@ -111,13 +108,13 @@ async function follow(s: ListenSession, env: CommandEnv) {
 export const triggerCommand: CommandDef = command({
   name: 'trigger',
   synopsis: 'EVENT --store ID',
-  description: `makes a test event happen on the store (EVENT: ${TRIGGERABLE.join(', ')})`,
+  description: `makes a test event happen on the store (EVENT: ${TRIGGERABLE_EVENTS.join(', ')})`,
   flags: { store: { type: 'string', value: 'ID', help: 'the store' } },
   run: async ({ values, positionals }, env) => {
-    const event = TRIGGERABLE.find((e): e is Exclude<typeof e, 'webhook.ping'> => e === positionals[0]);
+    const event = TRIGGERABLE_EVENTS.find((e) => e === positionals[0]);
     if (!event) {
-      const meant = positionals[0] ? didYouMean(suggest(positionals[0], TRIGGERABLE)) : '';
-      throw new UsageError(`trigger: EVENT must be one of ${TRIGGERABLE.join(', ')}.${meant}`);
+      const meant = positionals[0] ? didYouMean(suggest(positionals[0], TRIGGERABLE_EVENTS)) : '';
+      throw new UsageError(`trigger: EVENT must be one of ${TRIGGERABLE_EVENTS.join(', ')}.${meant}`);
     }
     return (await env.operator()).sandbox.trigger({ storeId: integer(values.store, '--store'), event });
   },

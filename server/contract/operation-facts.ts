@@ -1,6 +1,6 @@
 import type { AppScopeRule } from '../../src/auth/actor.ts';
 import { catalogueDocs } from '../../src/catalogue/router.docs.ts';
-import { eventLogDocs } from '../../src/event-log/router.docs.ts';
+import { eventLogDocs } from '../../src/events-api/router.docs.ts';
 import { externalOrdersDocs } from '../../src/external-orders/router.docs.ts';
 import { inventoryDocs } from '../../src/inventory/router.docs.ts';
 import { listingsDocs } from '../../src/listings/router.docs.ts';

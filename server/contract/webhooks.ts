@@ -1,51 +1,53 @@
+import {
+  EVENT,
+  EVENT_NAMES,
+  type EventName,
+  isCoalescedEvent,
+  isOrderPayloadEvent,
+  type OrderPayloadEvent,
+} from '../../src/events/vocabulary/index.ts';
 import type { OrderStatus } from '../../src/order-status.ts';
 import type { OrderDetail } from '../../src/orders/schemas.ts';
-import {
-  COALESCED_EVENTS,
-  ORDER_PAYLOAD_EVENTS,
-  WEBHOOK_EVENTS,
-  type WebhookEvent,
-} from '../../src/webhooks/events.ts';
 import { sampleOf } from './sample.ts';
 import { type oas31, ref } from './shared.ts';
 
 // Webhook events: OpenAPI 3.1 top-level `webhooks`, one operation per event.
 
-const EVENT_DESCRIPTIONS: Record<WebhookEvent, string> = {
-  'order.created': 'A new order was placed on the store.',
-  'order.updated': 'An order changed without changing status (for example its tracking number).',
-  'order.fulfilled': 'An order moved to `fulfilled`.',
-  'order.shipped': 'An order moved to `shipped`; its tax invoice is issued and emailed to the buyer.',
-  'order.completed': 'An order completed: it moved to `delivered`.',
-  'order.cancelled': 'An order was cancelled.',
-  'order.held':
+const EVENT_DESCRIPTIONS: Record<EventName, string> = {
+  [EVENT.order.created]: 'A new order was placed on the store.',
+  [EVENT.order.updated]: 'An order changed without changing status (for example its tracking number).',
+  [EVENT.order.fulfilled]: 'An order moved to `fulfilled`.',
+  [EVENT.order.shipped]: 'An order moved to `shipped`; its tax invoice is issued and emailed to the buyer.',
+  [EVENT.order.completed]: 'An order completed: it moved to `delivered`.',
+  [EVENT.order.cancelled]: 'An order was cancelled.',
+  [EVENT.order.held]:
     'A marketplace order post was held, not created (an unmapped SKU, a line Stockless supplies, or not enough ' +
     'stock). It imports when posted again once resolved.',
-  'invoice.issued': "The buyer's tax invoice of an order was issued (`invoice_number` is set).",
-  'product.created': 'A product was listed in the store.',
-  'product.updated':
+  [EVENT.invoice.issued]: "The buyer's tax invoice of an order was issued (`invoice_number` is set).",
+  [EVENT.product.created]: 'A product was listed in the store.',
+  [EVENT.product.updated]:
     'A product in the store changed: details, price, variants, or the listing (repriced, retitled, shown or ' +
     'hidden on a channel).',
-  'product.deleted': 'A product left the store: delisted, or withdrawn from the catalogue.',
-  'inventory.updated':
+  [EVENT.product.deleted]: 'A product left the store: delisted, or withdrawn from the catalogue.',
+  [EVENT.inventory.updated]:
     'Stock of a product in the store changed (an order reserved or released it, the supplier updated it, goods ' +
     'were received).',
-  'site.published': 'The storefront was published.',
-  'site.unpublished': 'The storefront was unpublished.',
-  'webhook.ping':
+  [EVENT.site.published]: 'The storefront was published.',
+  [EVENT.site.unpublished]: 'The storefront was unpublished.',
+  [EVENT.webhook.ping]:
     'A test event sent by POST /api/v1/vendor/webhooks/{id}/test, to that subscription only, whatever events it ' +
     'asked for.',
 };
 
 /** The order's status in each order event's example. */
-const ORDER_STATUS_AT: Record<string, OrderStatus> = {
-  'order.created': 'pending',
-  'order.updated': 'processing',
-  'order.fulfilled': 'fulfilled',
-  'order.shipped': 'shipped',
-  'order.completed': 'delivered',
-  'order.cancelled': 'cancelled',
-  'invoice.issued': 'shipped',
+const ORDER_STATUS_AT: Record<OrderPayloadEvent, OrderStatus> = {
+  [EVENT.order.created]: 'pending',
+  [EVENT.order.updated]: 'processing',
+  [EVENT.order.fulfilled]: 'fulfilled',
+  [EVENT.order.shipped]: 'shipped',
+  [EVENT.order.completed]: 'delivered',
+  [EVENT.order.cancelled]: 'cancelled',
+  [EVENT.invoice.issued]: 'shipped',
 };
 
 const WEBHOOK_PARAMETERS: Record<string, oas31.ParameterObject> = {
@@ -63,7 +65,7 @@ const WEBHOOK_PARAMETERS: Record<string, oas31.ParameterObject> = {
     name: 'X-Stockless-Delivery-Id',
     required: true,
     description: '`<subscription id>:<event_key>:<attempt>`: different on every attempt.',
-    schema: { type: 'string', example: '7:order.shipped:9001:1' },
+    schema: { type: 'string', example: `7:${EVENT.order.shipped}:9001:1` },
   },
   WebhookSignature: {
     in: 'header',
@@ -105,19 +107,19 @@ const WEBHOOK_PARAMETERS: Record<string, oas31.ParameterObject> = {
   },
 };
 
-function eventKeyDescription(event: string): { description: string; example: string } {
-  if (COALESCED_EVENTS.includes(event))
+function eventKeyDescription(event: EventName): { description: string; example: string } {
+  if (isCoalescedEvent(event))
     return {
       description: '`<event>:<product_id>.<unix ms>`: one per coalescing window.',
       example: `${event}:1042.1762137630000`,
     };
-  if (event === 'order.held')
-    return { description: '`order.held:<id of the held post>`', example: 'order.held:311' };
+  if (event === EVENT.order.held)
+    return { description: `\`${event}:<id of the held post>\``, example: `${event}:311` };
   if (event.startsWith('site.')) return { description: `\`${event}:<store id>\``, example: `${event}:12` };
-  if (event === 'webhook.ping')
+  if (event === EVENT.webhook.ping)
     return {
-      description: '`webhook.ping:<subscription id>.<unix ms>`',
-      example: 'webhook.ping:7.1762137601000',
+      description: `\`${event}:<subscription id>.<unix ms>\``,
+      example: `${event}:7.1762137601000`,
     };
   return { description: `\`${event}:<order id>\``, example: `${event}:9001` };
 }
@@ -199,7 +201,7 @@ export function addWebhookEvents(doc: oas31.OpenAPIObject) {
   doc.components.parameters = { ...doc.components.parameters, ...WEBHOOK_PARAMETERS };
 
   doc.webhooks = {};
-  for (const event of WEBHOOK_EVENTS) {
+  for (const event of EVENT_NAMES) {
     const payload = payloadOf(event);
     const example = exampleOf(doc, event, payload);
     doc.webhooks[event] = {
@@ -209,7 +211,7 @@ export function addWebhookEvents(doc: oas31.OpenAPIObject) {
         summary: event,
         description:
           `${EVENT_DESCRIPTIONS[event] ?? ''} Sent as a signed POST to every active subscription whose \`events\` ` +
-          `name it (or \`*\`).${COALESCED_EVENTS.includes(event) ? ' Coalesced per product and ids-only.' : ''}`,
+          `name it (or \`*\`).${isCoalescedEvent(event) ? ' Coalesced per product and ids-only.' : ''}`,
         security: [],
         parameters: [
           {
@@ -242,16 +244,16 @@ export function addWebhookEvents(doc: oas31.OpenAPIObject) {
   }
 }
 
-function dataOf(event: string) {
-  if (ORDER_PAYLOAD_EVENTS.includes(event)) return 'OrderEventData';
-  if (COALESCED_EVENTS.includes(event)) return 'ProductEventData';
-  if (event === 'order.held') return 'OrderHeldEventData';
+function dataOf(event: EventName) {
+  if (isOrderPayloadEvent(event)) return 'OrderEventData';
+  if (isCoalescedEvent(event)) return 'ProductEventData';
+  if (event === EVENT.order.held) return 'OrderHeldEventData';
   if (event.startsWith('site.')) return 'SiteEventData';
   return 'PingEventData';
 }
 
 /** The body of a delivery of `event`. */
-function payloadOf(event: string): oas31.SchemaObject {
+function payloadOf(event: EventName): oas31.SchemaObject {
   const key = eventKeyDescription(event);
   return {
     type: 'object',
@@ -291,7 +293,7 @@ function payloadOf(event: string): oas31.SchemaObject {
 /** A delivery's body as sampled from its schema (`payloadOf`). */
 interface Delivery {
   id: string;
-  event: string;
+  event: EventName;
   event_key: string;
   created_at: string;
   livemode: boolean;
@@ -299,11 +301,11 @@ interface Delivery {
 }
 
 /** A sample body of `event`, made consistent with its event (an order's status, an unpublished site). */
-function exampleOf(doc: oas31.OpenAPIObject, event: string, payload: oas31.SchemaObject): Delivery {
+function exampleOf(doc: oas31.OpenAPIObject, event: EventName, payload: oas31.SchemaObject): Delivery {
   // The sample follows the payload schema written above, so it has the payload's shape.
   const example = sampleOf(doc, payload) as Delivery;
-  if (event === 'site.unpublished') example.data = { store_id: 12, published: false, published_at: null };
-  if (ORDER_PAYLOAD_EVENTS.includes(event)) orderAt(event, example.data as OrderEventData);
+  if (event === EVENT.site.unpublished) example.data = { store_id: 12, published: false, published_at: null };
+  if (isOrderPayloadEvent(event)) orderAt(event, example.data as OrderEventData);
   return example;
 }
 
@@ -314,9 +316,9 @@ interface OrderEventData {
 }
 
 /** The sampled order in the status the event reports, unshipped before it ships. */
-function orderAt(event: string, data: OrderEventData) {
+function orderAt(event: OrderPayloadEvent, data: OrderEventData) {
   delete data.order_id;
-  const status = ORDER_STATUS_AT[event] ?? 'shipped';
+  const status = ORDER_STATUS_AT[event];
   Object.assign(data.order, { status });
   if (status !== 'shipped' && status !== 'delivered') {
     Object.assign(data.order, {

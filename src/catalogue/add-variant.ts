@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/kysely.ts';
 import { first, run } from '../db/sql.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
 import { queueProductChange } from './product-change-propagation.ts';
 import { lockProduct, touchProduct } from './product-writes.ts';
@@ -79,7 +80,7 @@ export async function addVariant(ctx: UseCaseContext, input: AddVariantInput) {
     await scoreRange(tx, input.productId, input.productId);
     await queueProductChange(tx, {
       productId: input.productId,
-      event: 'product.updated',
+      event: EVENT.product.updated,
       variantIds: [variantId],
       feed: true,
     });

@@ -2,9 +2,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { JOBS, keyedJob } from '../db/jobs.ts';
 import { rows, sql } from '../db/sql.ts';
 import { idsOnlyData, onlyVariant } from '../events/ids-only.ts';
-import { fanOutToListingStores } from '../events/listing-stores.ts';
+import { fanOutToListingStores, type ListingStoresChange } from '../events/listing-stores.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 
-export type CatalogueEvent = 'product.updated' | 'product.deleted';
+export type CatalogueEvent = typeof EVENT.product.updated | typeof EVENT.product.deleted;
 
 export interface ProductChange {
   productId: number;
@@ -39,7 +40,7 @@ export async function queueProductChange(tx: EntityManager, change: ProductChang
 
 interface PlannedFanout {
   productId: number;
-  events: { event: string; data: Record<string, unknown> }[];
+  events: ListingStoresChange['events'];
   touchFeed: boolean;
 }
 
@@ -51,11 +52,11 @@ export function planProductFanout(payload: unknown): PlannedFanout | null {
   const items = (Array.isArray(payload) ? payload : [payload]) as Record<string, unknown>[];
   const productId = items[0]?.product_id;
   if (typeof productId !== 'number' || !Number.isInteger(productId)) return null;
-  const byEvent = new Map<string, (number[] | null)[]>();
+  const byEvent = new Map<CatalogueEvent, (number[] | null)[]>();
   let touchFeed = false;
   for (const item of items) {
     if (item?.product_id !== productId) return null;
-    const event = item.event === 'product.deleted' ? 'product.deleted' : 'product.updated';
+    const event = item.event === EVENT.product.deleted ? EVENT.product.deleted : EVENT.product.updated;
     const changes = byEvent.get(event) ?? [];
     changes.push(Array.isArray(item.variant_ids) ? (item.variant_ids as number[]) : null);
     byEvent.set(event, changes);

@@ -1,6 +1,7 @@
 import { db } from '../db/kysely.ts';
 import { run, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
 import { queueProductChange } from './product-change-propagation.ts';
 import { lockProduct } from './product-writes.ts';
@@ -21,7 +22,7 @@ export async function reinstateProduct(ctx: UseCaseContext, { productId }: Produ
         .where('id', '=', productId),
     );
     await scoreRange(tx, productId, productId);
-    await queueProductChange(tx, { productId, event: 'product.updated', feed: true });
+    await queueProductChange(tx, { productId, event: EVENT.product.updated, feed: true });
     return { product_id: productId, withdrawn_at: null };
   });
 }

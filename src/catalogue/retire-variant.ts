@@ -1,6 +1,7 @@
 import { db } from '../db/kysely.ts';
 import { first, run, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
 import { queueProductChange } from './product-change-propagation.ts';
 import { liveVariant, lockProduct, touchProduct } from './product-writes.ts';
@@ -40,7 +41,7 @@ export async function retireVariant(ctx: UseCaseContext, { productId, variantId 
     await scoreRange(tx, productId, productId);
     await queueProductChange(tx, {
       productId,
-      event: 'product.updated',
+      event: EVENT.product.updated,
       variantIds: [variantId],
       feed: true,
     });

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/kysely.ts';
 import { first, run, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
 import { minimumPriceAt } from './filters.ts';
 import { queueProductChange } from './product-change-propagation.ts';
@@ -126,7 +127,7 @@ export async function updateProduct(ctx: UseCaseContext, input: UpdateProductInp
     await scoreRange(tx, input.productId, input.productId);
     await queueProductChange(tx, {
       productId: input.productId,
-      event: 'product.updated',
+      event: EVENT.product.updated,
       feed: input.name !== undefined,
     });
     return { product_id: input.productId, custom_prices_cleared: cleared };

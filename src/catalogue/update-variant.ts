@@ -1,5 +1,6 @@
 import { db } from '../db/kysely.ts';
 import { run } from '../db/sql.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
 import { queueProductChange } from './product-change-propagation.ts';
 import { liveVariant, lockProduct, rememberWholesalePrice, touchProduct } from './product-writes.ts';
@@ -32,7 +33,7 @@ export async function updateVariant(ctx: UseCaseContext, input: UpdateVariantInp
       input.sku !== undefined || input.title !== undefined || input.option_values !== undefined;
     await queueProductChange(tx, {
       productId: input.productId,
-      event: 'product.updated',
+      event: EVENT.product.updated,
       variantIds: [input.variantId],
       feed: shownInFeed,
     });

@@ -1,6 +1,7 @@
 import { db } from '../db/kysely.ts';
 import { first, isoTime, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
 import { queueProductChange } from './product-change-propagation.ts';
 import { lockProduct } from './product-writes.ts';
@@ -27,7 +28,7 @@ export async function withdrawProduct(ctx: UseCaseContext, { productId }: Produc
         .returning((eb) => isoTime(eb.ref('withdrawn_at')).as('withdrawn_at')),
     );
     await scoreRange(tx, productId, productId);
-    await queueProductChange(tx, { productId, event: 'product.deleted', feed: true });
+    await queueProductChange(tx, { productId, event: EVENT.product.deleted, feed: true });
     return { product_id: productId, withdrawn_at: row?.withdrawn_at ?? null };
   });
 }

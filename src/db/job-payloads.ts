@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EVENT } from '../events/vocabulary/index.ts';
 
 /**
  * The payload of each Graphile task, as it sits in `graphile_worker` jobs: what the enqueuers of src
@@ -34,7 +35,7 @@ export const catalogueFanoutPayload = z
   .array(
     z.strictObject({
       product_id: id,
-      event: z.enum(['product.updated', 'product.deleted']),
+      event: z.enum([EVENT.product.updated, EVENT.product.deleted]),
       variant_ids: z.array(id).nullable(),
       feed: z.boolean(),
     }),

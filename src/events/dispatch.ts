@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/kysely.ts';
 import { isoTime, run, sql } from '../db/sql.ts';
-import type { DomainEvent } from './outbox.ts';
+import type { EventName } from './vocabulary/index.ts';
 
 const BATCH = 1000;
 
@@ -42,9 +42,10 @@ function takeBatch(tx: EntityManager) {
       .select((eb) => [
         eb.cast<string>('id', 'text').as('id'),
         'store_id',
-        'event',
+        // The outbox writes names from the vocabulary only (recordEvents, productEventsFrom).
+        eb.ref('event').$castTo<EventName>().as('event'),
         eb.cast<string>('entity_id', 'text').as('entity_id'),
-        eb.ref('data').$castTo<NonNullable<DomainEvent['data']>>().as('data'),
+        eb.ref('data').$castTo<Record<string, unknown>>().as('data'),
         isoTime(eb.ref('created_at')).as('created_at'),
         'livemode',
       ])

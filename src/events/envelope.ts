@@ -4,6 +4,8 @@
  * bytes; the id is the log row's, so the text is finished in the statement that draws the row's id.
  */
 
+import type { EventName } from './vocabulary/index.ts';
+
 /** An event's public id: `evt_` and the log row's id in base 10. */
 export const EVENT_ID_PREFIX = 'evt_';
 
@@ -20,7 +22,7 @@ export function rowIdOf(id: string): string | null {
 }
 
 export interface EnvelopeFields {
-  event: string;
+  event: EventName;
   event_key: string;
   created_at: string;
   livemode: boolean;

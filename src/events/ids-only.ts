@@ -1,3 +1,5 @@
+import type { IdsOnlyEventData } from './vocabulary/index.ts';
+
 /**
  * The spec's rule for coalesced, ids-only events: `variant_id` only when every change behind the
  * event touched the same single variant. A change given as null touched the product as a whole.
@@ -13,6 +15,6 @@ export function onlyVariant(changes: Iterable<readonly number[] | null>): number
 }
 
 /** The `data` of an ids-only event. */
-export function idsOnlyData(productId: number, variantId: number | null): Record<string, unknown> {
+export function idsOnlyData(productId: number, variantId: number | null): IdsOnlyEventData {
   return variantId === null ? { product_id: productId } : { product_id: productId, variant_id: variantId };
 }

@@ -3,13 +3,14 @@ import type { Selectable } from 'kysely';
 import type { DB } from '../db/kysely.ts';
 import { rows, sql } from '../db/sql.ts';
 import { enqueueDispatch } from './outbox.ts';
+import type { CoalescedEvent, IdsOnlyEventData } from './vocabulary/index.ts';
 
 /** Stores per transaction: a product listed by 10,000 stores never holds one long transaction. */
 export const LISTING_STORES_BATCH = 1000;
 
 export interface ListingStoresChange {
   /** One event per listing store for each entry (ids-only data, coalesced downstream per product). */
-  events: { event: string; data: Record<string, unknown> }[];
+  events: { event: CoalescedEvent; data: IdsOnlyEventData }[];
   /** Whether the change shows in the inventory feed: the product goes to the head of each store's feed. */
   touchFeed: boolean;
 }

@@ -1,17 +1,26 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { JOBS, keyedJob } from '../db/jobs.ts';
 import { type RawBuilder, rows, sql } from '../db/sql.ts';
-
-export const PRODUCT_EVENTS = ['product.created', 'product.updated', 'product.deleted'] as const;
-export type ProductEvent = (typeof PRODUCT_EVENTS)[number];
+import type { EventName, ProductEvent, RecordedPayloads } from './vocabulary/index.ts';
 
 export interface DomainEvent {
   storeId: number;
   /** The mode of the change (a test order's events are test events); live when absent. */
   livemode?: boolean;
-  event: string;
+  event: EventName;
   entityId: number;
   data?: Record<string, unknown>;
+}
+
+/**
+ * An event to record, its `data` checked against its name (an order event names its order; the
+ * others record what they deliver). Use cases build their events with it.
+ */
+export function domainEvent<N extends EventName>(
+  event: N,
+  fields: { storeId: number; entityId: number; livemode?: boolean; data: RecordedPayloads[N] },
+): DomainEvent {
+  return { ...fields, event };
 }
 
 /**

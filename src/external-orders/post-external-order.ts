@@ -5,7 +5,8 @@ import { type DB, db } from '../db/kysely.ts';
 import { ownedBy } from '../db/owned-by.ts';
 import { first, run, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
-import { recordEvents } from '../events/outbox.ts';
+import { domainEvent, recordEvents } from '../events/outbox.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 import { getOrder } from '../orders/get-order.ts';
 import { insertOrder, type OrderLine } from '../orders/place.ts';
 import type { PartnerContext } from '../trpc/context.ts';
@@ -234,10 +235,9 @@ async function holdPost(
       .where(ownedBy({ storeId, livemode }, 'external_orders')),
   );
   await recordEvents(tx, [
-    {
+    domainEvent(EVENT.order.held, {
       storeId,
       livemode,
-      event: 'order.held',
       entityId: postId,
       data: {
         marketplace: input.marketplace,
@@ -245,7 +245,7 @@ async function holdPost(
         reason,
         lines: hold,
       },
-    },
+    }),
   ]);
   return { result: 'held', hold: { reason, lines: hold } };
 }

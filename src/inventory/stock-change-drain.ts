@@ -3,6 +3,7 @@ import { rows, sql } from '../db/sql.ts';
 import { idsOnlyData } from '../events/ids-only.ts';
 import { LISTING_STORES_BATCH } from '../events/listing-stores.ts';
 import { enqueueDispatch } from '../events/outbox.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 import { fanOutStock } from './stock-propagation.ts';
 import { setStockTotals } from './stock-total.ts';
 
@@ -99,7 +100,7 @@ async function fanOutNarrow(tx: EntityManager, narrow: Waiting[]): Promise<Drain
           SET xid = pg_current_xact_id(), seq = nextval('inventory_feed_seq')
       ), events AS (
         INSERT INTO domain_events (store_id, event, entity_id, data)
-        SELECT store_id, 'inventory.updated', product_id, data FROM stores ORDER BY store_id, product_id
+        SELECT store_id, ${EVENT.inventory.updated}::text, product_id, data FROM stores ORDER BY store_id, product_id
       )
       SELECT b.product_id, count(s.store_id)::integer AS stores
       FROM b LEFT JOIN stores s ON s.product_id = b.product_id GROUP BY b.product_id`,

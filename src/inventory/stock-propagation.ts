@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { idsOnlyData } from '../events/ids-only.ts';
 import { fanOutToListingStores } from '../events/listing-stores.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 
 /**
  * The product an `inventory_fanout` job names, and the variants its payload itself names: the
@@ -34,7 +35,7 @@ export async function fanOutStock(
   variantId: number | null = null,
 ): Promise<number> {
   return fanOutToListingStores(em, productId, {
-    events: [{ event: 'inventory.updated', data: idsOnlyData(productId, variantId) }],
+    events: [{ event: EVENT.inventory.updated, data: idsOnlyData(productId, variantId) }],
     touchFeed: true,
   });
 }

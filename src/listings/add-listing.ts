@@ -5,6 +5,7 @@ import { db } from '../db/kysely.ts';
 import { first, sql } from '../db/sql.ts';
 import { AppError, field } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 import { loadCatalogueContext } from '../store/catalogue-context.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { belowMinimum, type Cents, productEvent, vendorProduct } from './queries.ts';
@@ -40,7 +41,7 @@ export async function addListing(ctx: PartnerContext, input: AddListingInput) {
         details: field('product_id', 'already in your store'),
       });
     }
-    await recordEvents(tx, [productEvent(storeId, 'product.created', productId)]);
+    await recordEvents(tx, [productEvent(storeId, EVENT.product.created, productId)]);
     return {
       message: written.restored ? 'Product restored to your store' : 'Product added to your store',
       vendor_product: await vendorProduct(tx, storeId, productId),

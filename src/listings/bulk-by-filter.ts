@@ -7,6 +7,7 @@ import { type DB, db } from '../db/kysely.ts';
 import { ownedBy } from '../db/owned-by.ts';
 import { first, rows, sql } from '../db/sql.ts';
 import { enqueueDispatch, productEventsFrom } from '../events/outbox.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 import { loadCatalogueContext } from '../store/catalogue-context.ts';
 import { type Added, addedFrom } from './queries.ts';
 import type { bulkRemoveOutput, Skip } from './schemas.ts';
@@ -121,7 +122,7 @@ export async function bulkRemoveByFilter(
             WHERE p.id = l.product_id AND ${ownedBy({ storeId }, 'listings as l')} AND l.deleted_at IS NULL
               AND l.product_id BETWEEN ${lo} AND ${hi} AND ${match}
             RETURNING l.product_id
-          ), events AS (${productEventsFrom(storeId, 'product.deleted', sql`changed`)})
+          ), events AS (${productEventsFrom(storeId, EVENT.product.deleted, sql`changed`)})
           SELECT count(*)::integer AS removed FROM changed`,
       );
       if ((row?.removed ?? 0) > 0) await enqueueDispatch(tx);

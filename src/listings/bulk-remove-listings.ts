@@ -4,6 +4,7 @@ import type { DB } from '../db/kysely.ts';
 import { ownedBy } from '../db/owned-by.ts';
 import { rows, sql } from '../db/sql.ts';
 import { enqueueDispatch, productEventsFrom } from '../events/outbox.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { bulkRemoveByFilter } from './bulk-by-filter.ts';
 import { dedupe } from './queries.ts';
@@ -26,7 +27,7 @@ export async function bulkRemoveListings(ctx: PartnerContext, input: BulkInput) 
           UPDATE listings l SET deleted_at = now(), updated_at = now()
           WHERE ${ownedBy({ storeId }, 'listings as l')} AND l.deleted_at IS NULL AND l.product_id = ANY(${ids}::integer[])
           RETURNING l.product_id
-        ), events AS (${productEventsFrom(storeId, 'product.deleted', sql`changed`)})
+        ), events AS (${productEventsFrom(storeId, EVENT.product.deleted, sql`changed`)})
         SELECT product_id FROM changed`,
     );
     const gone = new Set(removed.map((r) => r.product_id));

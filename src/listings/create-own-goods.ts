@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/kysely.ts';
 import { first, run } from '../db/sql.ts';
 import { AppError, field, notFound } from '../errors.ts';
-import { recordEvents } from '../events/outbox.ts';
+import { domainEvent, recordEvents } from '../events/outbox.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
 import type { CreateOwnGoodsInput } from './schemas.ts';
 
@@ -73,12 +74,11 @@ export async function createOwnGoods(ctx: UseCaseContext, input: CreateOwnGoodsI
         .returning('id'),
     );
     await recordEvents(tx, [
-      {
+      domainEvent(EVENT.product.created, {
         storeId: input.storeId,
-        event: 'product.created',
         entityId: product.id,
         data: { product_id: product.id },
-      },
+      }),
     ]);
     return { product_id: product.id, listing_id: listing?.id ?? null, supplier_id: supplier.id };
   });

@@ -6,7 +6,8 @@ import { type DB, db } from '../db/kysely.ts';
 import { ownedBy } from '../db/owned-by.ts';
 import { first, isoTime, type RawBuilder, rows, run, sql } from '../db/sql.ts';
 import { AppError, field, notFound } from '../errors.ts';
-import { type ProductEvent, productEventsFrom, recordEvents } from '../events/outbox.ts';
+import { domainEvent, productEventsFrom, recordEvents } from '../events/outbox.ts';
+import { EVENT, type ProductEvent } from '../events/vocabulary/index.ts';
 import { loadCatalogueContext, type StoreCatalogueContext } from '../store/catalogue-context.ts';
 import type { bulkAddOutput, ListingListItem, Skip, VendorProduct } from './schemas.ts';
 
@@ -99,12 +100,8 @@ export function belowMinimum(minimum: number): AppError {
 }
 
 /** A listing change's event for its store: ids only. */
-export const productEvent = (storeId: number, event: ProductEvent, productId: number) => ({
-  storeId,
-  event,
-  entityId: productId,
-  data: { product_id: productId },
-});
+export const productEvent = (storeId: number, event: ProductEvent, productId: number) =>
+  domainEvent(event, { storeId, entityId: productId, data: { product_id: productId } });
 
 /** The listing as answered by the write operations. */
 export async function vendorProduct(
@@ -198,7 +195,7 @@ export async function updateListing(
         .where(ownedBy({ storeId }, 'listings'))
         .where('product_id', '=', productId),
     );
-    await recordEvents(tx, [productEvent(storeId, 'product.updated', productId)]);
+    await recordEvents(tx, [productEvent(storeId, EVENT.product.updated, productId)]);
     return { message: MESSAGES[change.kind], vendor_product: await vendorProduct(tx, storeId, productId) };
   });
 }
@@ -230,7 +227,7 @@ export async function changeListingPresentation(
         .returning('id'),
     );
     if (!updated.length) throw notFound(`Product ${productId} is not in store ${storeId}`, 'NOT_IN_STORE');
-    await recordEvents(tx, [productEvent(storeId, 'product.updated', productId)]);
+    await recordEvents(tx, [productEvent(storeId, EVENT.product.updated, productId)]);
     return { store_id: storeId, product_id: productId };
   });
 }
@@ -250,7 +247,7 @@ export const addedFrom = (storeId: number, source: RawBuilder<unknown>) => sql`c
       custom_retail_price_cents = NULL, purchase_mode = NULL, vendor_fulfilled = false
     WHERE listings.deleted_at IS NOT NULL
     RETURNING product_id, (xmax <> 0) AS restored
-  ), events AS (${productEventsFrom(storeId, 'product.created', sql`changed`)})`;
+  ), events AS (${productEventsFrom(storeId, EVENT.product.created, sql`changed`)})`;
 
 /** Keeps the first of each id; later repeats are reported as skipped duplicates. */
 export function dedupe(ids: number[], skipped: Skip[]): number[] {

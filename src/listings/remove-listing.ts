@@ -3,6 +3,7 @@ import { ownedBy } from '../db/owned-by.ts';
 import { run, sql } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { productEvent } from './queries.ts';
 import type { ProductPathInput } from './schemas.ts';
@@ -20,7 +21,7 @@ export async function removeListing(ctx: PartnerContext, { productId }: ProductP
         .returning('id'),
     );
     if (removed.length === 0) throw notFound(`Product ${productId} is not in your store`, 'NOT_IN_STORE');
-    await recordEvents(tx, [productEvent(storeId, 'product.deleted', productId)]);
+    await recordEvents(tx, [productEvent(storeId, EVENT.product.deleted, productId)]);
     return { message: 'Product removed from your store' };
   });
 }

@@ -3,7 +3,8 @@ import { db } from '../db/kysely.ts';
 import { type Owner, ownedBy } from '../db/owned-by.ts';
 import { first, run, sql } from '../db/sql.ts';
 import { AppError, field, notFound } from '../errors.ts';
-import { type DomainEvent, recordEvents } from '../events/outbox.ts';
+import { type DomainEvent, domainEvent, recordEvents } from '../events/outbox.ts';
+import { EVENT, type OrderPayloadEvent } from '../events/vocabulary/index.ts';
 import { queueMail } from '../mail/outbox.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
 import { takeInvoiceNumber } from './invoice-number.ts';
@@ -22,12 +23,12 @@ const NEXT: Record<OrderStatus, OrderStatus | null> = {
 const CANCELLABLE: OrderStatus[] = ['pending', 'processing', 'fulfilled'];
 
 /** The event each status announces; processing has none of its own. */
-const EVENT: Partial<Record<OrderStatus, string>> = {
-  processing: 'order.updated',
-  fulfilled: 'order.fulfilled',
-  shipped: 'order.shipped',
-  delivered: 'order.completed',
-  cancelled: 'order.cancelled',
+const ANNOUNCED: Partial<Record<OrderStatus, OrderPayloadEvent>> = {
+  processing: EVENT.order.updated,
+  fulfilled: EVENT.order.fulfilled,
+  shipped: EVENT.order.shipped,
+  delivered: EVENT.order.completed,
+  cancelled: EVENT.order.cancelled,
 };
 
 /**
@@ -85,14 +86,15 @@ export async function advanceOrder(
     const order = await lockOrder(tx, orderId, opts.owner);
     const tracking = checkTransition(order, to, opts);
     const events: DomainEvent[] = [];
-    const event = (name: string) =>
-      events.push({
-        storeId: order.store_id,
-        livemode: order.livemode,
-        event: name,
-        entityId: order.id,
-        data: { order_id: order.id },
-      });
+    const event = (name: OrderPayloadEvent) =>
+      events.push(
+        domainEvent(name, {
+          storeId: order.store_id,
+          livemode: order.livemode,
+          entityId: order.id,
+          data: { order_id: order.id },
+        }),
+      );
 
     let invoice: string | null = null;
     if (to === 'shipped') {
@@ -113,9 +115,9 @@ export async function advanceOrder(
         .insertInto('order_status_history')
         .values({ order_id: order.id, from_status: order.status, to_status: to, note: opts.note ?? null }),
     );
-    event(EVENT[to] ?? 'order.updated');
+    event(ANNOUNCED[to] ?? EVENT.order.updated);
     if (invoice) {
-      event('invoice.issued');
+      event(EVENT.invoice.issued);
       // Test mode mails nobody: the invoice is there to read through the API.
       if (order.livemode) await mailInvoice(tx, order, invoice, tracking as string);
     }

@@ -4,6 +4,7 @@ import { db } from '../db/kysely.ts';
 import { isoTime, rows, run, sql } from '../db/sql.ts';
 import { AppError, field } from '../errors.ts';
 import { DISPATCH_WAKE } from '../events/outbox.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 import { checkStock, reserveStock } from './reserve.ts';
 import type { createdOrderOutput, ORDER_CHANNELS, ORDER_TYPES } from './schemas.ts';
 
@@ -208,7 +209,7 @@ export async function insertOrder(tx: EntityManager, order: NewOrder) {
         INSERT INTO order_status_history (order_id, from_status, to_status) SELECT o.id, NULL, 'pending' FROM o
       ), events AS (
         INSERT INTO domain_events (store_id, event, entity_id, data, livemode)
-        SELECT ${order.storeId}, 'order.created', o.id, jsonb_build_object('order_id', o.id), ${order.livemode} FROM o
+        SELECT ${order.storeId}, ${EVENT.order.created}::text, o.id, jsonb_build_object('order_id', o.id), ${order.livemode} FROM o
       )
       SELECT o.id, o.order_number, o.status, o.order_type, o.total_cents, o.livemode,
         ${isoTime(sql`o.created_at`)} AS created_at

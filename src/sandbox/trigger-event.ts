@@ -6,24 +6,29 @@ import { first, sql } from '../db/sql.ts';
 import { AppError, notFound } from '../errors.ts';
 import { dispatchPendingEvents } from '../events/dispatch.ts';
 import { recordEvents } from '../events/outbox.ts';
+import {
+  EVENT,
+  isCoalescedEvent,
+  ORDER_PAYLOAD_EVENTS,
+  type TriggerableEvent,
+} from '../events/vocabulary/index.ts';
 import { postExternalOrder } from '../external-orders/post-external-order.ts';
 import { advanceOrder } from '../orders/advance-order.ts';
 import { checkoutStorefront } from '../orders/checkout-storefront.ts';
 import type { OrderStatus } from '../orders/schemas.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
-import { COALESCED_EVENTS, ORDER_PAYLOAD_EVENTS } from '../webhooks/events.ts';
 import { webhookFanOut } from '../webhooks/fanout.ts';
-import type { TriggerableEvent, TriggerEventInput } from './schemas.ts';
+import type { TriggerEventInput } from './schemas.ts';
 
 /** How far a test order goes for each order event: every status on the way fires its own event too. */
 const ORDER_PATH: Partial<Record<TriggerableEvent, OrderStatus[]>> = {
-  'order.created': [],
-  'order.updated': ['processing'],
-  'order.fulfilled': ['processing', 'fulfilled'],
-  'order.shipped': ['processing', 'fulfilled', 'shipped'],
-  'invoice.issued': ['processing', 'fulfilled', 'shipped'],
-  'order.completed': ['processing', 'fulfilled', 'shipped', 'delivered'],
-  'order.cancelled': ['cancelled'],
+  [EVENT.order.created]: [],
+  [EVENT.order.updated]: ['processing'],
+  [EVENT.order.fulfilled]: ['processing', 'fulfilled'],
+  [EVENT.order.shipped]: ['processing', 'fulfilled', 'shipped'],
+  [EVENT.invoice.issued]: ['processing', 'fulfilled', 'shipped'],
+  [EVENT.order.completed]: ['processing', 'fulfilled', 'shipped', 'delivered'],
+  [EVENT.order.cancelled]: ['cancelled'],
 };
 
 const BUYER = {
@@ -149,8 +154,8 @@ async function triggerHeldOrder(ctx: UseCaseContext, storeId: number) {
  * the live catalogue, stock and storefront every buyer shares stay as they are.
  */
 async function triggerAnnouncement(ctx: UseCaseContext, storeId: number, event: TriggerableEvent) {
-  if (event === 'site.published' || event === 'site.unpublished') {
-    const published = event === 'site.published';
+  if (event === EVENT.site.published || event === EVENT.site.unpublished) {
+    const published = event === EVENT.site.published;
     const data = { store_id: storeId, published, published_at: published ? new Date().toISOString() : null };
     await ctx.em.transactional((tx) =>
       recordEvents(tx, [{ storeId, livemode: false, event, entityId: storeId, data }]),
@@ -180,7 +185,7 @@ async function triggerAnnouncement(ctx: UseCaseContext, storeId: number, event: 
  * the log and webhooks, as live ones are: the trigger says when this one will arrive.
  */
 function coalescedArrival(ctx: UseCaseContext, event: TriggerableEvent) {
-  if (!COALESCED_EVENTS.includes(event)) return {};
+  if (!isCoalescedEvent(event)) return {};
   const seconds = Math.round(ctx.settings.webhooks.coalesceWindowMs / 1000);
   return {
     arrives_in_seconds: seconds,
@@ -203,7 +208,7 @@ export async function triggerEvent(ctx: UseCaseContext, { storeId, event }: Trig
   const path = ORDER_PATH[event];
   const made = path
     ? await triggerOrderEvent(ctx, storeId, path)
-    : event === 'order.held'
+    : event === EVENT.order.held
       ? await triggerHeldOrder(ctx, storeId)
       : await triggerAnnouncement(ctx, storeId, event);
   return { store_id: storeId, event, livemode: false, ...made };

@@ -1,7 +1,8 @@
 import { db } from '../db/kysely.ts';
 import { first, isoTime, sql } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
-import { recordEvents } from '../events/outbox.ts';
+import { domainEvent, recordEvents } from '../events/outbox.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 import type { UseCaseContext } from '../trpc/context.ts';
 import type { SetPublishedInput } from './schemas.ts';
 
@@ -33,12 +34,11 @@ export async function setPublished(ctx: UseCaseContext, { storeId, published }: 
     const changed = before.published !== published;
     if (changed) {
       await recordEvents(tx, [
-        {
+        domainEvent(published ? EVENT.site.published : EVENT.site.unpublished, {
           storeId,
-          event: published ? 'site.published' : 'site.unpublished',
           entityId: storeId,
           data: { store_id: storeId, published, published_at: after?.published_at ?? null },
-        },
+        }),
       ]);
     }
     return { store_id: storeId, published, published_at: after?.published_at ?? null, changed };

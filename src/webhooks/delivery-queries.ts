@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { JOBS, keyedJob } from '../db/jobs.ts';
 import { rows, sql } from '../db/sql.ts';
+import type { EventName } from '../events/vocabulary/index.ts';
 
 /** A delivery read by the worker that holds its subscription, with what an attempt needs. */
 export interface Claimed {
@@ -17,7 +18,7 @@ export interface Claimed {
   url: string;
   secret_encrypted: string;
   event_id: string;
-  event: string;
+  event: EventName;
   event_key: string;
   body: string;
 }

@@ -1,8 +1,8 @@
 import { db } from '../db/kysely.ts';
 import { ownedBy } from '../db/owned-by.ts';
 import { run } from '../db/sql.ts';
+import { EVENT_NAMES } from '../events/vocabulary/index.ts';
 import type { PartnerContext } from '../trpc/context.ts';
-import { WEBHOOK_EVENTS } from './events.ts';
 import { subscription } from './queries.ts';
 import type { Webhook } from './schemas.ts';
 
@@ -14,5 +14,5 @@ export async function listWebhooks(ctx: PartnerContext) {
       .where(ownedBy(ctx.actor, 'webhook_subscriptions'))
       .orderBy('id'),
   );
-  return { webhooks, valid_events: [...WEBHOOK_EVENTS] };
+  return { webhooks, valid_events: [...EVENT_NAMES] };
 }

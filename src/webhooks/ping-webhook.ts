@@ -1,5 +1,6 @@
 import { ownedBy } from '../db/owned-by.ts';
 import { rows, sql } from '../db/sql.ts';
+import { EVENT } from '../events/vocabulary/index.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { createWebhookEvents } from './fanout.ts';
 import { DELIVERY, oneActive } from './queries.ts';
@@ -14,8 +15,8 @@ export async function pingWebhook(ctx: PartnerContext, { id }: WebhookPathInput)
     await createWebhookEvents(tx, [
       {
         storeId,
-        event: 'webhook.ping',
-        eventKey: `webhook.ping:${id}.${now.getTime()}`,
+        event: EVENT.webhook.ping,
+        eventKey: `${EVENT.webhook.ping}:${id}.${now.getTime()}`,
         createdAt: now.toISOString(),
         data: { webhook_id: id },
         subscriptionId: id,
@@ -26,7 +27,7 @@ export async function pingWebhook(ctx: PartnerContext, { id }: WebhookPathInput)
       tx,
       sql`SELECT ${DELIVERY} FROM webhook_deliveries d
         JOIN webhook_events e ON e.id = d.event_id AND ${ownedBy(ctx.actor, 'webhook_events as e')}
-        WHERE d.subscription_id = ${id} AND e.event = 'webhook.ping' ORDER BY d.id DESC LIMIT 1`,
+        WHERE d.subscription_id = ${id} AND e.event = ${EVENT.webhook.ping} ORDER BY d.id DESC LIMIT 1`,
     );
     if (!d) throw new Error('the ping delivery was not created');
     return { delivery: d };

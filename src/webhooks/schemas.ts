@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { EVENT, EVENT_NAMES, isEventName } from '../events/vocabulary/index.ts';
 import { boolParam, idParam, intParam, NUL_MESSAGE, noNul, PG_INT_MAX } from '../trpc/params.ts';
-import { isWebhookEvent, WEBHOOK_EVENTS } from './events.ts';
 
 const url = z.string().min(1).max(2048).refine(noNul, NUL_MESSAGE).meta({
   description:
@@ -11,14 +11,14 @@ const url = z.string().min(1).max(2048).refine(noNul, NUL_MESSAGE).meta({
 const events = z
   .array(z.string().max(64))
   .min(1, 'events must name at least one event, or be ["*"] for all')
-  .max(WEBHOOK_EVENTS.length)
+  .max(EVENT_NAMES.length)
   .superRefine((list, ctx) => {
     list.forEach((name, i) => {
-      if (name !== '*' && !isWebhookEvent(name)) {
+      if (name !== '*' && !isEventName(name)) {
         ctx.addIssue({
           code: 'custom',
           path: [i],
-          message: `unknown event "${name}"; valid events: ${WEBHOOK_EVENTS.join(', ')}, or "*"`,
+          message: `unknown event "${name}"; valid events: ${EVENT_NAMES.join(', ')}, or "*"`,
         });
       }
     });
@@ -29,7 +29,7 @@ const events = z
   .transform((list) => [...new Set(list)])
   .meta({
     description: 'Event names, or `["*"]` for every event.',
-    example: ['order.created', 'order.shipped'],
+    example: [EVENT.order.created, EVENT.order.shipped],
   });
 
 export const createWebhookInput = z.strictObject({ url, events });
@@ -79,7 +79,7 @@ const webhook = z
   .object({
     id: z.int().meta({ example: 7 }),
     url: z.string().meta({ example: 'https://example.com/webhooks/stockless' }),
-    events: z.array(z.string()).meta({ example: ['order.created', 'order.shipped'] }),
+    events: z.array(z.string()).meta({ example: [EVENT.order.created, EVENT.order.shipped] }),
     active: z.boolean().meta({ example: true }),
     disabled_reason: z.enum(['manual', 'gone', 'dead_letters']).nullable().meta({
       description: 'Why it is inactive: set so, the endpoint answered 410, or 20 dead letters in a row.',
@@ -109,7 +109,7 @@ export const createdWebhookOutput = z.object({ webhook: webhook.extend({ secret 
 export const rotatedWebhookOutput = z.object({ webhook, secret });
 export const listWebhooksOutput = z.object({
   webhooks: z.array(webhook),
-  valid_events: z.array(z.enum(WEBHOOK_EVENTS)),
+  valid_events: z.array(z.enum(EVENT_NAMES)),
 });
 export const messageOutput = z.object({
   message: z.string().meta({ example: 'Webhook subscription 7 deleted' }),
@@ -121,8 +121,8 @@ const delivery = z
       description: 'The delivery of one event to this subscription (use it to resend).',
       example: 418,
     }),
-    event: z.string().meta({ example: 'order.shipped' }),
-    event_key: z.string().meta({ example: 'order.shipped:9001' }),
+    event: z.string().meta({ example: EVENT.order.shipped }),
+    event_key: z.string().meta({ example: `${EVENT.order.shipped}:9001` }),
     status: z.enum(['pending', 'succeeded', 'dead', 'discarded']).meta({
       description:
         '`dead`: every attempt failed (dead-lettered); `discarded`: dropped when the subscription was disabled.',
@@ -139,8 +139,8 @@ const attempt = z
   .object({
     id: z.int().meta({ example: 1630 }),
     delivery_id: z.int().meta({ example: 418 }),
-    event: z.string().meta({ example: 'order.shipped' }),
-    event_key: z.string().meta({ example: 'order.shipped:9001' }),
+    event: z.string().meta({ example: EVENT.order.shipped }),
+    event_key: z.string().meta({ example: `${EVENT.order.shipped}:9001` }),
     attempt: z.int().meta({ description: 'The attempt number, as in `X-Stockless-Delivery-Id`.' }),
     outcome: z.enum(['succeeded', 'failed', 'gone', 'refused']).meta({
       description: '`refused`: the URL no longer passed the public-address check, nothing was sent.',

@@ -6,7 +6,7 @@ import { getEventAnswer, getEventInput, listEventsInput, listEventsPage } from '
 
 /**
  * The event log: every event of the store for 30 days, as its webhooks deliver it. Any app scope may
- * call (`*`); which events an app reads depends on each event's kind (src/event-log/visibility.ts).
+ * call (`*`); which events an app reads depends on each event's kind (src/events-api/visibility.ts).
  */
 export const eventsRouter = router({
   list: partnerProcedure

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { DB } from '../db/kysely.ts';
 import { type Owner, ownedBy } from '../db/owned-by.ts';
 import { type RawBuilder, sql } from '../db/sql.ts';
-import type { WebhookEvent } from '../webhooks/events.ts';
+import type { EventName } from '../events/vocabulary/index.ts';
 import type { Position } from './cursor.ts';
 
 type LogRow = Selectable<DB['webhook_events']>;
@@ -15,7 +15,7 @@ export interface PageQuery {
   /** The credential's mode: a test key reads test events, everything else live ones. */
   livemode: boolean;
   /** The kinds of event to read (never empty): each is one seek of the log's index. */
-  types: readonly WebhookEvent[];
+  types: readonly EventName[];
   /** Positions after it (`asc`) or before it (`desc`); null: from the start (`asc`) or the head (`desc`). */
   from: Position | null;
   order: 'asc' | 'desc';
@@ -159,7 +159,7 @@ export function eventQuery(owner: Owner, rowId: string): RawBuilder<Pick<LogRow,
 export interface Waiting {
   storeId: number;
   livemode: boolean;
-  types: readonly WebhookEvent[];
+  types: readonly EventName[];
   from: Position;
   createdGte?: string;
   createdLt?: string;

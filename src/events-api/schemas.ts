@@ -1,30 +1,30 @@
 import { z } from 'zod';
+import { EVENT, EVENT_NAMES, type EventName } from '../events/vocabulary/index.ts';
 import { described, intParam, isoDateTimeParam, NUL_MESSAGE, noNul } from '../trpc/params.ts';
-import { WEBHOOK_EVENTS, type WebhookEvent } from '../webhooks/events.ts';
 
 /** The event kinds a `<group>.*` prefix names: `order.*` → every `order.` event. */
-const GROUPS = [...new Set(WEBHOOK_EVENTS.map((e) => e.split('.')[0] as string))];
+const GROUPS = [...new Set(EVENT_NAMES.map((e) => e.split('.')[0] as string))];
 
 /**
  * `type`: event names and `<group>.*` prefixes, comma-separated, in the order of the known events
  * and without repeats; an unknown name or prefix is a 400 naming it.
  */
-function eventTypes(value: string, ctx: z.RefinementCtx): WebhookEvent[] {
+function eventTypes(value: string, ctx: z.RefinementCtx): EventName[] {
   const asked = value
     .split(',')
     .map((t) => t.trim())
     .filter((t) => t !== '');
-  const wanted = new Set<WebhookEvent>();
+  const wanted = new Set<EventName>();
   for (const t of asked) {
     const prefix = t.endsWith('.*') ? t.slice(0, -2) : undefined;
     const named =
       prefix !== undefined
-        ? WEBHOOK_EVENTS.filter((e) => GROUPS.includes(prefix) && e.startsWith(`${prefix}.`))
-        : WEBHOOK_EVENTS.filter((e) => e === t);
+        ? EVENT_NAMES.filter((e) => GROUPS.includes(prefix) && e.startsWith(`${prefix}.`))
+        : EVENT_NAMES.filter((e) => e === t);
     if (named.length === 0) {
       ctx.addIssue({
         code: 'custom',
-        message: `unknown event "${t}"; give event names (${WEBHOOK_EVENTS.join(', ')}) or prefixes (${GROUPS.map((g) => `${g}.*`).join(', ')})`,
+        message: `unknown event "${t}"; give event names (${EVENT_NAMES.join(', ')}) or prefixes (${GROUPS.map((g) => `${g}.*`).join(', ')})`,
       });
       return [];
     }
@@ -34,7 +34,7 @@ function eventTypes(value: string, ctx: z.RefinementCtx): WebhookEvent[] {
     ctx.addIssue({ code: 'custom', message: 'name at least one event, or leave type out for every event' });
     return [];
   }
-  return WEBHOOK_EVENTS.filter((e) => wanted.has(e));
+  return EVENT_NAMES.filter((e) => wanted.has(e));
 }
 
 const time = (description: string) =>
@@ -89,11 +89,11 @@ const DATA_SCHEMAS = [
 export const eventEnvelope = z
   .object({
     id: z.string().meta({ description: 'The event id, `evt_` and digits.', example: 'evt_52817' }),
-    event: z.enum(WEBHOOK_EVENTS).meta({ example: 'order.shipped' }),
+    event: z.enum(EVENT_NAMES).meta({ example: EVENT.order.shipped }),
     event_key: z.string().meta({
       description:
         '`<event>:<entity id>` (coalesced events: `<event>:<product_id>.<unix ms>`): key your processing on it.',
-      example: 'order.shipped:9001',
+      example: `${EVENT.order.shipped}:9001`,
     }),
     created_at: z.iso
       .datetime()

@@ -1,11 +1,12 @@
+import { EVENT } from '../events/vocabulary/index.ts';
 import { errorDoc, errorExample, type RouterDocs } from '../trpc/operation-docs.ts';
 import type { eventsRouter } from './router.ts';
 
 /** An event as the examples show it: an order shipped, as its webhook delivered it. */
 const SHIPPED = {
   id: 'evt_52817',
-  event: 'order.shipped' as const,
-  event_key: 'order.shipped:9001',
+  event: EVENT.order.shipped,
+  event_key: `${EVENT.order.shipped}:9001`,
   created_at: '2026-11-03T02:40:00.000Z',
   livemode: true,
   data: {
@@ -57,8 +58,8 @@ const SHIPPED = {
 /** A coalesced, ids-only event. */
 const STOCK = {
   id: 'evt_52816',
-  event: 'inventory.updated' as const,
-  event_key: 'inventory.updated:1042.1762137600000',
+  event: EVENT.inventory.updated,
+  event_key: `${EVENT.inventory.updated}:1042.1762137600000`,
   created_at: '2026-11-03T02:40:30.000Z',
   livemode: true,
   data: { product_id: 1042, variant_id: 5531 },
