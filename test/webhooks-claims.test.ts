@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows, sql } from '../src/db/sql.ts';
 import type { PartnerContext } from '../src/trpc/context.ts';
-import { type Claimed, deliveryRound } from '../src/webhooks/delivery-queries.ts';
-import { recordAttempts } from '../src/webhooks/record-attempts.ts';
+import { recordAttempts } from '../src/webhooks/delivery/record-attempts.ts';
+import { type Claimed, deliveryRound } from '../src/webhooks/delivery/round.ts';
 import { resendDelivery } from '../src/webhooks/resend-delivery.ts';
 import { startTestApp, TEST_WEBHOOKS, type TestApp, testContext } from './helpers/app.ts';
 

@@ -8,8 +8,8 @@ import type { EventFanOut } from '../events/dispatch.ts';
 import { envelopeWithoutId } from '../events/envelope.ts';
 import { idsOnlyData, onlyVariant } from '../events/ids-only.ts';
 import { getOrder } from '../orders/get-order.ts';
+import { wakeDeliveries } from './delivery/wake-deliveries.ts';
 import { COALESCED_EVENTS, ORDER_PAYLOAD_EVENTS } from './events.ts';
-import { wakeDeliveries } from './wake.ts';
 
 export interface SourceEvent {
   store_id: number;

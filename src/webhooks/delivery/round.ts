@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { JOBS, keyedJob } from '../db/jobs.ts';
-import { rows, sql } from '../db/sql.ts';
+import { JOBS, keyedJob } from '../../db/jobs.ts';
+import { rows, sql } from '../../db/sql.ts';
 
 /** A delivery read by the worker that holds its subscription, with what an attempt needs. */
 export interface Claimed {

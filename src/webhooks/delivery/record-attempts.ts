@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { rows, sql } from '../db/sql.ts';
-import { queueMail } from '../mail/outbox.ts';
-import type { Attempted } from './attempt.ts';
-import { DEAD_LETTER_LIMIT, type WebhookSettings } from './settings.ts';
+import { rows, sql } from '../../db/sql.ts';
+import { queueMail } from '../../mail/outbox.ts';
+import { DEAD_LETTER_LIMIT, type WebhookSettings } from '../settings.ts';
+import type { Attempted } from './attempt-delivery.ts';
 
 /**
  * Writes a batch of attempts in one transaction: the log, each delivery's next state (done, retry at

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type Attempted, attempt } from './attempt.ts';
-import { type Claimed, deliveryRound, type RoundRequest } from './delivery-queries.ts';
+import { PER_SUBSCRIPTION_IN_FLIGHT, type WebhookSettings } from '../settings.ts';
+import { type Attempted, attemptDelivery } from './attempt-delivery.ts';
 import { recordAttempts } from './record-attempts.ts';
-import { secretsKey } from './secrets.ts';
-import { PER_SUBSCRIPTION_IN_FLIGHT, type WebhookSettings } from './settings.ts';
+import { type Claimed, deliveryRound, type RoundRequest } from './round.ts';
+import { secretsKey } from './signing-secrets.ts';
 
 /** Outcomes one write takes at most; one write is in flight at a time. */
 const FLUSH_MAX = 1000;
@@ -236,8 +236,8 @@ export class DeliveryRun {
     h.inFlight++;
     h.outSince.set(d.id, performance.now());
     st.attempts++;
-    // attempt() never rejects.
-    void attempt(d, this.settings, this.key).then((result) => {
+    // attemptDelivery() never rejects.
+    void attemptDelivery(d, this.settings, this.key).then((result) => {
       st.inFlight--;
       h.inFlight--;
       h.outSince.delete(d.id);
