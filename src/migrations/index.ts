@@ -44,6 +44,7 @@ import { Migration20261128120000_price_slices } from './Migration20261128120000_
 import { Migration20261129000000_listing_shipping_gaps } from './Migration20261129000000_listing_shipping_gaps.ts';
 import { Migration20261129010000_price_slice_bounds } from './Migration20261129010000_price_slice_bounds.ts';
 import { Migration20261129020000_variant_previous_price } from './Migration20261129020000_variant_previous_price.ts';
+import { Migration20261129110000_delivery_retry_timing } from './Migration20261129110000_delivery_retry_timing.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -161,5 +162,9 @@ export const migrationsList = [
   {
     name: 'Migration20261129020000_variant_previous_price',
     class: Migration20261129020000_variant_previous_price,
+  },
+  {
+    name: 'Migration20261129110000_delivery_retry_timing',
+    class: Migration20261129110000_delivery_retry_timing,
   },
 ];

@@ -1,7 +1,7 @@
 import { db } from '../db/kysely.ts';
 import { first, sql } from '../db/sql.ts';
 import type { PartnerContext } from '../trpc/context.ts';
-import { disable } from './delivery/record-attempts.ts';
+import { disable } from './delivery/disable-subscriptions.ts';
 import { checkUrl, notFoundHook, one, subscription } from './queries.ts';
 import type { UpdateWebhookInput } from './schemas.ts';
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { JOBS, keyedJob } from '../../db/jobs.ts';
 import { rows, sql } from '../../db/sql.ts';
+import type { WebhookEvent } from '../events.ts';
 
 /** A delivery read by the worker that holds its subscription, with what an attempt needs. */
 export interface Claimed {
@@ -17,7 +17,7 @@ export interface Claimed {
   url: string;
   secret_encrypted: string;
   event_id: string;
-  event: string;
+  event: WebhookEvent;
   event_key: string;
   body: string;
 }
@@ -58,6 +58,89 @@ export interface RoundResult {
   deliveries: Claimed[];
 }
 
+/** Locks the subscriptions the run has (in id order, the order of every writer): whether it still holds each. */
+function lockHeld(tx: EntityManager, token: string, ids: number[]) {
+  return rows<{ id: number; active: boolean; held: boolean }>(
+    tx,
+    sql`SELECT id, active, held_by IS NOT DISTINCT FROM ${token}::uuid AS held
+      FROM webhook_subscriptions WHERE id = ANY (${ids.sort((a, b) => a - b)}::integer[])
+      ORDER BY id FOR NO KEY UPDATE`,
+  );
+}
+
+/**
+ * Lets subscriptions go: each is due again at its oldest pending delivery (its retries included),
+ * no sooner than now when it goes to the back. The one place a subscription's due time is derived
+ * from all its pending work (docs/decisions.md, "Webhook retry timing, one place").
+ */
+async function releaseHolds(tx: EntityManager, release: RoundRequest['release']): Promise<void> {
+  // A statement of its own, after the locks: it sees every delivery committed before them.
+  await rows(
+    tx,
+    sql`UPDATE webhook_subscriptions s SET held_by = NULL, held_until = NULL, next_due_at = (
+        -- GREATEST would turn "nothing pending" (NULL) into now.
+        SELECT CASE WHEN x.to_back AND min(d.next_attempt_at) IS NOT NULL THEN GREATEST(min(d.next_attempt_at), now())
+          ELSE min(d.next_attempt_at) END
+        FROM webhook_deliveries d WHERE d.subscription_id = s.id AND d.status = 'pending')
+      FROM unnest(${release.map((x) => x.id)}::integer[], ${release.map((x) => x.toBack)}::boolean[]) AS x(id, to_back)
+      WHERE s.id = x.id`,
+  );
+}
+
+/** Subscriptions nobody holds whose work is due, soonest first; another worker takes others meanwhile. */
+function takeDue(tx: EntityManager, take: number, have: number[]) {
+  return rows<{ id: number }>(
+    tx,
+    sql`SELECT id FROM webhook_subscriptions
+      WHERE active AND next_due_at <= now() AND (held_until IS NULL OR held_until <= now())
+        AND id <> ALL (${have}::integer[])
+      ORDER BY next_due_at, id
+      LIMIT ${take}
+      FOR NO KEY UPDATE SKIP LOCKED`,
+  );
+}
+
+/** Whether other subscriptions are due. Locks nothing: a row locked here would be skipped by another worker's take that has room. */
+async function othersDue(tx: EntityManager, except: number[]): Promise<boolean> {
+  const [waiting] = await rows<{ any: boolean }>(
+    tx,
+    sql`SELECT EXISTS (SELECT 1 FROM webhook_subscriptions
+        WHERE active AND next_due_at <= now() AND (held_until IS NULL OR held_until <= now())
+          AND id <> ALL (${except}::integer[])) AS any`,
+  );
+  return waiting?.any ?? false;
+}
+
+/** Renews the holds and reads ahead from each subscription, in due order, skipping what the run already has. */
+function readAhead(tx: EntityManager, r: RoundRequest, reads: { id: number; n: number }[]) {
+  return rows<Claimed>(
+    tx,
+    sql`WITH want AS (
+        SELECT * FROM unnest(${reads.map((x) => x.id)}::integer[], ${reads.map((x) => x.n)}::integer[]) AS w(id, n)
+      ), held AS (
+        -- While held, a subscription is due for others only when its hold ends (its worker may
+        -- be gone); new work moves it earlier by the trigger, and a release sets it anew.
+        UPDATE webhook_subscriptions s SET held_by = ${r.token}::uuid,
+          held_until = now() + ${r.holdMs} * interval '1 millisecond', last_claimed_at = now(),
+          next_due_at = now() + ${r.holdMs} * interval '1 millisecond'
+        FROM want WHERE s.id = want.id
+        RETURNING s.id, s.store_id, s.url, s.secret_encrypted, s.active, want.n
+      )
+      SELECT d.id::text, held.id AS subscription_id, held.store_id, d.attempts, d.round_attempts,
+        d.next_attempt_at::text AS due_at, held.url,
+        held.secret_encrypted, e.id::text AS event_id, e.event, e.event_key, e.body
+      FROM held CROSS JOIN LATERAL (
+        SELECT d.id, d.attempts, d.round_attempts, d.event_id, d.next_attempt_at FROM webhook_deliveries d
+        WHERE d.subscription_id = held.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+          AND d.id NOT IN (SELECT unnest(${r.taken}::bigint[]))
+        ORDER BY d.next_attempt_at, d.id
+        LIMIT CASE WHEN held.active THEN held.n ELSE 0 END
+      ) d
+      JOIN webhook_events e ON e.id = d.event_id
+      ORDER BY held.id, d.next_attempt_at, d.id`,
+  );
+}
+
 /**
  * One round of a worker's delivery run, one short transaction:
  * 1. locks the subscriptions it holds (in id order, the order of every writer) and keeps those it
@@ -68,113 +151,29 @@ export interface RoundResult {
  * 4. renews its holds and reads ahead from each, in due order, skipping what it already has.
  * While a worker holds a subscription no other sends its deliveries, so the per-subscription cap and
  * the order within it are the holder's to keep, and never two attempts of one delivery are out.
+ * What to ask is the plan's (plan-round.ts); this only applies it.
  */
 export function deliveryRound(em: EntityManager, r: RoundRequest): Promise<RoundResult> {
   return em.transactional(async (tx) => {
     const mine = [...new Set([...r.refill.map((x) => x.id), ...r.renew, ...r.release.map((x) => x.id)])];
-    const locked = mine.length
-      ? await rows<{ id: number; active: boolean; held: boolean }>(
-          tx,
-          sql`SELECT id, active, held_by IS NOT DISTINCT FROM ${r.token}::uuid AS held
-            FROM webhook_subscriptions WHERE id = ANY (${mine.sort((a, b) => a - b)}::integer[])
-            ORDER BY id FOR NO KEY UPDATE`,
-        )
-      : [];
+    const locked = mine.length ? await lockHeld(tx, r.token, mine) : [];
     const still = new Map(locked.filter((s) => s.held).map((s) => [s.id, s.active]));
     const release = r.release.filter((x) => still.has(x.id));
-    if (release.length) {
-      // A statement of its own, after the locks: it sees every delivery committed before them.
-      await rows(
-        tx,
-        sql`UPDATE webhook_subscriptions s SET held_by = NULL, held_until = NULL, next_due_at = (
-            -- GREATEST would turn "nothing pending" (NULL) into now.
-            SELECT CASE WHEN x.to_back AND min(d.next_attempt_at) IS NOT NULL THEN GREATEST(min(d.next_attempt_at), now())
-              ELSE min(d.next_attempt_at) END
-            FROM webhook_deliveries d WHERE d.subscription_id = s.id AND d.status = 'pending')
-          FROM unnest(${release.map((x) => x.id)}::integer[], ${release.map((x) => x.toBack)}::boolean[]) AS x(id, to_back)
-          WHERE s.id = x.id`,
-      );
-    }
-    const fresh =
-      r.take > 0
-        ? await rows<{ id: number }>(
-            tx,
-            sql`SELECT id FROM webhook_subscriptions
-              WHERE active AND next_due_at <= now() AND (held_until IS NULL OR held_until <= now())
-                AND id <> ALL (${r.have}::integer[])
-              ORDER BY next_due_at, id
-              LIMIT ${r.take}
-              FOR NO KEY UPDATE SKIP LOCKED`,
-          )
-        : [];
-    // Locks nothing: a row locked here would be skipped by another worker's take that has room.
-    const [waiting] = r.askWaiting
-      ? await rows<{ any: boolean }>(
-          tx,
-          sql`SELECT EXISTS (SELECT 1 FROM webhook_subscriptions
-              WHERE active AND next_due_at <= now() AND (held_until IS NULL OR held_until <= now())
-                AND id <> ALL (${[...r.have, ...fresh.map((f) => f.id)]}::integer[])) AS any`,
-        )
-      : [];
+    if (release.length) await releaseHolds(tx, release);
+    const fresh = r.take > 0 ? await takeDue(tx, r.take, r.have) : [];
+    const waiting = r.askWaiting ? await othersDue(tx, [...r.have, ...fresh.map((f) => f.id)]) : false;
     const released = new Set(release.map((x) => x.id));
     const reads = [
       ...r.refill.filter((x) => still.get(x.id) === true && !released.has(x.id)),
       ...r.renew.filter((id) => still.get(id) !== undefined && !released.has(id)).map((id) => ({ id, n: 0 })),
       ...fresh.map((s) => ({ id: s.id, n: r.perTaken })),
     ];
-    const deliveries = reads.length
-      ? await rows<Claimed>(
-          tx,
-          sql`WITH want AS (
-              SELECT * FROM unnest(${reads.map((x) => x.id)}::integer[], ${reads.map((x) => x.n)}::integer[]) AS w(id, n)
-            ), held AS (
-              -- While held, a subscription is due for others only when its hold ends (its worker may
-              -- be gone); new work moves it earlier by the trigger, and a release sets it anew.
-              UPDATE webhook_subscriptions s SET held_by = ${r.token}::uuid,
-                held_until = now() + ${r.holdMs} * interval '1 millisecond', last_claimed_at = now(),
-                next_due_at = now() + ${r.holdMs} * interval '1 millisecond'
-              FROM want WHERE s.id = want.id
-              RETURNING s.id, s.store_id, s.url, s.secret_encrypted, s.active, want.n
-            )
-            SELECT d.id::text, held.id AS subscription_id, held.store_id, d.attempts, d.round_attempts,
-              d.next_attempt_at::text AS due_at, held.url,
-              held.secret_encrypted, e.id::text AS event_id, e.event, e.event_key, e.body
-            FROM held CROSS JOIN LATERAL (
-              SELECT d.id, d.attempts, d.round_attempts, d.event_id, d.next_attempt_at FROM webhook_deliveries d
-              WHERE d.subscription_id = held.id AND d.status = 'pending' AND d.next_attempt_at <= now()
-                AND d.id NOT IN (SELECT unnest(${r.taken}::bigint[]))
-              ORDER BY d.next_attempt_at, d.id
-              LIMIT CASE WHEN held.active THEN held.n ELSE 0 END
-            ) d
-            JOIN webhook_events e ON e.id = d.event_id
-            ORDER BY held.id, d.next_attempt_at, d.id`,
-        )
-      : [];
+    const deliveries = reads.length ? await readAhead(tx, r, reads) : [];
     return {
       kept: [...still].filter(([id]) => !released.has(id)).map(([id, active]) => ({ id, active })),
       taken: fresh.map((s) => s.id),
-      waiting: waiting?.any ?? false,
+      waiting,
       deliveries,
     };
   });
-}
-
-/**
- * A wake-up for when the next subscription's work falls due (a retry, a hold that may end with its
- * worker gone), at least a second ahead: what is due now is taken by the runs already going.
- */
-export async function scheduleNextWake(em: EntityManager): Promise<void> {
-  await rows(
-    em,
-    sql`SELECT ${keyedJob(JOBS.deliverWebhooks, {
-      key: sql`${`${JOBS.deliverWebhooks}:`}::text || floor(extract(epoch FROM due_at))::bigint`,
-      mode: 'preserve_run_at',
-      runAt: sql`due_at`,
-    })}
-      FROM (SELECT GREATEST(soonest, now() + interval '1 second') AS due_at
-            FROM (SELECT min(GREATEST(next_due_at, held_until)) AS soonest
-                  FROM webhook_subscriptions WHERE active AND next_due_at IS NOT NULL) due
-            -- GREATEST skips NULLs: without this, no work at all would still wake the worker every second.
-            WHERE soonest IS NOT NULL) next`,
-  );
 }
