@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { PER_SUBSCRIPTION_IN_FLIGHT, type WebhookSettings } from '../settings.ts';
-import { attemptDelivery } from './attempt-delivery.ts';
+import { type Attempted, attemptDelivery } from './attempt-delivery.ts';
 import { roundDone, roundFailed, startRound } from './plan-round.ts';
 import {
   attemptEnded,
@@ -18,7 +18,7 @@ import { deliveryRound } from './round.ts';
 import { holdTimes, newRunState, type RunLimits } from './run-state.ts';
 import { secretsKey } from './signing-secrets.ts';
 
-/** How often a run looks again with nothing woken it: flush timers and hold renewals need it. */
+/** How often a run looks again when nothing woke it: flush timers and hold renewals need it. */
 const TICK_MS = 25;
 
 /**
@@ -121,7 +121,7 @@ export class DeliveryRun {
     });
   }
 
-  private write(batch: Parameters<typeof flushDone>[1]): void {
+  private write(batch: Attempted[]): void {
     recordAttempts(this.em.fork(), this.settings, batch, this.limits.token)
       .then(() => flushDone(this.state, batch))
       .catch((err: unknown) => flushFailed(this.state, batch, err))
