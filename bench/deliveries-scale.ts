@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Orm } from '../server/orm.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { recordEvents } from '../src/events/outbox.ts';
-import { encryptSecret, newSigningSecret, secretsKey } from '../src/webhooks/secrets.ts';
+import { encryptSecret, newSigningSecret, secretsKey } from '../src/webhooks/delivery/signing-secrets.ts';
 import { type CpuSample, cpuPer, sampleCpu } from './cpu.ts';
 import { median, quantile, round } from './lib.ts';
 import { BENCH_SECRET_KEY, receiverCertificate, spawnBenchWorker, until } from './webhook-harness.ts';

@@ -21,8 +21,8 @@ import { exchangeCode } from '../src/oauth/tokens.ts';
 import { createUser } from '../src/oauth/users.ts';
 import { createStore } from '../src/store/create-store.ts';
 import { createWebhook } from '../src/webhooks/create-webhook.ts';
-import { testHostsResolver } from '../src/webhooks/host-resolver.ts';
-import { setWebhookResolver } from '../src/webhooks/url-guard.ts';
+import { testHostsResolver } from '../src/webhooks/delivery/host-resolver.ts';
+import { setWebhookResolver } from '../src/webhooks/delivery/url-guard.ts';
 import { machineBusyMs, printTable, quantile, round, seeded } from './lib.ts';
 import {
   CLASSES,

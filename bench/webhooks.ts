@@ -9,11 +9,11 @@ import { recordEvents } from '../src/events/outbox.ts';
 import { createStore } from '../src/store/create-store.ts';
 import type { PartnerContext } from '../src/trpc/context.ts';
 import { createWebhook } from '../src/webhooks/create-webhook.ts';
-import { testHostsResolver } from '../src/webhooks/host-resolver.ts';
-import { newSigningSecret } from '../src/webhooks/secrets.ts';
+import { testHostsResolver } from '../src/webhooks/delivery/host-resolver.ts';
+import { signatureHeaders } from '../src/webhooks/delivery/signature-headers.ts';
+import { newSigningSecret } from '../src/webhooks/delivery/signing-secrets.ts';
+import { setWebhookResolver } from '../src/webhooks/delivery/url-guard.ts';
 import type { WebhookSettings } from '../src/webhooks/settings.ts';
-import { signatureHeaders } from '../src/webhooks/signing.ts';
-import { setWebhookResolver } from '../src/webhooks/url-guard.ts';
 import { round } from './lib.ts';
 import { BENCH_SECRET_KEY, receiverCertificate, spawnBenchWorker, until } from './webhook-harness.ts';
 

@@ -1,8 +1,8 @@
 import type { Task } from 'graphile-worker';
 import { JOBS, parseJobPayload } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
-import { scheduleNextWake } from '../src/webhooks/delivery-queries.ts';
-import { DeliveryRun } from '../src/webhooks/delivery-run.ts';
+import { scheduleNextWake } from '../src/webhooks/delivery/next-wake.ts';
+import { DeliveryRun } from '../src/webhooks/delivery/run.ts';
 import type { WebhookSettings } from '../src/webhooks/settings.ts';
 
 export interface DeliverWebhooks {
@@ -14,7 +14,7 @@ export interface DeliverWebhooks {
 /**
  * `deliver_webhooks` (no payload but the crontab's `_cron`): one delivery run per worker process, its
  * slots the process's. Runs of several processes share the work by subscription holds
- * (src/webhooks/delivery-queries.ts).
+ * (src/webhooks/delivery/round.ts).
  */
 export function deliverWebhooksTask(orm: Orm, webhooks: WebhookSettings): DeliverWebhooks {
   let delivering: DeliveryRun | undefined;

@@ -2,7 +2,11 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import type { DomainSettings } from '../src/trpc/context.ts';
-import { type HostResolver, systemResolver, testHostsResolver } from '../src/webhooks/host-resolver.ts';
+import {
+  type HostResolver,
+  systemResolver,
+  testHostsResolver,
+} from '../src/webhooks/delivery/host-resolver.ts';
 import type { WebhookSettings } from '../src/webhooks/settings.ts';
 import { parseDuration } from './duration.ts';
 

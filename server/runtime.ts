@@ -3,7 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer, type Server as NetServer } from 'node:net';
 import type { Runner } from 'graphile-worker';
 import { startWorker } from '../jobs/worker.ts';
-import { setWebhookResolver } from '../src/webhooks/url-guard.ts';
+import { setWebhookResolver } from '../src/webhooks/delivery/url-guard.ts';
 import { createApp } from './app.ts';
 import { type Config, merchantOf, webhookResolverOf, webhookSettingsOf } from './config.ts';
 import { type ClusterPlace, type Database, startEmbeddedPostgres } from './database.ts';

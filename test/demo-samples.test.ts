@@ -9,8 +9,8 @@ import type { CodeSample } from '../server/contract/code-samples.ts';
 import { buildOpenApiDocument } from '../server/contract/document.ts';
 import { type DemoCredentials, seedDemo } from '../src/demo/demo-store.ts';
 import { dispatchPendingEvents } from '../src/events/dispatch.ts';
+import { setWebhookResolver } from '../src/webhooks/delivery/url-guard.ts';
 import { webhookFanOut } from '../src/webhooks/fanout.ts';
-import { setWebhookResolver } from '../src/webhooks/url-guard.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 
 /**

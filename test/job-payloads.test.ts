@@ -7,9 +7,9 @@ import { rows, sql } from '../src/db/sql.ts';
 import { enqueueDispatch, recordEvents } from '../src/events/outbox.ts';
 import { queueMail } from '../src/mail/outbox.ts';
 import { sendQueuedMail } from '../src/mail/smtp-sender.ts';
-import { scheduleNextWake } from '../src/webhooks/delivery-queries.ts';
+import { scheduleNextWake } from '../src/webhooks/delivery/next-wake.ts';
+import { wakeDeliveries } from '../src/webhooks/delivery/wake-deliveries.ts';
 import { fanOutToWebhooks } from '../src/webhooks/fanout.ts';
-import { wakeDeliveries } from '../src/webhooks/wake.ts';
 import { startTestApp, TEST_MAIL, TEST_WEBHOOKS, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Stockless, StocklessError, verifyWebhook } from '../client/src/index.ts';
 import { createDashboardClient, type DashboardClient } from '../client/src/trpc.ts';
-import { signatureHeaders } from '../src/webhooks/signing.ts';
+import { signatureHeaders } from '../src/webhooks/delivery/signature-headers.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { fixtures } from './helpers/fixtures.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows, sql } from '../src/db/sql.ts';
-import { scheduleNextWake } from '../src/webhooks/delivery-queries.ts';
+import { scheduleNextWake } from '../src/webhooks/delivery/next-wake.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { send } from './helpers/http.ts';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows, sql } from '../src/db/sql.ts';
 import type { PartnerContext } from '../src/trpc/context.ts';
-import { type Claimed, deliveryRound } from '../src/webhooks/delivery-queries.ts';
-import { recordAttempts } from '../src/webhooks/record-attempts.ts';
+import { recordAttempts } from '../src/webhooks/delivery/record-attempts.ts';
+import { type Claimed, deliveryRound } from '../src/webhooks/delivery/round.ts';
 import { resendDelivery } from '../src/webhooks/resend-delivery.ts';
 import { startTestApp, TEST_WEBHOOKS, type TestApp, testContext } from './helpers/app.ts';
 
@@ -216,6 +216,28 @@ describe('holds and next_due_at', () => {
     );
     expect(logged?.n).toBe(1);
     await release(TOKEN_A, sub);
+  });
+
+  it('a retry is timed by the code alone: the subscription stays due at its hold’s end until its release', async () => {
+    const sub = await subscription();
+    await rows(app.em(), insertDelivery(sub));
+    const out = (await take(TOKEN_A)).deliveries.find((x) => x.subscription_id === sub) as Claimed;
+    await recordAttempts(
+      app.em(),
+      { ...TEST_WEBHOOKS, retrySchedule: [30_000] },
+      [{ delivery: out, outcome: 'failed', status: 500, error: null, durationMs: 1 }],
+      TOKEN_A,
+    );
+    const due = () =>
+      rows<{ at_hold_end: boolean | null; at_retry: boolean }>(
+        app.em(),
+        sql`SELECT s.next_due_at = s.held_until AS at_hold_end, s.next_due_at = d.next_attempt_at AS at_retry
+          FROM webhook_subscriptions s JOIN webhook_deliveries d ON d.subscription_id = s.id WHERE s.id = ${sub}`,
+      );
+    // The retry (30 s) is sooner than the hold's end (60 s): the trigger leaves it to the release.
+    expect(await due()).toEqual([{ at_hold_end: true, at_retry: false }]);
+    await release(TOKEN_A, sub);
+    expect(await due()).toEqual([{ at_hold_end: null, at_retry: true }]);
   });
 
   it('a resend of a delivery whose holder died is read by the next holder', async () => {

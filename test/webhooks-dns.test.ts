@@ -9,8 +9,8 @@ import {
   systemResolver,
   TEST_HOSTS_TTL_SECONDS,
   testHostsResolver,
-} from '../src/webhooks/host-resolver.ts';
-import { postWebhook } from '../src/webhooks/send.ts';
+} from '../src/webhooks/delivery/host-resolver.ts';
+import { postWebhook } from '../src/webhooks/delivery/post-webhook.ts';
 import {
   type HostVerdict,
   hostCheck,
@@ -19,7 +19,7 @@ import {
   resolveTarget,
   setWebhookResolver,
   type Target,
-} from '../src/webhooks/url-guard.ts';
+} from '../src/webhooks/delivery/url-guard.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { type Receiver, startReceiver, startWorkerProcess, type WorkerProcess } from './helpers/webhooks.ts';
 

@@ -45,35 +45,3 @@ export function findOffenders(root: string, limit = LENGTH_LIMIT): Offender[] {
       .map((fn) => ({ file, ...fn })),
   );
 }
-
-/** A function known to be over the limit, in a file another part of issue 29 is reworking. */
-export interface Pending {
-  file: string;
-  function: string;
-  lines: number;
-}
-
-export const PENDING_FILE = 'scripts/length-pending.json';
-
-export function readPending(root: string): Pending[] {
-  const parsed = JSON.parse(readFileSync(join(root, PENDING_FILE), 'utf8')) as { pending: Pending[] };
-  return parsed.pending;
-}
-
-export interface Verdict {
-  /** Over the limit and not listed: the rule fails. */
-  unlisted: Offender[];
-  /** Listed but no longer over the limit (split, renamed or moved): the list must shrink, so it fails. */
-  stale: Pending[];
-  /** Listed and still over: allowed until issue 29 closes. */
-  waiting: Offender[];
-}
-
-export function judge(offenders: Offender[], pending: Pending[]): Verdict {
-  const listed = (o: Offender) => pending.some((p) => p.file === o.file && p.function === o.name);
-  return {
-    unlisted: offenders.filter((o) => !listed(o)),
-    stale: pending.filter((p) => !offenders.some((o) => o.file === p.file && o.name === p.function)),
-    waiting: offenders.filter(listed),
-  };
-}

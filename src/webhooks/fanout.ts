@@ -16,7 +16,7 @@ import {
 } from '../events/vocabulary/index.ts';
 import { getOrder } from '../orders/get-order.ts';
 import type { OrderDetail } from '../orders/schemas.ts';
-import { wakeDeliveries } from './wake.ts';
+import { wakeDeliveries } from './delivery/wake-deliveries.ts';
 
 export interface SourceEvent {
   store_id: number;

@@ -2,9 +2,9 @@ import { ownedBy } from '../db/owned-by.ts';
 import { rows, sql } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 import type { PartnerContext } from '../trpc/context.ts';
+import { wakeDeliveries } from './delivery/wake-deliveries.ts';
 import { DELIVERY, oneActive } from './queries.ts';
 import type { DeliverySummary, ResendInput } from './schemas.ts';
-import { wakeDeliveries } from './wake.ts';
 
 /** Queues the event again for this subscription: a new round of attempts, starting now. */
 export async function resendDelivery(ctx: PartnerContext, { id, deliveryId }: ResendInput) {

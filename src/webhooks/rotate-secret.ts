@@ -2,9 +2,9 @@ import { db } from '../db/kysely.ts';
 import { ownedBy } from '../db/owned-by.ts';
 import { first, sql } from '../db/sql.ts';
 import type { PartnerContext } from '../trpc/context.ts';
+import { encryptSecret, newSigningSecret, secretsKey } from './delivery/signing-secrets.ts';
 import { notFoundHook, subscription } from './queries.ts';
 import type { WebhookPathInput } from './schemas.ts';
-import { encryptSecret, newSigningSecret, secretsKey } from './secrets.ts';
 
 /** The new secret signs every attempt from now on, retries of earlier events included. */
 export async function rotateSecret(ctx: PartnerContext, { id }: WebhookPathInput) {

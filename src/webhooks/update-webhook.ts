@@ -2,8 +2,8 @@ import { db } from '../db/kysely.ts';
 import { ownedBy } from '../db/owned-by.ts';
 import { first, sql } from '../db/sql.ts';
 import type { PartnerContext } from '../trpc/context.ts';
+import { disable } from './delivery/disable-subscriptions.ts';
 import { checkUrl, notFoundHook, one, subscription } from './queries.ts';
-import { disable } from './record-attempts.ts';
 import type { UpdateWebhookInput } from './schemas.ts';
 
 export async function updateWebhook(ctx: PartnerContext, input: UpdateWebhookInput) {

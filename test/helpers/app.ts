@@ -13,7 +13,7 @@ import type { Actor } from '../../src/auth/actor.ts';
 import { createApiKey } from '../../src/store/create-api-key.ts';
 import { createStore } from '../../src/store/create-store.ts';
 import type { Context, DomainSettings } from '../../src/trpc/context.ts';
-import { setWebhookResolver } from '../../src/webhooks/url-guard.ts';
+import { setWebhookResolver } from '../../src/webhooks/delivery/url-guard.ts';
 import { withDatabase } from './global-setup.ts';
 import { getVia, requestTo } from './http.ts';
 

@@ -1,5 +1,6 @@
--- Keeps a subscription's next_due_at at its earliest pending delivery, taking the subscription's lock in id order so
--- a claim or release cannot set it later than a new delivery needs. Story: Migration20261125140000_subscription_holds.
+-- Makes a subscription due for new work (a delivery inserted, or re-sent by hand: round_attempts = 0), taking its lock
+-- in id order so a claim or release cannot set it later than the new delivery needs. Retries are the code's: the
+-- hold's release derives next_due_at (docs/decisions.md, "Webhook retry timing, one place"). Story: Migration20261125140000_subscription_holds.
 
 CREATE OR REPLACE FUNCTION public.webhook_deliveries_due()
  RETURNS trigger
@@ -7,11 +8,11 @@ CREATE OR REPLACE FUNCTION public.webhook_deliveries_due()
 AS $function$
 BEGIN
   PERFORM 1 FROM webhook_subscriptions
-  WHERE id IN (SELECT subscription_id FROM changed WHERE status = 'pending')
+  WHERE id IN (SELECT subscription_id FROM changed WHERE status = 'pending' AND round_attempts = 0)
   ORDER BY id FOR NO KEY UPDATE;
   UPDATE webhook_subscriptions s SET next_due_at = LEAST(s.next_due_at, m.due)
   FROM (SELECT subscription_id, min(next_attempt_at) AS due FROM changed
-        WHERE status = 'pending' GROUP BY subscription_id) m
+        WHERE status = 'pending' AND round_attempts = 0 GROUP BY subscription_id) m
   WHERE s.id = m.subscription_id;
   RETURN NULL;
 END $function$;

@@ -57,10 +57,67 @@ function agentFor(target: Target, timeoutMs: number): Agent {
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
- * One POST within the deadline, the whole exchange included. Dispatched straight to the agent: the
- * answer's status is all a delivery needs, so the body is counted and dropped as it arrives, with no
- * stream or abort signal per request. undici follows no redirects, so a 3xx is an answer like any
- * other; a receiver that talks for too long, or sends more than 64 KiB, is cut off.
+ * Follows one exchange to its result, within the deadline: the answer's status is all a delivery
+ * needs, so the body is counted and dropped as it arrives, with no stream or abort signal per
+ * request. Once the status is in, the receiver has answered: what happens to the rest of its body
+ * (too slow, too long, cut off) does not change the outcome.
+ */
+function watchExchange(timeoutMs: number, resolve: (r: SendResult) => void): Dispatcher.DispatchHandler {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  let status = 0;
+  let received = 0;
+  let settled = false;
+  let controller: Dispatcher.DispatchController | undefined;
+  const finish = (result: SendResult) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(deadline);
+    resolve(result);
+  };
+  const timedOut = () => ({
+    kind: 'error' as const,
+    error: `no answer within ${timeoutMs} ms`,
+    durationMs: elapsed(),
+  });
+  const answered = () => ({ kind: 'response' as const, status, durationMs: elapsed() });
+  const deadline = setTimeout(() => {
+    finish(status ? answered() : timedOut());
+    controller?.abort(new Error('deadline'));
+  }, timeoutMs);
+  return {
+    onRequestStart(c) {
+      controller = c;
+      if (settled) c.abort(new Error('deadline'));
+    },
+    onResponseStart(_c, statusCode) {
+      status = statusCode;
+    },
+    onResponseData(c, chunk) {
+      received += chunk.length;
+      if (received > MAX_RESPONSE_BYTES) {
+        finish(answered());
+        c.abort(new Error('response too large'));
+      }
+    },
+    onResponseEnd() {
+      finish(answered());
+    },
+    onResponseError(_c, err) {
+      if (status) return finish(answered());
+      const e = err as { name?: string; code?: string; message?: string };
+      if (e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT')
+        return finish(timedOut());
+      const error = `${e.code ?? e.name ?? 'error'}: ${(e.message ?? '').slice(0, 200)}`;
+      finish({ kind: 'error', error, durationMs: elapsed() });
+    },
+  };
+}
+
+/**
+ * One POST within the deadline, the whole exchange included, dispatched straight to the agent.
+ * undici follows no redirects, so a 3xx is an answer like any other; a receiver that talks for too
+ * long, or sends more than 64 KiB, is cut off.
  */
 export function postWebhook(
   target: Target,
@@ -68,58 +125,8 @@ export function postWebhook(
   headers: Record<string, string>,
   timeoutMs: number,
 ): Promise<SendResult> {
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
   return new Promise<SendResult>((resolve) => {
-    let status = 0;
-    let received = 0;
-    let settled = false;
-    let controller: Dispatcher.DispatchController | undefined;
-    const finish = (result: SendResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      resolve(result);
-    };
-    const timedOut = () => ({
-      kind: 'error' as const,
-      error: `no answer within ${timeoutMs} ms`,
-      durationMs: elapsed(),
-    });
-    const answered = () => ({ kind: 'response' as const, status, durationMs: elapsed() });
-    // Once the status is in, the receiver has answered: what happens to the rest of its body
-    // (too slow, too long, cut off) does not change the outcome.
-    const deadline = setTimeout(() => {
-      finish(status ? answered() : timedOut());
-      controller?.abort(new Error('deadline'));
-    }, timeoutMs);
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(c) {
-        controller = c;
-        if (settled) c.abort(new Error('deadline'));
-      },
-      onResponseStart(_c, statusCode) {
-        status = statusCode;
-      },
-      onResponseData(c, chunk) {
-        received += chunk.length;
-        if (received > MAX_RESPONSE_BYTES) {
-          finish(answered());
-          c.abort(new Error('response too large'));
-        }
-      },
-      onResponseEnd() {
-        finish(answered());
-      },
-      onResponseError(_c, err) {
-        if (status) return finish(answered());
-        const e = err as { name?: string; code?: string; message?: string };
-        if (e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT')
-          return finish(timedOut());
-        const error = `${e.code ?? e.name ?? 'error'}: ${(e.message ?? '').slice(0, 200)}`;
-        finish({ kind: 'error', error, durationMs: elapsed() });
-      },
-    };
+    const handler = watchExchange(timeoutMs, resolve);
     try {
       agentFor(target, timeoutMs).dispatch(
         {
@@ -132,7 +139,8 @@ export function postWebhook(
         handler,
       );
     } catch (err) {
-      handler.onResponseError?.(controller as Dispatcher.DispatchController, err as Error);
+      // No controller yet: the dispatch itself failed.
+      handler.onResponseError?.(undefined as unknown as Dispatcher.DispatchController, err as Error);
     }
   });
 }

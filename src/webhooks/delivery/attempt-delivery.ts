@@ -1,10 +1,10 @@
-import { eventId } from '../events/envelope.ts';
-import type { Claimed } from './delivery-queries.ts';
-import { rememberUpTo } from './remember.ts';
-import { decryptSecret } from './secrets.ts';
-import { postWebhook } from './send.ts';
-import type { WebhookSettings } from './settings.ts';
-import { signatureHeaders } from './signing.ts';
+import { eventId } from '../../events/envelope.ts';
+import type { WebhookSettings } from '../settings.ts';
+import { rememberUpTo } from './bounded-cache.ts';
+import { postWebhook } from './post-webhook.ts';
+import type { Claimed } from './round.ts';
+import { signatureHeaders } from './signature-headers.ts';
+import { decryptSecret } from './signing-secrets.ts';
 import { resolveTarget } from './url-guard.ts';
 
 export type Outcome = 'succeeded' | 'failed' | 'gone' | 'refused';
@@ -25,7 +25,7 @@ function secretOf(key: Buffer, encrypted: string): string {
 }
 
 /** One attempt; never throws, so one broken delivery cannot stop the others. */
-export async function attempt(d: Claimed, s: WebhookSettings, key: Buffer): Promise<Attempted> {
+export async function attemptDelivery(d: Claimed, s: WebhookSettings, key: Buffer): Promise<Attempted> {
   try {
     return await send(d, s, key);
   } catch (err) {

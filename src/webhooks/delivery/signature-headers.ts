@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { rememberUpTo } from './remember.ts';
+import { rememberUpTo } from './bounded-cache.ts';
 
 const standardKeys = rememberUpTo<Buffer>(1000);
 

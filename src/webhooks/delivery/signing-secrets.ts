@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { encodeBase64 } from '@oslojs/encoding';
-import { atRestKey, seal, unseal } from '../db/at-rest.ts';
+import { atRestKey, seal, unseal } from '../../db/at-rest.ts';
 
 const AAD = 'stockless:webhook-secret:v1';
 

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import ipaddr from 'ipaddr.js';
+import { type Held, rememberFor, rememberUpTo } from './bounded-cache.ts';
 import { type HostResolver, type ResolvedAddress, systemResolver } from './host-resolver.ts';
-import { type Held, rememberFor, rememberUpTo } from './remember.ts';
 
 export type UrlProblem =
   | { code: 'INVALID_WEBHOOK_URL'; message: string }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { JOBS, keyedJob } from '../db/jobs.ts';
-import { rows, sql } from '../db/sql.ts';
+import { JOBS, keyedJob } from '../../db/jobs.ts';
+import { rows, sql } from '../../db/sql.ts';
 
 /**
  * Wakes the delivery job in the caller's transaction, so it runs once the deliveries it will send
