@@ -6,6 +6,7 @@ import { createLogger } from '../server/logger.ts';
 import type { Orm } from '../server/orm.ts';
 import { rows, sql } from '../src/db/sql.ts';
 import { recordEvents } from '../src/events/outbox.ts';
+import type { WebhookSettings } from '../src/settings.ts';
 import { createStore } from '../src/store/create-store.ts';
 import type { PartnerContext } from '../src/trpc/context.ts';
 import { createWebhook } from '../src/webhooks/create-webhook.ts';
@@ -13,7 +14,6 @@ import { testHostsResolver } from '../src/webhooks/delivery/host-resolver.ts';
 import { signatureHeaders } from '../src/webhooks/delivery/signature-headers.ts';
 import { newSigningSecret } from '../src/webhooks/delivery/signing-secrets.ts';
 import { setWebhookResolver } from '../src/webhooks/delivery/url-guard.ts';
-import type { WebhookSettings } from '../src/webhooks/settings.ts';
 import { round } from './lib.ts';
 import { BENCH_SECRET_KEY, receiverCertificate, spawnBenchWorker, until } from './webhook-harness.ts';
 

@@ -1,9 +1,9 @@
 import type { Task } from 'graphile-worker';
 import { JOBS, parseJobPayload } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
+import type { WebhookSettings } from '../src/settings.ts';
 import { scheduleNextWake } from '../src/webhooks/delivery/next-wake.ts';
 import { DeliveryRun } from '../src/webhooks/delivery/run.ts';
-import type { WebhookSettings } from '../src/webhooks/settings.ts';
 
 export interface DeliverWebhooks {
   task: Task;

@@ -2,8 +2,8 @@ import type { Task } from 'graphile-worker';
 import { JOBS, parseJobPayload } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
 import { dispatchPendingEvents } from '../src/events/dispatch.ts';
+import type { WebhookSettings } from '../src/settings.ts';
 import { webhookFanOut } from '../src/webhooks/fanout.ts';
-import type { WebhookSettings } from '../src/webhooks/settings.ts';
 
 /** `dispatch_events` (no payload): the outbox's pending events go to the webhook fan-out. */
 export function dispatchEventsTask(orm: Orm, webhooks: WebhookSettings): Task {

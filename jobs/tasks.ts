@@ -2,7 +2,7 @@ import type { Task, TaskList } from 'graphile-worker';
 import { JOBS, type JobName } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
 import type { MailSettings } from '../src/mail/smtp-sender.ts';
-import type { WebhookSettings } from '../src/webhooks/settings.ts';
+import type { WebhookSettings } from '../src/settings.ts';
 import { catalogueFanoutTask } from './catalogue-fanout.ts';
 import { deliverWebhooksTask } from './deliver-webhooks.ts';
 import { dispatchEventsTask } from './dispatch-events.ts';

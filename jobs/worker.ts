@@ -5,8 +5,8 @@ import type { Logger as Pino } from 'pino';
 import { enqueueJob, JOBS } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
 import type { MailSettings } from '../src/mail/smtp-sender.ts';
+import type { WebhookSettings } from '../src/settings.ts';
 import { closeWebhookAgents } from '../src/webhooks/delivery/post-webhook.ts';
-import type { WebhookSettings } from '../src/webhooks/settings.ts';
 import { summarizeJobs } from './job-summary.ts';
 import { createWorkerTasks, crontab } from './tasks.ts';
 

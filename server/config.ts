@@ -1,13 +1,13 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import type { WebhookSettings } from '../src/settings.ts';
 import type { DomainSettings } from '../src/trpc/context.ts';
 import {
   type HostResolver,
   systemResolver,
   testHostsResolver,
 } from '../src/webhooks/delivery/host-resolver.ts';
-import type { WebhookSettings } from '../src/webhooks/settings.ts';
 import { parseDuration } from './duration.ts';
 
 function isValidCidr(value: string): boolean {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows, sql } from '../src/db/sql.ts';
-import { PER_SUBSCRIPTION_IN_FLIGHT } from '../src/webhooks/settings.ts';
+import { PER_SUBSCRIPTION_IN_FLIGHT } from '../src/webhooks/limits.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import {
   type Received,

@@ -4,9 +4,9 @@ import { first, run } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { encryptSecret, newSigningSecret, secretsKey } from './delivery/signing-secrets.ts';
+import { MAX_SUBSCRIPTIONS_PER_STORE } from './limits.ts';
 import { checkUrl, subscription } from './queries.ts';
 import type { CreateWebhookInput } from './schemas.ts';
-import { MAX_SUBSCRIPTIONS_PER_STORE } from './settings.ts';
 
 export async function createWebhook(ctx: PartnerContext, input: CreateWebhookInput) {
   const s = ctx.settings.webhooks;

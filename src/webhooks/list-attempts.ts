@@ -2,9 +2,9 @@ import { db } from '../db/kysely.ts';
 import { ownedBy } from '../db/owned-by.ts';
 import { isoTime, run, sql } from '../db/sql.ts';
 import type { PartnerContext } from '../trpc/context.ts';
+import { DELIVERY_LOG_SIZE } from './limits.ts';
 import { one } from './queries.ts';
 import type { WebhookPathInput } from './schemas.ts';
-import { DELIVERY_LOG_SIZE } from './settings.ts';
 
 /** The last 100 attempts, newest first. */
 export async function listAttempts(ctx: PartnerContext, { id }: WebhookPathInput) {

@@ -4,9 +4,9 @@ import { type DB, db } from '../db/kysely.ts';
 import { type Owner, ownedBy } from '../db/owned-by.ts';
 import { first, isoTime, sql } from '../db/sql.ts';
 import { AppError, field, notFound } from '../errors.ts';
+import type { WebhookSettings } from '../settings.ts';
 import { resolveTarget } from './delivery/url-guard.ts';
 import type { Webhook } from './schemas.ts';
-import type { WebhookSettings } from './settings.ts';
 
 /** A subscription as the API shows it (`Webhook`); the signing secret is never read back. */
 export const subscription = (eb: ExpressionBuilder<DB, 'webhook_subscriptions'>) =>

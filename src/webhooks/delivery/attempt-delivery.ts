@@ -1,5 +1,5 @@
 import { eventId } from '../../events/envelope.ts';
-import type { WebhookSettings } from '../settings.ts';
+import type { WebhookSettings } from '../../settings.ts';
 import { rememberUpTo } from './bounded-cache.ts';
 import { postWebhook } from './post-webhook.ts';
 import type { Claimed } from './round.ts';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../../db/sql.ts';
 import { queueMail } from '../../mail/outbox.ts';
-import { DEAD_LETTER_LIMIT } from '../settings.ts';
+import { DEAD_LETTER_LIMIT } from '../limits.ts';
 import type { Attempted } from './attempt-delivery.ts';
 import { disable } from './disable-subscriptions.ts';
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../../db/sql.ts';
-import type { WebhookSettings } from '../settings.ts';
+import type { WebhookSettings } from '../../settings.ts';
 import type { Attempted } from './attempt-delivery.ts';
 import { type Planned, planOutcomes } from './backoff.ts';
 import { deadLetter } from './dead-letter.ts';

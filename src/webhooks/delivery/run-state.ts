@@ -1,4 +1,4 @@
-import type { WebhookSettings } from '../settings.ts';
+import type { WebhookSettings } from '../../settings.ts';
 import type { Attempted } from './attempt-delivery.ts';
 import type { Claimed } from './round.ts';
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { PER_SUBSCRIPTION_IN_FLIGHT, type WebhookSettings } from '../settings.ts';
+import type { WebhookSettings } from '../../settings.ts';
+import { PER_SUBSCRIPTION_IN_FLIGHT } from '../limits.ts';
 import { type Attempted, attemptDelivery } from './attempt-delivery.ts';
 import { roundDone, roundFailed, startRound } from './plan-round.ts';
 import {

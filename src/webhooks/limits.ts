@@ -1,5 +1,3 @@
-export type { WebhookSettings } from '../settings.ts';
-
 /** Consecutive dead-lettered events after which a subscription is switched off. */
 export const DEAD_LETTER_LIMIT = 20;
 /** Attempts in flight at once towards one subscription, so one slow receiver cannot take every slot. */
