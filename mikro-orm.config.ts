@@ -11,7 +11,7 @@ export function ormConfig(clientUrl: string, poolSize = 10) {
     entities,
     namingStrategy: PostgresNamingStrategy,
     // Triggers and their functions are behaviour, one file each in src/db/functions/ (held to the
-    // database by test/db-functions.test.ts); the entities describe the tables. Graphile Worker owns its
+    // database by test/runtime/db-functions.test.ts); the entities describe the tables. Graphile Worker owns its
     // own schema.
     schemaGenerator: { ignoreTriggers: true, ignoreRoutines: true, ignoreSchema: ['graphile_worker'] },
     extensions: [Migrator],

@@ -8,7 +8,7 @@ import { readDefinitions, type StoredFunction } from './db-functions-read.ts';
  * `npm run db:functions [DATABASE_URL]`: writes src/db/functions/<name>.sql from a migrated database,
  * for every function of ours in it, keeping each file's header comment (and `-- requires:` lines).
  * For a function a migration created before it had a file, and to put a hand-edited file into the
- * form the database prints it in (what test/db-functions.test.ts compares). The files are the source
+ * form the database prints it in (what test/runtime/db-functions.test.ts compares). The files are the source
  * of truth: migrate the database before writing from it, or an edit not yet run is lost.
  */
 async function main(): Promise<void> {

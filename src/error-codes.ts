@@ -2,7 +2,7 @@
  * Every error code the API answers, in one registry: its HTTP status, its category (the body's
  * `error`) and the reference text a partner reads when they meet it (what it means and its usual
  * cause, then the fix). `AppError`, the contract's examples and the raw routes take their codes from
- * here (the types refuse any other), and test/error-codes.test.ts holds the code base to it. The
+ * here (the types refuse any other), and test/edge/error-codes.test.ts holds the code base to it. The
  * error reference page and a `doc_url` per body are built from this (the next issue).
  */
 /** The body's `error`: what kind of refusal, each with its usual status (STATUS_OF in errors.ts). */

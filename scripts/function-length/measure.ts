@@ -3,7 +3,7 @@
  * except that the text of template literals counts too: Biome counts only lines that begin a token,
  * and a template's text is one token, so a function with 40 lines of SQL reads as a few lines.
  *
- * Biome's count, measured against biome 2.5 (test/function-length.test.ts holds the cases): the lines
+ * Biome's count, measured against biome 2.5 (test/runtime/function-length.test.ts holds the cases): the lines
  * of the function's body (not its signature) whose first character starts a token other than `{` or `}`;
  * blank lines and comment lines do not count. Here a line also counts when it starts inside a
  * template literal's text.

@@ -8,7 +8,7 @@
  * Schemas become TypeScript with json-schema-to-typescript; `$ref`s to components become references
  * to their named types; objects are closed (a misspelt field is a compile error) unless the contract
  * says otherwise. The output is formatted with the project's Biome, so the file is byte-for-byte
- * reproducible and test/sdk.test.ts can fail when it is stale.
+ * reproducible and test/sdk/sdk.test.ts can fail when it is stale.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -54,7 +54,7 @@ type OwnerOf<T extends OwnedTable> = (T extends `${infer N} as ${string}` ? N : 
 
 /**
  * "This row is the owner's": its store, and its mode where the table has one. Every partner read and
- * write of a store table says it with this (test/owned-by.test.ts checks the statements a partner's
+ * write of a store table says it with this (test/edge/owned-by.test.ts checks the statements a partner's
  * requests run). Written as a row comparison, `("o"."store_id", "o"."livemode") = ($1, $2)`, which
  * PostgreSQL's parser expands into the AND of the column equalities, so plans are those of the
  * hand-written AND (docs/decisions.md, "Ownership by construction"); the text is what lets the

@@ -126,7 +126,7 @@ export type EventEnvelope = z.output<typeof eventEnvelope>;
  * A schema as the contract (OpenAPI document, tRPC client types) without tRPC parsing the answer again:
  * an event is answered as its stored envelope, the bytes its deliveries sent, and a parse would strip or
  * reorder what it does not know. What holds the shape instead: the envelope is written in one place
- * (createWebhookEvents), and test/events-api.test.ts parses real pages with `listEventsOutput`.
+ * (createWebhookEvents), and test/events/events-api.test.ts parses real pages with `listEventsOutput`.
  */
 function documentedOnly<T extends z.ZodType>(schema: T): T {
   return Object.create(schema, { parse: { value: <V>(value: V): V => value } });

@@ -56,7 +56,7 @@ export const inventoryOutput = z.object({
  * every page again on its way out (500 items and their variants: ~0.8 ms of a ~16 ms page on the
  * bench machine). What holds the shape instead: the resolver's result is type-checked against this
  * schema; `listInventory` takes each field from a typed column (PostgreSQL names the variant fields
- * as the contract does); and test/inventory.test.ts parses real pages, listed and removed, sellable
+ * as the contract does); and test/inventory/inventory.test.ts parses real pages, listed and removed, sellable
  * and not, and the empty page at the head, with `inventoryOutput` and requires each unchanged.
  */
 function documentedOnly<T extends z.ZodType>(schema: T): T {

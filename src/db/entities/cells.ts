@@ -17,7 +17,7 @@ const CELL_DIMS = [
 /**
  * A facet count cell. Its identity is its unique key (NULLS NOT DISTINCT), which PostgreSQL cannot make a
  * primary key because the columns are nullable; MikroORM needs a primary key, so the key columns are
- * declared primary here. The schema diff leaves the table as migrated (test/schema.test.ts).
+ * declared primary here. The schema diff leaves the table as migrated (test/runtime/schema.test.ts).
  */
 export const FacetCell = defineEntity({
   name: 'FacetCell',
@@ -78,7 +78,7 @@ export const FacetCellDelta = defineEntity({
 /**
  * A store's facet count cell. Its identity is its unique key (NULLS NOT DISTINCT), which PostgreSQL cannot make a
  * primary key because the columns are nullable; MikroORM needs a primary key, so the key columns are
- * declared primary here. The schema diff leaves the table as migrated (test/schema.test.ts).
+ * declared primary here. The schema diff leaves the table as migrated (test/runtime/schema.test.ts).
  */
 export const StoreCell = defineEntity({
   name: 'StoreCell',

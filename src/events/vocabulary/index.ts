@@ -1,7 +1,7 @@
 /**
  * The events of the contract: every name, and the `data` each carries, in one place. The outbox, the
  * dispatcher, the webhook fan-out, the event log, the sandbox trigger and the contract read names from
- * here (`EVENT.order.created`), never spell them: test/event-vocabulary.test.ts fails on a name written
+ * here (`EVENT.order.created`), never spell them: test/events/event-vocabulary.test.ts fails on a name written
  * as a string anywhere else in src/, server/, jobs/ or client/src.
  *
  * It imports nothing, so every layer may read it, the bottom's job payloads (src/db) included: that is
