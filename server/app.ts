@@ -16,7 +16,7 @@ import { handleOAuth, type OAuthDeps } from './oauth/routes.ts';
 import type { Orm } from './orm.ts';
 import { startRequest, stateOf } from './request-state.ts';
 import { readTarget } from './request-target.ts';
-import { sendError, sendJson } from './respond.ts';
+import { sendCode, sendError, sendJson } from './respond.ts';
 import { allowedMethods, createRestHandler, queryRefusal, type RestRoute, restRoutes } from './rest.ts';
 
 export interface AppDeps {
@@ -43,12 +43,7 @@ function trpcTransport(createContext: CreateContext, log: Logger): Route {
   return async (req, res, { id: requestId }) => {
     if (req.method !== 'GET' && req.method !== 'POST') {
       res.setHeader('Allow', 'GET, HEAD, POST');
-      return sendError(
-        res,
-        405,
-        { error: 'method_not_allowed', code: 'METHOD_NOT_ALLOWED', message: 'Use GET or POST' },
-        requestId,
-      );
+      return sendCode(res, 'METHOD_NOT_ALLOWED', 'Use GET or POST', requestId);
     }
     return handler(req, res);
   };
@@ -113,8 +108,7 @@ function router({ orm, config, log }: AppDeps): Route {
     const target = readTarget(req);
     if (!target) {
       const message = 'The request target is not a valid path';
-      const body = { error: 'bad_request', code: 'INVALID_REQUEST_TARGET', message } as const;
-      return sendError(res, 400, body, state.id);
+      return sendCode(res, 'INVALID_REQUEST_TARGET', message, state.id);
     }
     state.target = target;
     const { path } = target;
@@ -139,7 +133,7 @@ function router({ orm, config, log }: AppDeps): Route {
     if (path === MCP_PATH) return serveMcp(req, res, state, mcp);
     if (await serveDocs(req, res, path)) return;
     const message = `No route for ${path}`;
-    return sendError(res, 404, { error: 'not_found', code: 'ROUTE_NOT_FOUND', message }, state.id);
+    return sendCode(res, 'ROUTE_NOT_FOUND', message, state.id);
   };
 }
 
@@ -166,16 +160,7 @@ function answeredMethod(
     return true;
   }
   const sent = state.sentMethod ?? method;
-  sendError(
-    res,
-    405,
-    {
-      error: 'method_not_allowed',
-      code: 'METHOD_NOT_ALLOWED',
-      message: `${sent} is not allowed here; allowed: ${allow}`,
-    },
-    state.id,
-  );
+  sendCode(res, 'METHOD_NOT_ALLOWED', `${sent} is not allowed here; allowed: ${allow}`, state.id);
   return true;
 }
 

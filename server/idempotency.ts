@@ -21,7 +21,7 @@ import type { Meta } from '../src/trpc/init.ts';
 import { chargeLimits } from '../src/trpc/procedures.ts';
 import type { RequestState } from '../src/trpc/request-state.ts';
 import type { Logger } from './logger.ts';
-import { sendError } from './respond.ts';
+import { sendCode, sendError } from './respond.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -177,12 +177,7 @@ export async function admitKeyed(
   if (key === null) {
     const message = 'Idempotency-Key must be 1 to 255 printable ASCII characters';
     const details = [{ path: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }];
-    sendError(
-      res,
-      400,
-      { error: 'bad_request', code: 'IDEMPOTENCY_KEY_INVALID', message, details },
-      state.id,
-    );
+    sendCode(res, 'IDEMPOTENCY_KEY_INVALID', message, state.id, details);
     return 'answered';
   }
   const em = deps.em();
@@ -338,16 +333,11 @@ function answerLookup(res: ServerResponse, found: Exclude<Settled, { outcome: 'r
   if (found.outcome === 'reused') {
     const message =
       'This Idempotency-Key was used with a different request (or credential); send a new key for a new request';
-    return sendError(
-      res,
-      422,
-      { error: 'unprocessable_content', code: 'IDEMPOTENCY_KEY_REUSED', message },
-      requestId,
-    );
+    return sendCode(res, 'IDEMPOTENCY_KEY_REUSED', message, requestId);
   }
   res.setHeader('Retry-After', '1');
   const message = 'A request with this Idempotency-Key is still being processed; retry shortly';
-  sendError(res, 409, { error: 'conflict', code: 'IDEMPOTENCY_KEY_IN_USE', message }, requestId);
+  sendCode(res, 'IDEMPOTENCY_KEY_IN_USE', message, requestId);
 }
 
 /**

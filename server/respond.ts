@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import type { ErrorBody } from '../src/errors.ts';
+import { API_ERROR_CODES, type ApiErrorCode } from '../src/error-codes.ts';
+import type { ErrorBody, FieldDetail } from '../src/errors.ts';
 
 export function sendJson(
   res: ServerResponse,
@@ -17,4 +18,19 @@ export function sendJson(
 
 export function sendError(res: ServerResponse, status: number, body: ErrorBody, requestId: string) {
   sendJson(res, status, { ...body, request_id: requestId });
+}
+
+/**
+ * An error the edge answers itself, before or beside the procedures: its status and category are the
+ * registry's for `code` (src/error-codes.ts), so they cannot drift from what AppError would answer.
+ */
+export function sendCode(
+  res: ServerResponse,
+  code: ApiErrorCode,
+  message: string,
+  requestId: string,
+  details?: FieldDetail[],
+) {
+  const { status, category } = API_ERROR_CODES[code];
+  sendError(res, status, { error: category, code, message, ...(details && { details }) }, requestId);
 }

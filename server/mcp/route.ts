@@ -10,7 +10,7 @@ import type { RequestState } from '../../src/trpc/request-state.ts';
 import { answerCors } from '../cors.ts';
 import { InputRefused, readBytes, utf8Text } from '../http-input.ts';
 import type { Logger } from '../logger.ts';
-import { sendError, sendJson } from '../respond.ts';
+import { sendCode, sendError, sendJson } from '../respond.ts';
 import { authenticate, insufficientScope, type Refusal } from './auth.ts';
 import { type ScreenedBody, screenBody } from './messages.ts';
 
@@ -124,16 +124,7 @@ async function admit(
   // Stateless: no stream of server-initiated messages to GET, no session to DELETE.
   if (req.method !== 'POST') {
     res.setHeader('Allow', 'POST');
-    return void sendError(
-      res,
-      405,
-      {
-        error: 'method_not_allowed',
-        code: 'METHOD_NOT_ALLOWED',
-        message: 'Use POST: this endpoint keeps no sessions',
-      },
-      requestId,
-    );
+    return void sendCode(res, 'METHOD_NOT_ALLOWED', 'Use POST: this endpoint keeps no sessions', requestId);
   }
   const screened = await readCalls(req, res, requestId);
   if (!screened) return;
