@@ -3,7 +3,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { ensureDatabase } from '../../server/database.ts';
 import { readDefinitions } from '../../server/db-functions-read.ts';
-import { type FunctionFile, splitStatements } from '../../src/db/function-files.ts';
+import type { FunctionFile } from '../../src/db/function-files.ts';
 import { withDatabase } from './global-setup.ts';
 
 /** A connected client on a fresh clone of the migrated template. */
@@ -53,4 +53,49 @@ export async function functionDrift(client: pg.ClientBase, files: FunctionFile[]
 
 function normalise(statement: string): string {
   return statement.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * A file's statements, without the comments between them: what the test compares with the
+ * database's definitions. Quotes, quoted names and dollar-quoted bodies are read whole;
+ * `BEGIN ATOMIC` bodies are not supported (write `RETURN …` or a dollar-quoted body).
+ */
+function splitStatements(sql: string): string[] {
+  const statements: string[] = [];
+  let current = '';
+  let i = 0;
+  while (i < sql.length) {
+    const skipped = quotedOrComment(sql, i);
+    if (skipped !== undefined) {
+      if (!sql.startsWith('--', i) && !sql.startsWith('/*', i)) current += sql.slice(i, skipped);
+      else current += ' ';
+      i = skipped;
+    } else if (sql[i] === ';') {
+      if (current.trim()) statements.push(current.trim());
+      current = '';
+      i++;
+    } else {
+      current += sql[i++];
+    }
+  }
+  if (current.trim()) statements.push(current.trim());
+  return statements;
+}
+
+/** Where the quoted text or comment that starts at `i` ends, or undefined when none starts there. */
+function quotedOrComment(sql: string, i: number): number | undefined {
+  if (sql.startsWith('--', i)) {
+    const end = sql.indexOf('\n', i);
+    return end < 0 ? sql.length : end;
+  }
+  if (sql.startsWith('/*', i)) return closing(sql, '*/', i + 2);
+  if (sql[i] === "'" || sql[i] === '"') return closing(sql, sql[i], i + 1);
+  const tag = /^\$[A-Za-z_]*\$/.exec(sql.slice(i, i + 64))?.[0];
+  return tag ? closing(sql, tag, i + tag.length) : undefined;
+}
+
+function closing(sql: string, end: string, from: number): number {
+  const at = sql.indexOf(end, from);
+  if (at < 0) throw new Error(`unterminated ${end} in a function file`);
+  return at + end.length;
 }
