@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { INTERNAL_ERROR_BODY } from '../src/errors.ts';
 import { appRouter } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { shapeError } from '../src/trpc/errors.ts';
@@ -10,7 +11,7 @@ import { serveDocs } from './docs-route.ts';
 import { checkHealth } from './health.ts';
 import { INVOICE_PATH, serveInvoice } from './invoice-route.ts';
 import type { Logger } from './logger.ts';
-import { refuseMalformed } from './malformed-request.ts';
+import { malformedRefusal } from './malformed-request.ts';
 import { MCP_PATH, serveMcp } from './mcp/route.ts';
 import { handleOAuth, type OAuthDeps } from './oauth/routes.ts';
 import type { Orm } from './orm.ts';
@@ -40,10 +41,10 @@ function trpcTransport(createContext: CreateContext, log: Logger): Route {
       if (shapeError(error).status >= 500) log.error({ err: error.cause ?? error, path }, 'trpc failed');
     },
   });
-  return async (req, res, { id: requestId }) => {
+  return async (req, res, state) => {
     if (req.method !== 'GET' && req.method !== 'POST') {
       res.setHeader('Allow', 'GET, HEAD, POST');
-      return sendCode(res, 'METHOD_NOT_ALLOWED', 'Use GET or POST', requestId);
+      return sendCode(res, 'METHOD_NOT_ALLOWED', 'Use GET or POST', state);
     }
     return handler(req, res);
   };
@@ -108,7 +109,7 @@ function router({ orm, config, log }: AppDeps): Route {
     const target = readTarget(req);
     if (!target) {
       const message = 'The request target is not a valid path';
-      return sendCode(res, 'INVALID_REQUEST_TARGET', message, state.id);
+      return sendCode(res, 'INVALID_REQUEST_TARGET', message, state);
     }
     state.target = target;
     const { path } = target;
@@ -131,9 +132,9 @@ function router({ orm, config, log }: AppDeps): Route {
     }
     if (path.startsWith('/api/v1/')) return rest(req, res, state, target);
     if (path === MCP_PATH) return serveMcp(req, res, state, mcp);
-    if (await serveDocs(req, res, path)) return;
+    if (await serveDocs(req, res, path, config.publicUrl)) return;
     const message = `No route for ${path}`;
-    return sendCode(res, 'ROUTE_NOT_FOUND', message, state.id);
+    return sendCode(res, 'ROUTE_NOT_FOUND', message, state);
   };
 }
 
@@ -160,7 +161,7 @@ function answeredMethod(
     return true;
   }
   const sent = state.sentMethod ?? method;
-  sendCode(res, 'METHOD_NOT_ALLOWED', `${sent} is not allowed here; allowed: ${allow}`, state.id);
+  sendCode(res, 'METHOD_NOT_ALLOWED', `${sent} is not allowed here; allowed: ${allow}`, state);
   return true;
 }
 
@@ -169,7 +170,7 @@ export function createApp(deps: AppDeps): Server {
   const route = router(deps);
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000 }, (incoming, res) => {
     const started = process.hrtime.bigint();
-    const req = startRequest(incoming);
+    const req = startRequest(incoming, deps.config.publicUrl);
     const { state } = req;
     const requestId = state.id;
     res.setHeader('X-Request-Id', requestId);
@@ -193,11 +194,10 @@ export function createApp(deps: AppDeps): Server {
     });
     route(req, res, state).catch((err: unknown) => {
       log.error({ err, request_id: requestId }, 'unhandled request failure');
-      if (!res.headersSent)
-        sendError(res, 500, { error: 'server_error', message: 'Internal server error' }, requestId);
+      if (!res.headersSent) sendError(res, 500, INTERNAL_ERROR_BODY, state);
       else res.destroy();
     });
   });
-  server.on('clientError', refuseMalformed);
+  server.on('clientError', malformedRefusal(deps.config.publicUrl));
   return server;
 }

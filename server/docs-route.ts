@@ -2,6 +2,13 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { marked } from 'marked';
+import { ERROR_REFERENCE_PATH } from '../src/error-codes.ts';
+import {
+  errorReferenceJson,
+  isReferencedCode,
+  renderErrorEntry,
+  renderErrorReference,
+} from './error-reference.ts';
 
 /**
  * The API reference at `/docs`: Redoc (the npm package's standalone bundle, served from
@@ -57,6 +64,7 @@ const DOCS_PAGE = `<!doctype html>
 <body>
 <nav class="top" aria-label="Documentation">
   <strong>Stockless Partner API</strong>
+  <a href="/docs/errors">Errors</a>
   <a href="/docs/changelog">Changelog</a>
   <a href="/api/v1/openapi.json">openapi.json</a>
 </nav>
@@ -84,7 +92,7 @@ export function renderChangelog(markdown: string): string {
 </style>
 </head>
 <body>
-<nav><a href="/docs">API reference</a><a href="/docs/changelog.md">Markdown</a></nav>
+<nav><a href="/docs">API reference</a><a href="/docs/errors">Error reference</a><a href="/docs/changelog.md">Markdown</a></nav>
 ${body}
 </body>
 </html>
@@ -124,13 +132,40 @@ function send(res: ServerResponse, status: number, type: string, body: string | 
   res.end(body);
 }
 
-/** Serves `/docs`, its script and the changelog; answers false for any other path. */
-export async function serveDocs(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {
+/** The error reference's pages: the whole list, one code's entry, and the list as JSON. */
+function errorReferencePage(path: string, publicUrl: string): { type: string; body: string } | undefined {
+  if (path === ERROR_REFERENCE_PATH) return { type: HTML, body: renderErrorReference(publicUrl) };
+  if (path === `${ERROR_REFERENCE_PATH}.json`)
+    return { type: 'application/json', body: JSON.stringify(errorReferenceJson(publicUrl)) };
+  const code = path.startsWith(`${ERROR_REFERENCE_PATH}/`) ? path.slice(ERROR_REFERENCE_PATH.length + 1) : '';
+  return isReferencedCode(code) ? { type: HTML, body: renderErrorEntry(code, publicUrl) } : undefined;
+}
+
+const HTML = 'text/html; charset=utf-8';
+const KNOWN = ['/docs', '/docs/', BUNDLE_PATH, '/docs/changelog', '/docs/changelog.md'];
+
+/**
+ * Serves `/docs`, its script, the changelog and the error reference (`publicUrl`: where its examples
+ * say the pages are); answers false for any other path.
+ */
+export async function serveDocs(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  publicUrl: string,
+): Promise<boolean> {
   if (path !== '/docs' && !path.startsWith('/docs/')) return false;
-  const known = ['/docs', '/docs/', BUNDLE_PATH, '/docs/changelog', '/docs/changelog.md'];
-  if (!known.includes(path)) return false;
+  const reference = errorReferencePage(path, publicUrl);
+  if (!reference && !KNOWN.includes(path)) return false;
   if (req.method !== 'GET') {
     send(res, 405, 'text/plain; charset=utf-8', 'Method not allowed\n', { Allow: 'GET, HEAD' });
+    return true;
+  }
+  if (reference) {
+    send(res, 200, reference.type, reference.body, {
+      ...PAGE_HEADERS,
+      'Content-Security-Policy': CHANGELOG_CSP,
+    });
     return true;
   }
   switch (path) {

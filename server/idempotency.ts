@@ -7,7 +7,7 @@ import type { Actor } from '../src/auth/actor.ts';
 import { authorize } from '../src/auth/authorize.ts';
 import { resolveCredential } from '../src/auth/credentials.ts';
 import type { ErrorCode } from '../src/error-codes.ts';
-import { AppError, type ErrorBody } from '../src/errors.ts';
+import { AppError, type ErrorBody, type ErrorOrigin, INTERNAL_ERROR_BODY } from '../src/errors.ts';
 import {
   type KeyScope,
   keepAnswer,
@@ -177,7 +177,7 @@ export async function admitKeyed(
   if (key === null) {
     const message = 'Idempotency-Key must be 1 to 255 printable ASCII characters';
     const details = [{ path: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }];
-    sendCode(res, 'IDEMPOTENCY_KEY_INVALID', message, state.id, details);
+    sendCode(res, 'IDEMPOTENCY_KEY_INVALID', message, state, details);
     return 'answered';
   }
   const em = deps.em();
@@ -249,11 +249,12 @@ type Settled = Exclude<Lookup, { outcome: 'run' }> | { outcome: 'ran'; held: Hel
  */
 export async function runKeyed(
   res: ServerResponse,
-  requestId: string,
+  origin: ErrorOrigin,
   keyed: KeyedWrite,
   deps: IdempotencyDeps,
   operate: (em: EntityManager) => Promise<HeldAnswer>,
 ): Promise<void> {
+  const requestId = origin.id;
   // What the app put on every answer before the operation (nosniff, no-store, the request id).
   const base = { ...storedHeaders(res), ...keyed.charged.headers };
   let held: HeldAnswer | undefined;
@@ -295,11 +296,11 @@ export async function runKeyed(
       deps.log.error({ err: failure, request_id: requestId }, 'idempotent write not settled');
       answerInstead();
       const message = 'Internal server error; retry this request with the same Idempotency-Key';
-      return sendError(res, 500, { error: 'server_error', message }, requestId);
+      return sendError(res, 500, { ...INTERNAL_ERROR_BODY, message }, origin);
     }
   }
   answerInstead();
-  answerLookup(res, settled, requestId);
+  answerLookup(res, settled, origin);
 }
 
 /**
@@ -328,16 +329,16 @@ async function settleRolledBack(
   });
 }
 
-function answerLookup(res: ServerResponse, found: Exclude<Settled, { outcome: 'ran' }>, requestId: string) {
-  if (found.outcome === 'replay') return replay(res, found.response, found.requestId, requestId);
+function answerLookup(res: ServerResponse, found: Exclude<Settled, { outcome: 'ran' }>, origin: ErrorOrigin) {
+  if (found.outcome === 'replay') return replay(res, found.response, found.requestId, origin.id);
   if (found.outcome === 'reused') {
     const message =
       'This Idempotency-Key was used with a different request (or credential); send a new key for a new request';
-    return sendCode(res, 'IDEMPOTENCY_KEY_REUSED', message, requestId);
+    return sendCode(res, 'IDEMPOTENCY_KEY_REUSED', message, origin);
   }
   res.setHeader('Retry-After', '1');
   const message = 'A request with this Idempotency-Key is still being processed; retry shortly';
-  sendCode(res, 'IDEMPOTENCY_KEY_IN_USE', message, requestId);
+  sendCode(res, 'IDEMPOTENCY_KEY_IN_USE', message, origin);
 }
 
 /**

@@ -39,7 +39,7 @@ export async function serveInvoice(
     if (shaped.status >= 500) throw err;
     writeHeaders(res, { ...deps.ctx.request?.headers, ...shaped.headers });
     if (shaped.status === 401) res.setHeader('WWW-Authenticate', wwwAuthenticate(deps.publicUrl));
-    sendError(res, shaped.status, shaped.body, deps.ctx.requestId);
+    sendError(res, shaped.status, shaped.body, { id: deps.ctx.requestId, publicUrl: deps.publicUrl });
   }
 }
 

@@ -1,5 +1,7 @@
 import type { Socket } from 'node:net';
 import type { ApiErrorCode } from '../src/error-codes.ts';
+import { wireErrorBody } from '../src/errors.ts';
+import { oauthErrorBody } from '../src/oauth/errors.ts';
 import { newRequestId } from './request-id.ts';
 
 /** What Node's HTTP parser refused, by its error code; anything else it refuses is a 400. */
@@ -35,11 +37,20 @@ const MALFORMED: Refusal = {
 /**
  * The server's `clientError` listener. Node would answer a request its parser refuses with a bare
  * status line; partners get the contract's error body and an `X-Request-Id` here too, then the
- * connection closes (the parser cannot tell where the next request would begin).
+ * connection closes (the parser cannot tell where the next request would begin). `publicUrl` is where
+ * the error reference page lives, which the body links.
  */
-export function refuseMalformed(
+export function malformedRefusal(publicUrl: string) {
+  return (err: Error & { code?: string; rawPacket?: Buffer }, socket: RefusedSocket) =>
+    refuseMalformed(err, socket, publicUrl);
+}
+
+type RefusedSocket = Socket & { _httpMessage?: { headersSent: boolean } | null };
+
+function refuseMalformed(
   err: Error & { code?: string; rawPacket?: Buffer },
-  socket: Socket & { _httpMessage?: { headersSent: boolean } | null },
+  socket: RefusedSocket,
+  publicUrl: string,
 ) {
   // As Node's own listener does: an answer already under way on this connection gets no second one.
   if (err.code === 'ECONNRESET' || !socket.writable || socket._httpMessage?.headersSent) {
@@ -54,8 +65,11 @@ export function refuseMalformed(
   const oauth = /^[A-Z]+ (?:https?:\/\/[^/\s]*)?\/(?:oauth|\.well-known)\//.test(line);
   const body = JSON.stringify(
     oauth
-      ? { error: 'invalid_request', error_description: refusal.message }
-      : { error: 'bad_request', code: refusal.code, message: refusal.message, request_id: requestId },
+      ? oauthErrorBody('invalid_request', refusal.message, publicUrl)
+      : wireErrorBody(
+          { error: 'bad_request', code: refusal.code, message: refusal.message },
+          { id: requestId, publicUrl },
+        ),
   );
   socket.end(
     [

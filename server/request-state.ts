@@ -10,8 +10,8 @@ import { requestIdOf } from './request-id.ts';
 export type EdgeRequest = IncomingMessage & { readonly state: RequestState };
 
 /** The request's state, created once as it arrives: its id (the client's, when usable) and method. */
-export function startRequest(req: IncomingMessage): EdgeRequest {
-  const state = newRequestState(requestIdOf(req.headers['x-request-id']), req.method);
+export function startRequest(req: IncomingMessage, publicUrl: string): EdgeRequest {
+  const state = newRequestState(requestIdOf(req.headers['x-request-id']), req.method, publicUrl);
   return Object.assign(req, { state });
 }
 

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { API_ERROR_CODES, type ApiErrorCode } from '../src/error-codes.ts';
-import type { ErrorBody, FieldDetail } from '../src/errors.ts';
+import { type ErrorBody, type ErrorOrigin, type FieldDetail, wireErrorBody } from '../src/errors.ts';
 
 export function sendJson(
   res: ServerResponse,
@@ -16,8 +16,8 @@ export function sendJson(
   res.end(text);
 }
 
-export function sendError(res: ServerResponse, status: number, body: ErrorBody, requestId: string) {
-  sendJson(res, status, { ...body, request_id: requestId });
+export function sendError(res: ServerResponse, status: number, body: ErrorBody, origin: ErrorOrigin) {
+  sendJson(res, status, wireErrorBody(body, origin));
 }
 
 /**
@@ -28,9 +28,9 @@ export function sendCode(
   res: ServerResponse,
   code: ApiErrorCode,
   message: string,
-  requestId: string,
+  origin: ErrorOrigin,
   details?: FieldDetail[],
 ) {
   const { status, category } = API_ERROR_CODES[code];
-  sendError(res, status, { error: category, code, message, ...(details && { details }) }, requestId);
+  sendError(res, status, { error: category, code, message, ...(details && { details }) }, origin);
 }

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { wwwAuthenticate } from '../src/auth/credentials.ts';
 import { atRestKey } from '../src/db/at-rest.ts';
-import { type AppError, type ErrorBody, STATEMENT_BUDGET } from '../src/errors.ts';
+import { type AppError, INTERNAL_ERROR_BODY, STATEMENT_BUDGET, wireErrorBody } from '../src/errors.ts';
 import { ANSWERS_KEY_LABEL } from '../src/idempotency/keys.ts';
 import { appRouter } from '../src/router.ts';
 import type { Context, DomainSettings } from '../src/trpc/context.ts';
@@ -114,8 +114,7 @@ export function allowedMethods(routes: readonly RestRoute[], path: string): stri
  * messages with a generic one), which is dropped unread.
  */
 function contractErrorText(state: RequestState): string {
-  const body: ErrorBody = state.error?.body ?? { error: 'server_error', message: 'Internal server error' };
-  return JSON.stringify({ ...body, request_id: state.id });
+  return JSON.stringify(wireErrorBody(state.error?.body ?? INTERNAL_ERROR_BODY, state));
 }
 
 const metaByPath = proceduresMeta(appRouter);
@@ -211,7 +210,7 @@ async function answer(
   const keyed = state.refusedInput ? undefined : await admitKeyed(req, res, target, meta, idempotency, state);
   if (keyed === 'answered') return;
   if (keyed) {
-    return runKeyed(res, state.id, keyed, idempotency, async (em) => {
+    return runKeyed(res, state, keyed, idempotency, async (em) => {
       state.keyed = { ...state.keyed, em };
       const hold = holdAnswer(res, shape, () => state.error?.body.code);
       try {

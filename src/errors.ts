@@ -1,4 +1,4 @@
-import type { ErrorCategory, ErrorCode } from './error-codes.ts';
+import { type ErrorCategory, type ErrorCode, errorDocUrl } from './error-codes.ts';
 
 /**
  * The domain's one error type, free of any transport: services throw `AppError`; each transport
@@ -117,6 +117,28 @@ export function httpError(error: AppError): ShapedError {
   if (error.details) body.details = error.details;
   return { status: error.status, body, headers: error.headers };
 }
+
+/** Where an error answer is written from: the request's id, and the deployment's public URL. */
+export interface ErrorOrigin {
+  readonly id: string;
+  readonly publicUrl: string;
+}
+
+/**
+ * The body as written: the shaped error, the address of its code's entry on the error reference page
+ * (`doc_url`), and the request's id. Every writer of an error body goes through this.
+ */
+export function wireErrorBody(body: ErrorBody, origin: ErrorOrigin): ErrorBody & { request_id: string } {
+  const doc = body.code ? { doc_url: errorDocUrl(origin.publicUrl, body.code) } : {};
+  return { ...body, ...doc, request_id: origin.id };
+}
+
+/** The answer to a failure that is not the domain's: nothing in it tells the caller more than that. */
+export const INTERNAL_ERROR_BODY: ErrorBody = {
+  error: 'server_error',
+  code: 'INTERNAL_ERROR',
+  message: 'Internal server error',
+};
 
 /** PostgreSQL's `query_canceled`: a statement timeout (the statement budget), or `pg_cancel_backend`. */
 export const QUERY_CANCELED = '57014';

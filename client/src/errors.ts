@@ -37,6 +37,8 @@ export class StocklessError extends Error {
   readonly requiredScope: string | undefined;
   /** On 429: seconds to wait (`Retry-After`), when the server said. */
   readonly retryAfter: number | undefined;
+  /** The code's entry on the API's error reference page: what it means, the usual cause, the fix. */
+  readonly docUrl: string | undefined;
   /** The parsed body (or its text when it was not JSON). */
   readonly body: unknown;
 
@@ -49,6 +51,7 @@ export class StocklessError extends Error {
     details?: ErrorDetail[];
     requiredScope?: string;
     retryAfter?: number;
+    docUrl?: string;
     body?: unknown;
   }) {
     super(init.message);
@@ -62,6 +65,7 @@ export class StocklessError extends Error {
     this.details = init.details;
     this.requiredScope = init.requiredScope;
     this.retryAfter = init.retryAfter;
+    this.docUrl = init.docUrl;
     this.body = init.body;
   }
 
@@ -85,6 +89,7 @@ export class StocklessError extends Error {
         details: body.details,
         requiredScope: body.required_scope,
         retryAfter,
+        docUrl: body.doc_url,
         body,
       });
     }

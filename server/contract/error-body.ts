@@ -29,6 +29,13 @@ export const ERROR_SCHEMA: oas31.SchemaObject = {
     },
     message: { type: 'string', description: 'Human-readable explanation.' },
     code: { type: 'string', description: 'Machine-readable code, e.g. INSUFFICIENT_SCOPE.' },
+    doc_url: {
+      type: 'string',
+      format: 'uri',
+      description:
+        "With every `code`: the code's entry on the error reference page (`/docs/errors/<code>`): what it means, " +
+        'its usual cause, the fix and an example.',
+    },
     request_id: { type: 'string', description: 'Same as the X-Request-Id response header.' },
     required_scope: { type: 'string', description: 'On 403 INSUFFICIENT_SCOPE: the scope that was missing.' },
     details: {
@@ -246,7 +253,7 @@ function neutralAnswer(status: string): ErrorAnswer {
     default:
       return {
         description: 'Error',
-        examples: [errorExample('server_error', undefined, 'Internal server error')],
+        examples: [errorExample('server_error', 'INTERNAL_ERROR', 'Internal server error')],
       };
   }
 }

@@ -38,6 +38,12 @@ export const OAUTH_SCHEMAS: Record<string, oas31.SchemaObject> = {
         description: 'Human-readable explanation.',
         example: 'code_verifier does not match the code_challenge',
       },
+      error_uri: {
+        type: 'string',
+        format: 'uri',
+        description: "The error's entry on the error reference page (`/docs/errors/<error>`).",
+        example: 'https://api.stockless.example/docs/errors/invalid_grant',
+      },
     },
   },
   OAuthClientMetadata: {

@@ -1,4 +1,7 @@
+import type { OAuthErrorCode } from '../../src/error-codes.ts';
+import { oauthErrorBody } from '../../src/oauth/errors.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from '../../src/oauth/metadata.ts';
+import { EXAMPLE_PUBLIC_URL } from '../../src/trpc/operation-docs.ts';
 import { RATE_LIMIT_HEADERS } from './headers.ts';
 import { EXAMPLE_CLIENT_ID, EXAMPLE_REDIRECT, OAUTH_SCHEMAS } from './oauth-schemas.ts';
 import { type oas31, ref } from './shared.ts';
@@ -7,7 +10,7 @@ import { type oas31, ref } from './shared.ts';
 
 function oauthError(
   description: string,
-  error: string,
+  error: OAuthErrorCode,
   errorDescription: string,
   headers: oas31.HeadersObject = {},
 ): oas31.ResponseObject {
@@ -17,7 +20,7 @@ function oauthError(
     content: {
       'application/json': {
         schema: ref('schemas', 'OAuthError'),
-        example: { error, error_description: errorDescription },
+        example: oauthErrorBody(error, errorDescription, EXAMPLE_PUBLIC_URL),
       },
     },
   };

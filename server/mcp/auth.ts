@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Actor, actorScopes, OAUTH_SCOPES, type OAuthScope } from '../../src/auth/actor.ts';
 import { bearerToken, resolveMcpToken } from '../../src/auth/credentials.ts';
-import type { BearerChallengeCode } from '../../src/error-codes.ts';
+import { type BearerChallengeCode, errorDocUrl } from '../../src/error-codes.ts';
 import { AppError, type ErrorBody } from '../../src/errors.ts';
 import { TOOL_SCOPES } from '../../src/mcp/scopes.ts';
 
@@ -14,7 +14,8 @@ export interface Refusal {
 
 /**
  * The Bearer challenge (RFC 6750 §3, RFC 9728 §5.1) every refusal of /mcp carries: where the resource
- * metadata is, which scopes to ask for, and what was wrong with the token when one was sent.
+ * metadata is, which scopes to ask for, and what was wrong with the token when one was sent (with
+ * `error_uri`, the code's entry on the error reference page).
  */
 function challenge(
   publicUrl: string,
@@ -25,7 +26,10 @@ function challenge(
     `resource_metadata="${publicUrl}/.well-known/oauth-protected-resource/mcp"`,
     `scope="${scopes.join(' ')}"`,
   ];
-  if (error) params.push(`error="${error.error}"`, `error_description="${error.description}"`);
+  if (error) {
+    const uri = errorDocUrl(publicUrl, error.error);
+    params.push(`error="${error.error}"`, `error_description="${error.description}"`, `error_uri="${uri}"`);
+  }
   return `Bearer ${params.join(', ')}`;
 }
 

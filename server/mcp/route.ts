@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Actor, OAuthScope } from '../../src/auth/actor.ts';
+import { type ErrorOrigin, wireErrorBody } from '../../src/errors.ts';
 import { missingToolScope } from '../../src/mcp/scopes.ts';
 import { createMcpServer } from '../../src/mcp/server.ts';
 import type { Context } from '../../src/trpc/context.ts';
@@ -30,9 +31,9 @@ export interface McpDeps {
   version: string;
 }
 
-function refuse(res: ServerResponse, refusal: Refusal, requestId: string) {
+function refuse(res: ServerResponse, refusal: Refusal, origin: ErrorOrigin) {
   for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
-  sendError(res, refusal.status, refusal.body, requestId);
+  sendError(res, refusal.status, refusal.body, origin);
 }
 
 /** A transport-level failure as the MCP SDK answers one (a JSON-RPC error without an id). */
@@ -118,13 +119,13 @@ async function admit(
   if (answerCors(req, res, 'POST', MCP_REQUEST_HEADERS)) return;
   // Authentication comes first whatever the method, so any first contact gets the OAuth challenge.
   const auth = await authenticate(ctx.em, req.headers.authorization, deps.publicUrl);
-  if ('refusal' in auth) return void refuse(res, auth.refusal, requestId);
+  if ('refusal' in auth) return void refuse(res, auth.refusal, state);
   const { actor } = auth;
   state.actor = actor;
   // Stateless: no stream of server-initiated messages to GET, no session to DELETE.
   if (req.method !== 'POST') {
     res.setHeader('Allow', 'POST');
-    return void sendCode(res, 'METHOD_NOT_ALLOWED', 'Use POST: this endpoint keeps no sessions', requestId);
+    return void sendCode(res, 'METHOD_NOT_ALLOWED', 'Use POST: this endpoint keeps no sessions', state);
   }
   const screened = await readCalls(req, res, requestId);
   if (!screened) return;
@@ -132,8 +133,7 @@ async function admit(
     const scope: OAuthScope | undefined = missingToolScope(actor, tool);
     return scope ? [{ tool, scope }] : [];
   });
-  if (missing.length > 0)
-    return void refuse(res, insufficientScope(deps.publicUrl, actor, missing), requestId);
+  if (missing.length > 0) return void refuse(res, insufficientScope(deps.publicUrl, actor, missing), state);
   // Requests other than tool calls (`initialize`, `tools/list`, `ping`, …) count against the client's
   // allowance as tool calls do in their procedures: a batch of listings is no way around the limit.
   const others = screened.requests - screened.tools.length;
@@ -141,7 +141,7 @@ async function admit(
     others > 0 ? await chargeLimits(ctx.em, actor, undefined, ctx.settings, others) : { headers: {} };
   if (limited.refusal) {
     const shaped = shapeError(limited.refusal);
-    return void sendJson(res, shaped.status, { ...shaped.body, request_id: requestId }, shaped.headers);
+    return void sendJson(res, shaped.status, wireErrorBody(shaped.body, state), shaped.headers);
   }
   for (const [name, value] of Object.entries(limited.headers)) res.setHeader(name, value);
   return { actor, screened };

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OAuthErrorCode } from '../../src/error-codes.ts';
-import { OAuthError } from '../../src/oauth/errors.ts';
+import { OAuthError, oauthErrorBody } from '../../src/oauth/errors.ts';
 import { InputRefused, parseJsonBody, readBytes, searchParams, utf8Text } from '../http-input.ts';
 
 const MAX_BODY = 64 * 1024;
@@ -59,8 +59,13 @@ export function sendOAuthJson(
   res.end(text);
 }
 
-export function sendOAuthError(res: ServerResponse, err: OAuthError, headers: Record<string, string> = {}) {
-  sendOAuthJson(res, err.status, { error: err.error, error_description: err.description }, headers);
+export function sendOAuthError(
+  res: ServerResponse,
+  err: OAuthError,
+  publicUrl: string,
+  headers: Record<string, string> = {},
+) {
+  sendOAuthJson(res, err.status, oauthErrorBody(err.error, err.description, publicUrl), headers);
 }
 
 export function cookies(req: IncomingMessage): Map<string, string> {

@@ -177,7 +177,7 @@ export async function handleOAuth(
     const headers = { ...err.headers };
     if (err.status === 401 && err.error === 'invalid_client')
       headers['WWW-Authenticate'] = 'Basic realm="oauth"';
-    sendOAuthError(res, err, headers);
+    sendOAuthError(res, err, deps.publicUrl, headers);
     return true;
   }
 }

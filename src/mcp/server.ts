@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { getTRPCErrorFromUnknown } from '@trpc/server';
 import type { Logger } from 'pino';
-import type { AppError } from '../errors.ts';
+import { type AppError, wireErrorBody } from '../errors.ts';
 import type { Context } from '../trpc/context.ts';
 import { shapeError } from '../trpc/errors.ts';
 import { advertised } from './json-schema.ts';
@@ -97,7 +97,7 @@ async function runTool(
     const shaped = shapeError(error);
     if (shaped.status >= 500)
       deps.log.error({ err: error.cause ?? error, tool: tool.name }, 'mcp tool failed');
-    const body = { ...shaped.body, request_id: ctx.requestId };
+    const body = wireErrorBody(shaped.body, { id: ctx.requestId, publicUrl: ctx.settings.publicUrl });
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
   }
 }

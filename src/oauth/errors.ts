@@ -1,4 +1,4 @@
-import type { OAuthErrorCode } from '../error-codes.ts';
+import { errorDocUrl, type OAuthErrorCode } from '../error-codes.ts';
 import { AppError, type ErrorCategory } from '../errors.ts';
 
 const CATEGORY_OF: Record<number, ErrorCategory> = {
@@ -31,4 +31,12 @@ export class OAuthError extends AppError {
     this.error = error;
     this.description = description;
   }
+}
+
+/**
+ * RFC 6749's error body, with `error_uri` (§5.2): the code's entry on the error reference page, as
+ * `doc_url` is for the API's own bodies.
+ */
+export function oauthErrorBody(error: OAuthErrorCode, description: string, publicUrl: string) {
+  return { error, error_description: description, error_uri: errorDocUrl(publicUrl, error) };
 }

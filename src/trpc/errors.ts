@@ -7,6 +7,7 @@ import {
   type ErrorCategory,
   type FieldDetail,
   httpError,
+  INTERNAL_ERROR_BODY,
   jsonTypeOf,
   QUERY_CANCELED,
   quoted,
@@ -226,5 +227,5 @@ export function shapeError(thrown: unknown): ShapedError {
       headers: {},
     };
   }
-  return { status: 500, body: { error: 'server_error', message: 'Internal server error' }, headers: {} };
+  return { status: 500, body: INTERNAL_ERROR_BODY, headers: {} };
 }

@@ -1,7 +1,7 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AppScopeRule, McpOnlyScope } from '../auth/actor.ts';
-import { AppError } from '../errors.ts';
+import { AppError, wireErrorBody } from '../errors.ts';
 import type { OperationLimit } from '../ratelimit/keys.ts';
 import type { Context } from './context.ts';
 import { jsonRpcCodeOf, shapeError } from './errors.ts';
@@ -36,7 +36,9 @@ const t = initTRPC
         code: error.cause instanceof AppError ? jsonRpcCodeOf(error.cause.category) : shape.code,
         data: {
           httpStatus: shaped.status,
-          contract: { ...shaped.body, request_id: ctx?.requestId },
+          contract: ctx
+            ? wireErrorBody(shaped.body, { id: ctx.requestId, publicUrl: ctx.settings.publicUrl })
+            : shaped.body,
           headers: shaped.headers,
         },
       };

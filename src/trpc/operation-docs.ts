@@ -1,6 +1,6 @@
 import type { AnyRouter, inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { ErrorCode } from '../error-codes.ts';
-import type { ErrorBody, ErrorCategory } from '../errors.ts';
+import { type ErrorBody, type ErrorCategory, wireErrorBody } from '../errors.ts';
 
 /**
  * What a REST operation's contract says beyond its schemas and meta: written beside the router
@@ -75,11 +75,15 @@ export type ErrorExample = ErrorBody & { request_id: string };
 /** One request id in every example, as if they came from one support ticket. */
 export const EXAMPLE_REQUEST_ID = 'req_4vd2k7xq9mhz3w5tbn6pcjya';
 
+/** The deployment the contract's examples are written for. */
+export const EXAMPLE_PUBLIC_URL = 'https://api.stockless.example';
+
 export function errorExample(
   error: ErrorCategory,
   code: ErrorCode | undefined,
   message: string,
   extra: Record<string, unknown> = {},
 ): ErrorExample {
-  return { error, ...(code ? { code } : {}), message, ...extra, request_id: EXAMPLE_REQUEST_ID };
+  const body: ErrorBody = { error, ...(code ? { code } : {}), message, ...extra };
+  return wireErrorBody(body, { id: EXAMPLE_REQUEST_ID, publicUrl: EXAMPLE_PUBLIC_URL });
 }

@@ -10,6 +10,8 @@ import type { ChargedLimits } from '../ratelimit/limiter.ts';
  */
 export interface RequestState {
   readonly id: string;
+  /** The deployment's public URL, which error bodies' `doc_url` links under. */
+  readonly publicUrl: string;
   /** The method as sent: HEAD is routed as GET, and a 405 names what was sent. */
   readonly sentMethod: string | undefined;
   /** The request target, once it read as one (`undefined`: refused before routing). */
@@ -42,6 +44,6 @@ export interface RequestState {
   error?: ShapedError;
 }
 
-export function newRequestState(id: string, sentMethod: string | undefined): RequestState {
-  return { id, sentMethod, headers: {} };
+export function newRequestState(id: string, sentMethod: string | undefined, publicUrl: string): RequestState {
+  return { id, sentMethod, publicUrl, headers: {} };
 }

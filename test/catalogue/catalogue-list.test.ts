@@ -121,6 +121,7 @@ async function expectError(query: string, path: string) {
     code: 'VALIDATION_FAILED',
     message: expect.any(String),
     details: expect.arrayContaining([{ path, message: expect.any(String) }]),
+    doc_url: 'http://stockless.test/docs/errors/VALIDATION_FAILED',
     request_id: res.headers.get('x-request-id'),
   });
   expect(res.body.details).toHaveLength(1);

@@ -190,7 +190,11 @@ describe('OAuth endpoints: NUL and broken text in the RFC 6749 form', () => {
     ]) {
       const res = await registerRaw(app, body);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: 'invalid_client_metadata', error_description: expect.any(String) });
+      expect(res.body).toEqual({
+        error: 'invalid_client_metadata',
+        error_description: expect.any(String),
+        error_uri: expect.any(String),
+      });
     }
     const deepBody = await registerRaw<OAuthError>(app, `{"client_name":${deep(10_000, '"x"')}}`);
     expect(deepBody.status).toBe(400);
@@ -203,7 +207,11 @@ describe('OAuth endpoints: NUL and broken text in the RFC 6749 form', () => {
       `/oauth/authorize?response_type=code&client_id=slc_%00&redirect_uri=${encodeURIComponent(REDIRECT)}`,
     );
     expect(authorize.status).toBe(400);
-    expect(authorize.body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+    expect(authorize.body).toEqual({
+      error: 'invalid_request',
+      error_description: expect.any(String),
+      error_uri: expect.any(String),
+    });
     const state = await send<OAuthError>(
       `/oauth/authorize?response_type=code&client_id=${client.client_id}&state=%00&redirect_uri=${encodeURIComponent(REDIRECT)}`,
     );
@@ -216,7 +224,11 @@ describe('OAuth endpoints: NUL and broken text in the RFC 6749 form', () => {
         body: 'grant_type=authorization_code&client_id=slc_%00&code=x&token=y',
       });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+      expect(res.body).toEqual({
+        error: 'invalid_request',
+        error_description: expect.any(String),
+        error_uri: expect.any(String),
+      });
     }
   });
 
@@ -274,7 +286,11 @@ describe('malformed request targets and transport refusals', () => {
       `POST /oauth/token?x=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
     );
     expect(res.status).toBe(431);
-    expect(JSON.parse(res.body)).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+    expect(JSON.parse(res.body)).toEqual({
+      error: 'invalid_request',
+      error_description: expect.any(String),
+      error_uri: expect.any(String),
+    });
     expect(res.head).toMatch(/X-Request-Id: req_/);
   });
 

@@ -333,7 +333,7 @@ describe('shapeError', () => {
     expect(direct).toEqual({
       status: 500,
       headers: {},
-      body: { error: 'server_error', message: 'Internal server error' },
+      body: { error: 'server_error', code: 'INTERNAL_ERROR', message: 'Internal server error' },
     });
 
     const err = await asKey(store.read)
@@ -347,7 +347,7 @@ describe('shapeError', () => {
     expect(shaped).toEqual({
       status: 500,
       headers: {},
-      body: { error: 'server_error', message: 'Internal server error' },
+      body: { error: 'server_error', code: 'INTERNAL_ERROR', message: 'Internal server error' },
     });
     expect(JSON.stringify(shaped)).not.toContain('hunter2');
   });

@@ -74,7 +74,9 @@ describe('regressions', () => {
     expect(res.status).toBe(500);
     expect(res.body).toEqual({
       error: 'server_error',
+      code: 'INTERNAL_ERROR',
       message: 'Internal server error',
+      doc_url: 'http://stockless.test/docs/errors/INTERNAL_ERROR',
       request_id: res.body.request_id,
     });
   });

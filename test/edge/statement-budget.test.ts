@@ -102,6 +102,7 @@ function expectBudgetAnswer(res: Answer, kind: 'expensive' | 'contended') {
     code: 'QUERY_TOO_EXPENSIVE',
     message,
     retry_after: retryAfter,
+    doc_url: 'http://stockless.test/docs/errors/QUERY_TOO_EXPENSIVE',
     request_id: res.headers.get('x-request-id'),
   });
   expect(res.headers.get('retry-after')).toBe(String(retryAfter));

@@ -828,6 +828,7 @@ describe('bulk: security', () => {
           code: 'INSUFFICIENT_SCOPE',
           required_scope: 'read_write',
           message: expect.any(String),
+          doc_url: 'http://stockless.test/docs/errors/INSUFFICIENT_SCOPE',
           request_id: res.headers.get('x-request-id'),
         });
       }
@@ -908,7 +909,9 @@ describe('bulk: all or nothing when the database fails part way', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(500);
     expect(res.body).toEqual({
       error: 'server_error',
+      code: 'INTERNAL_ERROR',
       message: 'Internal server error',
+      doc_url: 'http://stockless.test/docs/errors/INTERNAL_ERROR',
       request_id: res.headers.get('x-request-id'),
     });
   }

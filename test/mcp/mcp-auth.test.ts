@@ -296,6 +296,7 @@ describe('/mcp refuses every credential but a live MCP token', () => {
         scope: `read_products ${scope}`,
         error: 'insufficient_scope',
         error_description: `The tool ${tool} needs the scope ${scope}`,
+        error_uri: 'http://stockless.test/docs/errors/insufficient_scope',
       });
       expect(res.body).toMatchObject({
         error: 'forbidden',

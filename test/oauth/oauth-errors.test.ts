@@ -53,7 +53,9 @@ function expectOAuthError(res: Answer, status: number, error: string) {
   // Undefined when the answer is no JSON (the first assertion then fails).
   const body = res.body as OAuthError;
   expect({ status: res.status, error: body?.error }, res.text).toEqual({ status, error });
-  expect(Object.keys(body).sort()).toEqual(['error', 'error_description']);
+  expect(Object.keys(body).sort()).toEqual(['error', 'error_description', 'error_uri']);
+  // RFC 6749 §5.2: the error's entry on the error reference page.
+  expect((body as { error_uri?: string }).error_uri).toBe(`http://stockless.test/docs/errors/${error}`);
   expect(typeof body.error_description).toBe('string');
   expect(body.error_description.length).toBeGreaterThan(0);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -868,6 +870,6 @@ describe('discovery documents', () => {
   it('answers an unknown well-known document with a 404 in the OAuth form', async () => {
     const res = await app.get<OAuthError>('/.well-known/oauth-protected-resource/other');
     expect(res.status).toBe(404);
-    expect(Object.keys(res.body).sort()).toEqual(['error', 'error_description']);
+    expect(Object.keys(res.body).sort()).toEqual(['error', 'error_description', 'error_uri']);
   });
 });

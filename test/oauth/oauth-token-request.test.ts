@@ -60,7 +60,7 @@ function expectRefusal(
 ) {
   expect({ status: res.status, body: res.body }).toEqual({
     status,
-    body: { error, error_description: description },
+    body: { error, error_description: description, error_uri: `http://stockless.test/docs/errors/${error}` },
   });
   expect(res.headers.get('cache-control')).toBe('no-store');
 }

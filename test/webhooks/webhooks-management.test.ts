@@ -142,6 +142,7 @@ function expectError(
     error,
     message: expect.any(String),
     code,
+    doc_url: `http://stockless.test/docs/errors/${code}`,
     request_id: expect.any(String),
     ...extra,
   });
@@ -157,6 +158,7 @@ function expectValidation(res: Sent, label: string) {
     message: expect.any(String),
     code: 'VALIDATION_FAILED',
     details: expect.any(Array),
+    doc_url: 'http://stockless.test/docs/errors/VALIDATION_FAILED',
     request_id: expect.any(String),
   });
   const { details = [] } = res.body as ErrorBody;
@@ -647,6 +649,7 @@ describe('webhook create: bad input', () => {
           message: expect.any(String),
           code,
           ...URL_DETAILS,
+          doc_url: `http://stockless.test/docs/errors/${code}`,
           request_id: expect.any(String),
         });
       }
@@ -721,6 +724,7 @@ describe('webhook URLs must be public (no exemptions)', () => {
         message: expect.any(String),
         code: 'WEBHOOK_URL_NOT_PUBLIC',
         ...URL_DETAILS,
+        doc_url: 'http://stockless.test/docs/errors/WEBHOOK_URL_NOT_PUBLIC',
         request_id: expect.any(String),
       });
     }

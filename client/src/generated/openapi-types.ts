@@ -1,10 +1,10 @@
 /**
- * Generated from openapi.json (Stockless Partner API 2.0.0) by client/scripts/generate-types.ts.
+ * Generated from openapi.json (Stockless Partner API 2.0.1) by client/scripts/generate-types.ts.
  * Do not edit: run `npm run sdk:types`.
  */
 
 /** The contract version these types were generated from. */
-export const CONTRACT_VERSION = '2.0.0';
+export const CONTRACT_VERSION = '2.0.1';
 
 // Components
 
@@ -236,6 +236,10 @@ export interface ErrorBody {
    */
   code?: string;
   /**
+   * With every `code`: the code's entry on the error reference page (`/docs/errors/<code>`): what it means, its usual cause, the fix and an example.
+   */
+  doc_url?: string;
+  /**
    * Same as the X-Request-Id response header.
    */
   request_id: string;
@@ -294,6 +298,10 @@ export interface OAuthError {
    * Human-readable explanation.
    */
   error_description: string;
+  /**
+   * The error's entry on the error reference page (`/docs/errors/<error>`).
+   */
+  error_uri?: string;
 }
 
 /**
