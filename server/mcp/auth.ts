@@ -1,7 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Actor, actorScopes, OAUTH_SCOPES, type OAuthScope } from '../../src/auth/actor.ts';
 import { bearerToken, resolveMcpToken } from '../../src/auth/credentials.ts';
-import { type BearerChallengeCode, errorDocUrl } from '../../src/error-codes.ts';
+import {
+  API_ERROR_CODES,
+  type ApiErrorCode,
+  type BearerChallengeCode,
+  errorDocUrl,
+} from '../../src/error-codes.ts';
 import { AppError, type ErrorBody } from '../../src/errors.ts';
 import { TOOL_SCOPES } from '../../src/mcp/scopes.ts';
 
@@ -10,6 +15,21 @@ export interface Refusal {
   status: number;
   headers: Record<string, string>;
   body: ErrorBody;
+}
+
+/** A refusal of /mcp: status and category are the registry's for `code`, as `sendCode`'s are. */
+function refusal(
+  code: ApiErrorCode,
+  message: string,
+  wwwAuthenticate: string,
+  extra: Record<string, unknown> = {},
+): Refusal {
+  const { status, category } = API_ERROR_CODES[code];
+  return {
+    status,
+    headers: { 'WWW-Authenticate': wwwAuthenticate },
+    body: { error: category, code, message, ...extra },
+  };
 }
 
 /**
@@ -45,34 +65,18 @@ export async function authenticate(
 ): Promise<{ actor: Actor } | { refusal: Refusal }> {
   const token = bearerToken(header);
   if (!token) {
-    return {
-      refusal: {
-        status: 401,
-        headers: { 'WWW-Authenticate': challenge(publicUrl, TOOL_SCOPES) },
-        body: {
-          error: 'unauthorized',
-          code: 'INVALID_CREDENTIAL',
-          message: 'Missing credential: connect with OAuth and send Authorization: Bearer <access token>',
-        },
-      },
-    };
+    const message = 'Missing credential: connect with OAuth and send Authorization: Bearer <access token>';
+    return { refusal: refusal('INVALID_CREDENTIAL', message, challenge(publicUrl, TOOL_SCOPES)) };
   }
   try {
     return { actor: await resolveMcpToken(em, token, publicUrl) };
   } catch (err) {
     if (!(err instanceof AppError) || err.category !== 'unauthorized') throw err;
-    return {
-      refusal: {
-        status: 401,
-        headers: {
-          'WWW-Authenticate': challenge(publicUrl, TOOL_SCOPES, {
-            error: 'invalid_token',
-            description: err.message,
-          }),
-        },
-        body: { error: 'unauthorized', code: err.appCode, message: err.message },
-      },
-    };
+    const wwwAuthenticate = challenge(publicUrl, TOOL_SCOPES, {
+      error: 'invalid_token',
+      description: err.message,
+    });
+    return { refusal: refusal('INVALID_CREDENTIAL', err.message, wwwAuthenticate) };
   }
 }
 
@@ -90,11 +94,6 @@ export function insufficientScope(
   const scopes = OAUTH_SCOPES.filter((s) => wanted.has(s));
   const [first] = missing;
   const message = missing.map((m) => `The tool ${m.tool} needs the scope ${m.scope}`).join('; ');
-  return {
-    status: 403,
-    headers: {
-      'WWW-Authenticate': challenge(publicUrl, scopes, { error: 'insufficient_scope', description: message }),
-    },
-    body: { error: 'forbidden', code: 'INSUFFICIENT_SCOPE', message, required_scope: first?.scope },
-  };
+  const wwwAuthenticate = challenge(publicUrl, scopes, { error: 'insufficient_scope', description: message });
+  return refusal('INSUFFICIENT_SCOPE', message, wwwAuthenticate, { required_scope: first?.scope });
 }
