@@ -21,7 +21,7 @@ import type { Meta } from '../src/trpc/init.ts';
 import { chargeLimits } from '../src/trpc/procedures.ts';
 import type { RequestState } from '../src/trpc/request-state.ts';
 import type { Logger } from './logger.ts';
-import { sendCode, sendError } from './respond.ts';
+import { noteSentError, sendCode, sendError } from './respond.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -143,7 +143,9 @@ function replay(res: ServerResponse, stored: StoredResponse, originalRequestId: 
   let body = stored.body;
   if (stored.status >= 400) {
     try {
-      body = JSON.stringify({ ...(JSON.parse(body) as ErrorBody), request_id: requestId });
+      const kept = JSON.parse(body) as ErrorBody;
+      noteSentError(res, kept);
+      body = JSON.stringify({ ...kept, request_id: requestId });
     } catch {
       // Not JSON: sent as kept.
     }

@@ -16,7 +16,20 @@ export function sendJson(
   res.end(text);
 }
 
+/** The error each answer the edge wrote itself carried, for the request log (no body is kept). */
+const sentErrors = new WeakMap<ServerResponse, Pick<ErrorBody, 'error' | 'code'>>();
+
+/** Notes the category and code of an error answer written outside the procedures (a replay, the edge's own). */
+export function noteSentError(res: ServerResponse, body: Pick<ErrorBody, 'error' | 'code'>) {
+  sentErrors.set(res, { error: body.error, code: body.code });
+}
+
+export function sentErrorOf(res: ServerResponse): Pick<ErrorBody, 'error' | 'code'> | undefined {
+  return sentErrors.get(res);
+}
+
 export function sendError(res: ServerResponse, status: number, body: ErrorBody, requestId: string) {
+  noteSentError(res, body);
   sendJson(res, status, { ...body, request_id: requestId });
 }
 
