@@ -19,7 +19,7 @@ export function recordRequest(
   if (!recorder) return;
   const actor = state.actor ?? state.keyed?.credential;
   const target = state.target;
-  if (!actor || !target || !target.path.startsWith('/api/v1/')) return;
+  if (!actor || !target?.path.startsWith('/api/v1/')) return;
   const error = state.error?.body ?? (res.statusCode >= 400 ? sentErrorOf(res) : undefined);
   const key = req.headers[IDEMPOTENCY_HEADER];
   const agent = req.headers['user-agent'];

@@ -231,6 +231,12 @@ const MISSING = {
     'The store has no event with this id in this mode.',
     'Use an id from the event list.',
   ),
+  REQUEST_NOT_FOUND: entry(
+    404,
+    'not_found',
+    'The store has no logged request with this id in this mode (requests are kept 7 days; an app sees only its own).',
+    'Use a `request_id` from a response (`X-Request-Id`) or from the request log, within 7 days.',
+  ),
   KEY_NOT_FOUND: entry(
     404,
     'not_found',

@@ -15,7 +15,7 @@ export const RequestLogEntry = defineEntity({
     { name: 'request_log_created_brin', properties: ['createdAt'], type: 'brin' },
   ],
   properties: {
-    id: p.bigint().primary().autoincrement().generated('always as identity'),
+    id: p.bigint().primary().autoincrement().generated('identity'),
     store: () => p.manyToOne(Store).updateRule('no action').deleteRule('cascade'),
     livemode: p.boolean(),
     requestId: p.text(),
