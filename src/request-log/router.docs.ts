@@ -53,6 +53,11 @@ export const requestLogDocs: RouterDocs<typeof requestLogRouter> = {
         'A `next_cursor` from an earlier page: the next older page under the same filters (a cursor belongs to the ' +
         'store, the mode and the filters it was given with).',
       status_class: 'Only `2xx` successes, `4xx` refusals or `5xx` failures.',
+      operation: "Only requests of this operation (the contract's operationId, e.g. `listOrders`).",
+      idempotency_key: 'Only requests sent with this Idempotency-Key: the first run and its replays.',
+      credential:
+        'Only requests made with this API key (its prefix as the log shows it, `sl_live_abcd`) or this app (its ' +
+        '`client_id`).',
     },
     sampleQuery: { status_class: '4xx', limit: 20 },
     responseExample: () => ({

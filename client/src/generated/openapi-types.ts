@@ -2333,6 +2333,9 @@ export interface ListRequestsQuery {
    * Only `2xx` successes, `4xx` refusals or `5xx` failures.
    */
   status_class?: '2xx' | '4xx' | '5xx';
+  /**
+   * Only requests of this operation (the contract's operationId, e.g. `listOrders`).
+   */
   operation?: string;
   /**
    * Only requests that arrived at or after this time (ISO 8601 with an offset or Z).
@@ -2342,7 +2345,13 @@ export interface ListRequestsQuery {
    * Only requests that arrived before this time (ISO 8601 with an offset or Z).
    */
   created_lt?: string;
+  /**
+   * Only requests sent with this Idempotency-Key: the first run and its replays.
+   */
   idempotency_key?: string;
+  /**
+   * Only requests made with this API key (its prefix as the log shows it, `sl_live_abcd`) or this app (its `client_id`).
+   */
   credential?: string;
   /**
    * Requests per page, 1 to 100; default 20.
