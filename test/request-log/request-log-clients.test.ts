@@ -35,6 +35,16 @@ async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Prom
   }
 }
 
+/** How many reads of the log the store's credentials have made (a tail's polls among them), as logged. */
+async function logReads(): Promise<number> {
+  await app.requestLog?.flush();
+  const [row] = await rows<{ n: number }>(
+    app.em(),
+    sql`SELECT count(*)::integer AS n FROM request_log WHERE operation = 'listRequests' AND store_id = ${store.id}`,
+  );
+  return row?.n ?? 0;
+}
+
 /** A request through HTTP, answered with its request id once its batch is written. */
 async function made(path: string, key = store.readWrite): Promise<string> {
   const res = await send(app, 'GET', path, { key });
@@ -69,12 +79,14 @@ describe('the SDK', () => {
 
   it('tail yields each new request once, oldest first, and leaves out its own polls', async () => {
     await made('/api/v1/vendor/me');
+    const polledBefore = await logReads();
     const stop = new AbortController();
     const got: LoggedRequest[] = [];
     const tailing = (async () => {
       for await (const r of client.requests.tail({ intervalMs: 100, signal: stop.signal })) got.push(r);
     })();
-    await sleep(400);
+    // The tail's first poll (its own read, logged once its answer is sent) sets what "from now" is.
+    await until(async () => (await logReads()) > polledBefore);
     const a = await made('/api/v1/orders/1');
     const b = await made('/api/v1/vendor/me');
     await until(() => got.some((r) => r.id === b));
@@ -120,8 +132,10 @@ describe('listen --requests', () => {
       '--status-class',
       '4xx',
     ]);
+    const polledBefore = await logReads();
     await until(() => tool.output().includes('Following'));
-    await sleep(1500);
+    // Its first poll (logged once answered) sets what "from now" is.
+    await until(async () => (await logReads()) > polledBefore, 15_000);
     const ok = await made('/api/v1/vendor/me');
     const refused = await made('/api/v1/orders/77');
     await until(() => tool.output().includes(refused), 15_000);

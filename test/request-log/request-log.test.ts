@@ -211,6 +211,31 @@ describe('what is recorded', () => {
     expect(row?.n).toBe(0);
   });
 
+  it("the edge's own refusals after the credential keep their code: a reused Idempotency-Key (422)", async () => {
+    const headers = { 'Idempotency-Key': 'reqlog-reused' };
+    const url = 'https://127.0.0.1:9/reused';
+    const made = await call('POST', '/api/v1/vendor/webhooks', store.readWrite, {
+      body: { url, events: ['order.created'] },
+      headers,
+    });
+    expect(made.status).toBe(201);
+    const reused = await call('POST', '/api/v1/vendor/webhooks', store.readWrite, {
+      body: { url, events: ['order.shipped'] },
+      headers,
+    });
+    expect(reused.status).toBe(422);
+    await logged([reused.id]);
+    const got = await send<{ request: LoggedRequest }>(app, 'GET', `${REQUESTS}/${reused.id}`, {
+      key: store.read,
+    });
+    expect(got.body.request).toMatchObject({
+      status: 422,
+      error: { code: 'IDEMPOTENCY_KEY_REUSED' },
+      idempotency_key: 'reqlog-reused',
+      replayed: false,
+    });
+  });
+
   it('the request log records its own reads too (as Stripe does)', async () => {
     const r = await call('GET', `${REQUESTS}?limit=1`, store.read);
     await logged([r.id]);
