@@ -89,7 +89,9 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
   let server: Server | undefined;
   let url: string | undefined;
   // The request log's writer: batches from this process's requests, written through the API's pool.
-  const requestLog = apiOrm ? new RequestRecorder({ em: () => apiOrm.em.fork(), log, flushMs: config.REQUEST_LOG_FLUSH }) : undefined;
+  const requestLog = apiOrm
+    ? new RequestRecorder({ em: () => apiOrm.em.fork(), log, flushMs: config.REQUEST_LOG_FLUSH })
+    : undefined;
   if (apiOrm) {
     const app = createApp({ orm: apiOrm, config, log, requestLog });
     scopeRequests(app);
