@@ -41,6 +41,7 @@ import {
 } from './lib.ts';
 import { benchWholesale, contentionRound } from './orders.ts';
 import { benchPlatformDay, printPlatformDay } from './platform-day.ts';
+import { benchRequestLog } from './request-log.ts';
 import { benchSearchMix, searchQueries, searchUrl } from './search-mix.ts';
 import { benchUnderLoad } from './under-load.ts';
 import { benchWebhooks } from './webhooks.ts';
@@ -52,7 +53,7 @@ import { benchWholesaleSoak, printSoak } from './wholesale-soak.ts';
  * bench/results.json. Settings: BENCH_SCALE (`small`: 20,000 products, 2 s rounds, for a quick check),
  * BENCH_PRODUCTS (200000), BENCH_SECONDS (8), BENCH_CONNECTIONS (10),
  * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, load, webhooks, fanout, deliveries, capacity,
- * generated, platform-day, soak: runs that part alone;
+ * generated, platform-day, soak, request-log: runs that part alone;
  * bench/results.json then holds that part's figures alone). For the latency part: BENCH_STATS
  * (fresh, analysed, both), BENCH_LATENCY_SAMPLES (per side per round), BENCH_LATENCY_MATCH (a
  * regular expression on scenario names), BENCH_SEARCH_QUERIES (the search mix's size, 1,000),
@@ -74,6 +75,7 @@ const PARTS = [
   'generated',
   'platform-day',
   'soak',
+  'request-log',
 ] as const;
 const ONLY = process.env.BENCH_ONLY;
 if (ONLY !== undefined && !(PARTS as readonly string[]).includes(ONLY)) {
@@ -241,6 +243,30 @@ async function main() {
     if (runs('generated')) await benchGenerated();
     if (runs('platform-day')) await benchDay();
     if (runs('soak')) await benchSoak();
+    if (runs('request-log')) await benchReqLog();
+
+    /** The request log's cost per request, logging on against off, and a flush (bench/request-log.ts). */
+    async function benchReqLog() {
+      const r = await benchRequestLog(orm, config, key);
+      results['request log'] = r;
+      const e = r.end_to_end;
+      console.log(
+        `\nRequest log: ${e.requests_per_side} requests a side, one at a time, alternating rounds (target: ≤ 0.2 ms a request)`,
+      );
+      printTable(
+        ['', 'p50 ms', 'p99 ms', 'mean ms'],
+        [
+          ['logging off', `${e.off.p50_ms}`, `${e.off.p99_ms}`, `${e.off.mean_ms}`],
+          ['logging on', `${e.on.p50_ms}`, `${e.on.p99_ms}`, `${e.on.mean_ms}`],
+          ['difference', `${e.p50_diff_ms}`, '', `${e.mean_diff_ms}`],
+        ],
+      );
+      console.log(`hook alone (recordRequest): ${r.hook_us_per_request} µs a request`);
+      const f = r.flush;
+      console.log(
+        `flush: ${f.rows} rows in batches of ${f.batch_rows}: ${f.wall_ms} ms (${f.ms_per_batch} ms a batch, ${f.us_per_row} µs a row), ${f.cpu_ms} ms of this process's CPU`,
+      );
+    }
 
     /** Wholesale orders for minutes on end, the worker running (bench/wholesale-soak.ts). */
     async function benchSoak() {

@@ -13,6 +13,7 @@ import {
   pruneRateLimitsTask,
   readinessPassTask,
 } from './maintenance.ts';
+import { pruneRequestLogTask } from './prune-request-log.ts';
 import { sendMailTask } from './send-mail.ts';
 import { webhookCoalesceTask } from './webhook-coalesce.ts';
 
@@ -43,6 +44,7 @@ export function createWorkerTasks(orm: Orm, mail: MailSettings, webhooks: Webhoo
     [JOBS.webhookCoalesce]: webhookCoalesceTask(orm),
     [JOBS.deliverWebhooks]: delivery.task,
     [JOBS.readinessPass]: readinessPassTask(orm),
+    [JOBS.pruneRequestLog]: pruneRequestLogTask(orm),
   };
   return { tasks, stopDelivering: delivery.stop };
 }
@@ -51,12 +53,13 @@ export function createWorkerTasks(orm: Orm, mail: MailSettings, webhooks: Webhoo
  * Deliveries also get a look every minute, so those a crashed worker was sending are retaken even if
  * nothing else wakes the queue. The readiness pass runs nightly at 03:00 UTC (`?fill=6h` runs a missed
  * pass once if the worker was down then); expired rate-limit windows and idempotency keys are dropped
- * hourly, and so are events past the event log's 30 days.
+ * hourly, and so are events past the event log's 30 days and requests past the request log's 7.
  */
 export const crontab = [
   `0 3 * * * ${JOBS.readinessPass} ?fill=6h`,
   `17 * * * * ${JOBS.pruneRateLimits}`,
   `23 * * * * ${JOBS.pruneIdempotencyKeys}`,
   `41 * * * * ${JOBS.pruneEvents}`,
+  `47 * * * * ${JOBS.pruneRequestLog}`,
   `* * * * * ${JOBS.deliverWebhooks}`,
 ].join('\n');

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { INTERNAL_ERROR_BODY } from '../src/errors.ts';
+import type { RequestRecorder } from '../src/request-log/recorder.ts';
 import { appRouter } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { shapeError } from '../src/trpc/errors.ts';
@@ -15,15 +16,25 @@ import { malformedRefusal } from './malformed-request.ts';
 import { MCP_PATH, serveMcp } from './mcp/route.ts';
 import { handleOAuth, type OAuthDeps } from './oauth/routes.ts';
 import type { Orm } from './orm.ts';
+import { recordRequest } from './request-log-hook.ts';
 import { startRequest, stateOf } from './request-state.ts';
 import { readTarget } from './request-target.ts';
 import { sendCode, sendError, sendJson } from './respond.ts';
-import { allowedMethods, createRestHandler, queryRefusal, type RestRoute, restRoutes } from './rest.ts';
+import {
+  allowedMethods,
+  createRestHandler,
+  describeOperation,
+  queryRefusal,
+  type RestRoute,
+  restRoutes,
+} from './rest.ts';
 
 export interface AppDeps {
   orm: Orm;
   config: Config;
   log: Logger;
+  /** The request log's writer (src/request-log/recorder.ts); none: requests are not logged. */
+  requestLog?: RequestRecorder;
 }
 
 type Route = (req: IncomingMessage, res: ServerResponse, state: RequestState) => Promise<void>;
@@ -86,12 +97,13 @@ function sendOpenApi(res: ServerResponse, text: string) {
 }
 
 /** Every path the service answers, in the order they are tried. */
-function router({ orm, config, log }: AppDeps): Route {
+function router({ orm, config, log, requestLog }: AppDeps): Route {
   const settings = domainSettingsOf(config);
   const createContext = contextFactory(orm, settings, log);
   const openapi = buildOpenApiDocument(config.publicUrl);
   const openapiText = JSON.stringify(openapi);
   const routes = restRoutes(openapi);
+  requestLog?.describeWith(describeOperation(routes));
   const rest = createRestHandler({
     createContext,
     em: () => orm.em.fork(),
@@ -170,6 +182,7 @@ export function createApp(deps: AppDeps): Server {
   const route = router(deps);
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000 }, (incoming, res) => {
     const started = process.hrtime.bigint();
+    const arrived = Date.now();
     const req = startRequest(incoming, deps.config.publicUrl);
     const { state } = req;
     const requestId = state.id;
@@ -180,17 +193,13 @@ export function createApp(deps: AppDeps): Server {
     const method = state.sentMethod;
     if (method === 'HEAD') req.method = 'GET';
     res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const path = (req.url ?? '').split('?')[0];
       log.info(
-        {
-          request_id: requestId,
-          method,
-          path: (req.url ?? '').split('?')[0],
-          status: res.statusCode,
-          store_id: state.actor?.storeId,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
-        },
+        { request_id: requestId, method, path, status: res.statusCode, store_id: state.actor?.storeId, ms },
         'request',
       );
+      recordRequest(deps.requestLog, req, res, state, { arrived, ms });
     });
     route(req, res, state).catch((err: unknown) => {
       log.error({ err, request_id: requestId }, 'unhandled request failure');

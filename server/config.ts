@@ -75,6 +75,11 @@ const configFields = z.object({
   }),
   DEMO_PRODUCTS: z.coerce.number().int().min(0).max(1_000_000).default(3000),
   SHUTDOWN_GRACE: duration('10s'),
+  // How long a finished request may wait in its process's buffer before the request log's batch is
+  // written (src/request-log/recorder.ts); shutdown writes what is left whatever this is.
+  REQUEST_LOG_FLUSH: duration('200ms').refine((ms) => ms >= 10 && ms <= 600_000, {
+    message: 'must be between 10ms and 10m (e.g. 200ms)',
+  }),
   SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\//, 'SMTP_URL must start with smtp:// or smtps://')

@@ -139,11 +139,13 @@ export function storedHeaders(res: ServerResponse): Record<string, string> {
  * error body's `request_id` is this request's, as `X-Request-Id` is; the contract says they match) and
  * rate-limit headers, and `Original-Request` naming the request that ran.
  */
-function replay(res: ServerResponse, stored: StoredResponse, originalRequestId: string, requestId: string) {
+function replay(res: ServerResponse, stored: StoredResponse, originalRequestId: string, origin: ErrorOrigin) {
   let body = stored.body;
   if (stored.status >= 400) {
     try {
-      body = JSON.stringify({ ...(JSON.parse(body) as ErrorBody), request_id: requestId });
+      const kept = JSON.parse(body) as ErrorBody;
+      origin.error = { status: stored.status, body: kept, headers: {} };
+      body = JSON.stringify({ ...kept, request_id: origin.id });
     } catch {
       // Not JSON: sent as kept.
     }
@@ -330,7 +332,7 @@ async function settleRolledBack(
 }
 
 function answerLookup(res: ServerResponse, found: Exclude<Settled, { outcome: 'ran' }>, origin: ErrorOrigin) {
-  if (found.outcome === 'replay') return replay(res, found.response, found.requestId, origin.id);
+  if (found.outcome === 'replay') return replay(res, found.response, found.requestId, origin);
   if (found.outcome === 'reused') {
     const message =
       'This Idempotency-Key was used with a different request (or credential); send a new key for a new request';

@@ -16,7 +16,9 @@ export function sendJson(
   res.end(text);
 }
 
+/** Writes an error answer, and notes it on its origin (a request's state: the request log reads its code). */
 export function sendError(res: ServerResponse, status: number, body: ErrorBody, origin: ErrorOrigin) {
+  origin.error ??= { status, body, headers: {} };
   sendJson(res, status, wireErrorBody(body, origin));
 }
 

@@ -5,6 +5,7 @@ import { wwwAuthenticate } from '../src/auth/credentials.ts';
 import { atRestKey } from '../src/db/at-rest.ts';
 import { type AppError, INTERNAL_ERROR_BODY, STATEMENT_BUDGET, wireErrorBody } from '../src/errors.ts';
 import { ANSWERS_KEY_LABEL } from '../src/idempotency/keys.ts';
+import type { DescribeOperation } from '../src/request-log/entry.ts';
 import { appRouter } from '../src/router.ts';
 import type { Context, DomainSettings } from '../src/trpc/context.ts';
 import { shapeError } from '../src/trpc/errors.ts';
@@ -52,6 +53,8 @@ export interface RestRoute {
   params: string[];
   /** The query parameters the operation declares: any other is refused. */
   query: string[];
+  /** The contract's operationId (the request log names each request's operation by it). */
+  operationId?: string;
 }
 
 const OPERATION_METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
@@ -72,10 +75,13 @@ export function restRoutes(doc: { paths?: Record<string, object | undefined> }):
     if (!template.startsWith('/api/v1/') || !item) continue;
     const { pattern, params } = templatePattern(template);
     for (const method of OPERATION_METHODS) {
-      const operation = (item as Record<string, { parameters?: { in?: string; name?: string }[] }>)[method];
+      const operation = (
+        item as Record<string, { operationId?: string; parameters?: { in?: string; name?: string }[] }>
+      )[method];
       if (!operation) continue;
       const query = (operation.parameters ?? []).flatMap((p) => (p.in === 'query' && p.name ? [p.name] : []));
-      routes.push({ method: method.toUpperCase(), template, pattern, params, query });
+      const { operationId } = operation;
+      routes.push({ method: method.toUpperCase(), template, pattern, params, query, operationId });
     }
   }
   return routes;
@@ -292,6 +298,14 @@ export function queryRefusal(
     if (err instanceof InputRefused) return refusalError(err);
     throw err;
   }
+}
+
+/** The request log's view of the route table: a request's operationId and declared query parameters. */
+export function describeOperation(routes: readonly RestRoute[]): DescribeOperation {
+  return (method, path) => {
+    const route = routeOf(routes, method, path);
+    return route?.operationId ? { operation: route.operationId, query: route.query } : undefined;
+  };
 }
 
 /** The operation a request is for (HEAD is GET's), or undefined for a path and method it has none of. */

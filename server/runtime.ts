@@ -3,6 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer, type Server as NetServer } from 'node:net';
 import type { Runner } from 'graphile-worker';
 import { startWorker } from '../jobs/worker.ts';
+import { RequestRecorder } from '../src/request-log/recorder.ts';
 import { setWebhookResolver } from '../src/webhooks/delivery/url-guard.ts';
 import { createApp } from './app.ts';
 import { type Config, merchantOf, webhookResolverOf, webhookSettingsOf } from './config.ts';
@@ -22,6 +23,8 @@ export interface Runtime {
   cluster?: ClusterPlace;
   server?: Server;
   worker?: Runner;
+  /** The request log's writer, when this process serves. */
+  requestLog?: RequestRecorder;
   url?: string;
   stop(): Promise<void>;
 }
@@ -85,8 +88,12 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
 
   let server: Server | undefined;
   let url: string | undefined;
+  // The request log's writer: batches from this process's requests, written through the API's pool.
+  const requestLog = apiOrm
+    ? new RequestRecorder({ em: () => apiOrm.em.fork(), log, flushMs: config.REQUEST_LOG_FLUSH })
+    : undefined;
   if (apiOrm) {
-    const app = createApp({ orm: apiOrm, config, log });
+    const app = createApp({ orm: apiOrm, config, log, requestLog });
     scopeRequests(app);
     server = app;
     await listen(app, config.PORT, config.HOST).catch(async (err: unknown) => {
@@ -102,25 +109,48 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
     url = `http://localhost:${port}`;
   }
 
+  const stop = stopper(config, { server, requestLog, worker, apiOrm, orm, db });
+  return {
+    config,
+    orm,
+    apiOrm,
+    databaseUrl: db.url,
+    cluster: db.cluster,
+    server,
+    worker,
+    requestLog,
+    url,
+    stop,
+  };
+}
+
+/**
+ * Shutdown, once however often asked: stop accepting, let in-flight requests finish (up to the grace
+ * period), then cut the rest; write what the request log holds; then the worker, the pools, the cluster.
+ */
+function stopper(
+  config: Config,
+  p: { server?: Server; requestLog?: RequestRecorder; worker?: Runner; apiOrm?: Orm; orm: Orm; db: Database },
+): () => Promise<void> {
   let stopping: Promise<void> | undefined;
-  const stop = () => {
+  return () => {
     stopping ??= (async () => {
+      const { server } = p;
       if (server) {
-        // Stop accepting, let in-flight requests finish (up to the grace period), then cut the rest.
-        const closed = new Promise<void>((resolve) => server?.close(() => resolve()));
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const grace = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE).unref());
         await Promise.race([closed, grace]);
         server.closeAllConnections();
       }
-      await worker?.stop();
-      await apiOrm?.close(true);
-      await orm.close(true);
-      await db.stop();
+      await p.requestLog?.close();
+      await p.worker?.stop();
+      await p.apiOrm?.close(true);
+      await p.orm.close(true);
+      await p.db.stop();
     })();
     return stopping;
   };
-  return { config, orm, apiOrm, databaseUrl: db.url, cluster: db.cluster, server, worker, url, stop };
 }
 
 function listen(server: NetServer, port: number, host: string): Promise<void> {

@@ -267,6 +267,13 @@ const MISSING = {
     'Use an id from the event list.',
     'No event with id evt_52817',
   ),
+  REQUEST_NOT_FOUND: entry(
+    404,
+    'not_found',
+    'The store has no logged request with this id in this mode (requests are kept 7 days; an app sees only its own).',
+    'Use a `request_id` from a response (`X-Request-Id`) or from the request log, within 7 days.',
+    'No logged request with id req_b3k2m4q5r6s7t8v9w2x3y4z5',
+  ),
   KEY_NOT_FOUND: entry(
     404,
     'not_found',

@@ -122,6 +122,8 @@ export function httpError(error: AppError): ShapedError {
 export interface ErrorOrigin {
   readonly id: string;
   readonly publicUrl: string;
+  /** The error answered, once written (a request's state keeps it: the request log reads its code). */
+  error?: ShapedError;
 }
 
 /**

@@ -12,6 +12,7 @@ import { oauthInternalRouter } from './oauth/internal-router.ts';
 import { ordersInternalRouter } from './orders/internal-router.ts';
 import { ordersRouter } from './orders/router.ts';
 import { platformInternalRouter } from './platform/internal-router.ts';
+import { requestLogRouter } from './request-log/router.ts';
 import { sandboxInternalRouter } from './sandbox/internal-router.ts';
 import { storeInternalRouter } from './store/internal-router.ts';
 import { storeRouter } from './store/router.ts';
@@ -47,6 +48,7 @@ export const appRouter = router({
   externalOrders: externalOrdersRouter,
   webhooks: webhooksRouter,
   events: eventsRouter,
+  requests: requestLogRouter,
   internal: internalRouter,
 });
 

@@ -9,6 +9,7 @@ import {
   paginate,
   type StocklessEvent,
 } from './pagination.ts';
+import { iterateRequests, type RequestTailOptions, tailRequests } from './request-log.ts';
 
 type Query<K extends OperationId> = Operations[K]['query'];
 type Body<K extends OperationId> = Operations[K]['body'];
@@ -195,6 +196,22 @@ export class Stockless {
         Boolean(options.follow),
       );
     },
+  };
+
+  /** The request log: the store's own API requests for 7 days (an app token: its own app's). */
+  readonly requests = {
+    /** One page, newest first; pass `next_cursor` back as `cursor` for the next older page. */
+    list: (query: Query<'listRequests'> = {}, o: CallOptions = {}): Result<'listRequests'> =>
+      this.#http.call('listRequests', { query, ...o }),
+    /** One request by its id (the `X-Request-Id` of its answer, or `StocklessError.requestId`). */
+    get: (requestId: string, o: CallOptions = {}): Result<'getRequest'> =>
+      this.#http.call('getRequest', { path: { request_id: requestId }, ...o }),
+    /** Every request matching the filters, newest first, page after page. */
+    iterate: (query: Query<'listRequests'> = {}, o: CallOptions = {}) =>
+      iterateRequests((q, signal) => this.requests.list(q, { signal }), query, o.signal),
+    /** Follows the log from now on, each new request once, oldest first (like `stripe logs tail`). */
+    tail: (options: RequestTailOptions = {}) =>
+      tailRequests((q, signal) => this.requests.list(q, { signal }), options),
   };
 
   /** Marketplace orders posted by a partner app (the store's own goods). */

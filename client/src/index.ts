@@ -34,6 +34,13 @@ export {
   type Pagination,
   type StocklessEvent,
 } from './pagination.ts';
+export {
+  describeRequest,
+  iterateRequests,
+  type RequestTailFilters,
+  type RequestTailOptions,
+  tailRequests,
+} from './request-log.ts';
 export type * from './types.ts';
 export {
   computeSignature,

@@ -5,6 +5,7 @@
  *
  *   stockless-listen --api-key sl_test_… --forward-to http://localhost:4242/hook [--events order.*,invoice.issued]
  *   stockless-listen --api-key sl_test_… --forward-to http://localhost:4242/hook --resend evt_12
+ *   stockless-listen --api-key sl_live_… --requests [--status-class 4xx] [--operation listOrders]
  */
 import { parseArgs } from 'node:util';
 import { Stockless } from './client.ts';
@@ -16,9 +17,12 @@ import {
   resendEvent,
   whenReachable,
 } from './listen.ts';
+import { followRequests, requestFilters } from './listen-requests.ts';
 import { rememberedSecret } from './listen-secrets.ts';
 
 const USAGE = `usage: stockless-listen --forward-to URL [--api-key KEY] [--base-url URL] [--events a,b] [--secret whsec_…] [--resend evt_…]
+       stockless-listen --requests [--api-key KEY] [--base-url URL] [--status-class 2xx|4xx|5xx] [--status N]
+                        [--operation ID] [--credential PREFIX]
 
   --forward-to URL   where each event is POSTed (your webhook endpoint, e.g. http://localhost:4242/hook)
   --api-key KEY      an API key of the store (default: $STOCKLESS_API_KEY); sl_test_ keys follow test events
@@ -26,7 +30,10 @@ const USAGE = `usage: stockless-listen --forward-to URL [--api-key KEY] [--base-
   --events LIST      event names or prefixes, comma-separated (default: every event)
   --secret SECRET    the signing secret (default: $STOCKLESS_WEBHOOK_SECRET, else the one kept for this
                      store and URL in ~/.config/stockless/listen-secrets.json, made on first use)
-  --resend ID        forward that one event again (evt_…) and exit`;
+  --resend ID        forward that one event again (evt_…) and exit
+  --requests         follow the store's request log instead (like stripe logs tail): one line per request
+                     (time, status, method, path, duration, request id), filtered by --status-class,
+                     --status, --operation (an operationId) and --credential (a key prefix or client_id)`;
 
 function fail(message: string): never {
   console.error(`${message}\n\n${USAGE}`);
@@ -43,6 +50,11 @@ try {
       events: { type: 'string' },
       secret: { type: 'string' },
       resend: { type: 'string' },
+      requests: { type: 'boolean' },
+      'status-class': { type: 'string' },
+      status: { type: 'string' },
+      operation: { type: 'string' },
+      credential: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   }));
@@ -54,14 +66,18 @@ if (values.help) {
   process.exit(0);
 }
 const str = (v: string | boolean | undefined) => (typeof v === 'string' && v !== '' ? v : undefined);
-const forwardTo = str(values['forward-to']) ?? fail('--forward-to is required');
-if (!URL.canParse(forwardTo)) fail(`--forward-to ${forwardTo}: expected an http:// or https:// URL`);
 const apiKey =
   str(values['api-key']) ??
   process.env.STOCKLESS_API_KEY ??
   fail('--api-key (or STOCKLESS_API_KEY) is required');
 const baseUrl = str(values['base-url']) ?? process.env.STOCKLESS_URL ?? 'http://localhost:3000';
 if (!URL.canParse(baseUrl)) fail(`--base-url ${baseUrl}: expected a URL such as http://localhost:3000`);
+if (values.requests) {
+  const filters = requestFilters(values, str, fail);
+  process.exit(await followRequests(new Stockless({ baseUrl, apiKey }), filters));
+}
+const forwardTo = str(values['forward-to']) ?? fail('--forward-to is required');
+if (!URL.canParse(forwardTo)) fail(`--forward-to ${forwardTo}: expected an http:// or https:// URL`);
 const events = str(values.events)
   ?.split(',')
   .map((e) => e.trim());

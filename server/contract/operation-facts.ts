@@ -5,6 +5,7 @@ import { externalOrdersDocs } from '../../src/external-orders/router.docs.ts';
 import { inventoryDocs } from '../../src/inventory/router.docs.ts';
 import { listingsDocs } from '../../src/listings/router.docs.ts';
 import { ordersDocs } from '../../src/orders/router.docs.ts';
+import { requestLogDocs } from '../../src/request-log/router.docs.ts';
 import { type AppRouter, appRouter } from '../../src/router.ts';
 import { storeDocs } from '../../src/store/router.docs.ts';
 import { proceduresMeta } from '../../src/trpc/meta.ts';
@@ -40,6 +41,7 @@ const DOMAIN_DOCS: {
   externalOrders: externalOrdersDocs,
   webhooks: webhooksDocs,
   events: eventLogDocs,
+  requests: requestLogDocs,
 };
 
 const DOCS_BY_DOMAIN = new Map(Object.entries(DOMAIN_DOCS));

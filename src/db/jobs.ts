@@ -25,6 +25,7 @@ export const JOBS = {
   pruneRateLimits: 'prune_rate_limits',
   pruneIdempotencyKeys: 'prune_idempotency_keys',
   pruneEvents: 'prune_events',
+  pruneRequestLog: 'prune_request_log',
 } as const;
 
 export type JobName = (typeof JOBS)[keyof typeof JOBS];
@@ -42,6 +43,7 @@ export const JOB_PAYLOADS = {
   [JOBS.pruneRateLimits]: cronPayload,
   [JOBS.pruneIdempotencyKeys]: cronPayload,
   [JOBS.pruneEvents]: cronPayload,
+  [JOBS.pruneRequestLog]: cronPayload,
 } as const satisfies { [N in JobName]: z.ZodType };
 
 /** What may be queued for job `N`. */

@@ -26,6 +26,7 @@ export const STORE_TABLES: { readonly [T in StoreTable]: T extends ModeTable ? '
   order_counts: 'mode',
   orders: 'mode',
   purchase_orders: 'store',
+  request_log: 'mode',
   sku_mappings: 'store',
   store_cell_deltas: 'store',
   store_cells: 'store',

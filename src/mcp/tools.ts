@@ -109,6 +109,16 @@ export const TOOLS: readonly ToolDefinition[] = [
       'to read on, or later to get only what changed since.',
   },
   {
+    name: 'list_requests',
+    procedure: 'requests.list',
+    title: "The store's API request log",
+    description:
+      "The store's own API requests of the last 7 days, newest first: method, path, operation, status, error " +
+      'code, duration, which key or app made each. Filter with `status_class: "4xx"` or `"5xx"` to find the ' +
+      "calls of an integration that fail. With manage_webhooks it reads every credential's requests; without, " +
+      "only this connection's own app's.",
+  },
+  {
     name: 'list_webhooks',
     procedure: 'webhooks.list',
     title: 'Webhook subscriptions',

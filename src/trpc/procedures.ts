@@ -18,9 +18,10 @@ export const partnerProcedure = baseProcedure.use(async ({ ctx, meta, type, next
   // otherwise the credential is resolved here. Over the wire it is always the request's own header.
   const actor =
     ctx.actor ?? (await resolveCredential(ctx.em, ctx.headers.authorization, ctx.settings.publicUrl));
-  authorize(actor, { write: type !== 'query', appScope: meta?.appScope ?? null, mcpScope: meta?.mcpScope });
   const { request } = ctx;
+  // Before the scope check: a refusal of a known credential is the store's request (the request log).
   if (request) request.actor = actor;
+  authorize(actor, { write: type !== 'query', appScope: meta?.appScope ?? null, mcpScope: meta?.mcpScope });
   // A keyed REST write was charged before its key was looked at (server/idempotency.ts), outside the
   // write's transaction; every other request is charged here.
   const charged = request?.precharged ?? (await chargeLimits(ctx.em, actor, meta, ctx.settings));

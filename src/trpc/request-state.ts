@@ -22,7 +22,10 @@ export interface RequestState {
    * transaction the write runs in.
    */
   keyed?: { credential?: Actor; em?: EntityManager };
-  /** Who called, once authorised: the request log records the store. */
+  /**
+   * Who called, once the credential resolved (before the scope check, so a refusal is the store's
+   * request too): the request log records the store.
+   */
   actor?: Actor;
   /**
    * Input the edge refused (an unknown query parameter, a body that is no JSON object). The order

@@ -51,6 +51,8 @@ const SPEC_ENDPOINT_TABLE = `
 const ADDED_ENDPOINT_TABLE = `
 | GET | /api/v1/events | read | * | the event log |
 | GET | /api/v1/events/{id} | read | * | one event |
+| GET | /api/v1/requests | read | * | the request log (an app reads its own requests) |
+| GET | /api/v1/requests/{request_id} | read | * | one logged request |
 `;
 
 /** What an app token needs: every listed scope, any scope (`*`), or nothing will do (`null`). */
@@ -87,6 +89,8 @@ const APP_SCOPE_TABLE: Record<string, Rule> = {
   'POST /api/v1/orders/external/{id}/cancel': ['write_external_orders'],
   'GET /api/v1/events': '*',
   'GET /api/v1/events/{id}': '*',
+  'GET /api/v1/requests': '*',
+  'GET /api/v1/requests/{request_id}': '*',
 };
 const WEBHOOKS = '/api/v1/vendor/webhooks';
 

@@ -10,6 +10,7 @@ import { createLogger } from '../../server/logger.ts';
 import { type Orm, openOrm } from '../../server/orm.ts';
 import { apiStatementBudget, scopeRequests } from '../../server/runtime.ts';
 import type { Actor } from '../../src/auth/actor.ts';
+import { type RecorderOptions, RequestRecorder } from '../../src/request-log/recorder.ts';
 import { createApiKey } from '../../src/store/create-api-key.ts';
 import { createStore } from '../../src/store/create-store.ts';
 import type { Context, DomainSettings } from '../../src/trpc/context.ts';
@@ -83,12 +84,19 @@ export interface TestApp {
   /** GET and parse JSON, asserting nothing; `T` is the body the test expects. */
   get<T = unknown>(path: string, key?: string): Promise<{ status: number; body: T; headers: Headers }>;
   createStore(name?: string): Promise<{ id: number; readWrite: string; read: string }>;
+  /** The request log's writer, when `requestLog` was asked for: `flush()` before reading the log. */
+  requestLog?: RequestRecorder;
   close(): Promise<void>;
 }
 
 export interface TestAppOptions {
   /** The app's logger (silent when absent), for a test that reads what the app logs. */
   log?: Logger;
+  /**
+   * Record the request log (off by default, so no other test's statements or timing see its batches):
+   * the recorder's options; `{}` for the defaults.
+   */
+  requestLog?: Omit<RecorderOptions, 'em' | 'log'>;
 }
 
 /**
@@ -121,7 +129,10 @@ export async function startTestApp(
   const log = opts.log ?? createLogger(process.env.TEST_APP_LOG ?? 'silent');
   const budgeted = env.API_STATEMENT_TIMEOUT !== undefined;
   const apiOrm = budgeted ? await openOrm(databaseUrl, 6, apiStatementBudget(config, log)) : orm;
-  const server: Server = createApp({ orm: apiOrm, config, log });
+  const requestLog = opts.requestLog
+    ? new RequestRecorder({ ...opts.requestLog, em: () => apiOrm.em.fork(), log })
+    : undefined;
+  const server: Server = createApp({ orm: apiOrm, config, log, requestLog });
   if (budgeted) scopeRequests(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
@@ -136,6 +147,7 @@ export async function startTestApp(
     em: () => orm.em.fork(),
     request,
     get: getVia(request),
+    requestLog,
     async createStore(storeName = 'Test Store') {
       const em = orm.em.fork();
       const store = await createStore({ em }, { name: storeName, slug: `s-${randomUUID().slice(0, 8)}` });
@@ -147,6 +159,7 @@ export async function startTestApp(
       if (testHosts) setWebhookResolver();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await requestLog?.close();
       if (apiOrm !== orm) await apiOrm.close(true);
       await orm.close(true);
     },

@@ -21,6 +21,7 @@ import type {
   ListMyProductsResponse,
   ListOrdersResponse,
   ListProductsResponse,
+  ListRequestsResponse,
   ListWebhooksResponse,
   RemoveMyProductResponse,
   SetMyProductPricingResponse,
@@ -116,6 +117,7 @@ export interface ToolResponses {
   list_orders: ListOrdersResponse;
   get_order: GetOrderResponse;
   read_inventory: ListInventoryResponse;
+  list_requests: ListRequestsResponse;
   list_webhooks: ListWebhooksResponse;
   create_webhook: CreateWebhookResponse;
   update_webhook: UpdateWebhookResponse;

@@ -115,6 +115,7 @@ describe('tools/list', () => {
       'list_orders',
       'get_order',
       'read_inventory',
+      'list_requests',
       'list_webhooks',
       'create_webhook',
       'update_webhook',

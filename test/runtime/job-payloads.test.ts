@@ -224,6 +224,7 @@ describe('what the enqueuers write, each task’s schema reads', () => {
       JOBS.pruneRateLimits,
       JOBS.pruneIdempotencyKeys,
       JOBS.pruneEvents,
+      JOBS.pruneRequestLog,
       JOBS.deliverWebhooks,
     ]) {
       expect(parseJobPayload(name, cron)).toEqual(cron);
@@ -256,6 +257,7 @@ const MALFORMED: Record<JobName, [payload: unknown, names: RegExp]> = {
   [JOBS.pruneRateLimits]: ['now', /expected object, got string/],
   [JOBS.pruneIdempotencyKeys]: [7, /expected object, got number/],
   [JOBS.pruneEvents]: [{ days: 30 }, /Unrecognized key: "days"/],
+  [JOBS.pruneRequestLog]: [{ days: 7 }, /Unrecognized key: "days"/],
 };
 
 describe('a malformed payload', () => {

@@ -211,6 +211,78 @@ export interface EventEnvelope {
 }
 
 /**
+ * A request the store made to the API, as the request log keeps it.
+ */
+export interface LoggedRequest {
+  /**
+   * The request's id: its `X-Request-Id` (and an error body's `request_id`).
+   */
+  id: string;
+  method: string;
+  /**
+   * The path, without the query.
+   */
+  path: string;
+  /**
+   * The query's parameters the operation declares, with their values (a `search` term as `[redacted]`); parameters it does not declare are left out. Null without one.
+   */
+  query: string | null;
+  /**
+   * The contract's operationId (null for a path no operation has).
+   */
+  operation: string | null;
+  status: number;
+  /**
+   * For an error answer, its category and code; never its message (see the description).
+   */
+  error: {
+    /**
+     * The error body's `error` (category).
+     */
+    type: string;
+    /**
+     * The error body's `code`.
+     */
+    code: string | null;
+  } | null;
+  /**
+   * Time from arrival to the last byte sent, in ms.
+   */
+  duration_ms: number;
+  /**
+   * Which credential made the request.
+   */
+  credential: {
+    type: 'api_key' | 'app' | 'mcp';
+    /**
+     * An API key's public prefix (never the secret); null for an app token.
+     */
+    prefix: string | null;
+  };
+  /**
+   * The OAuth app whose token made the request; null for an API key.
+   */
+  app: {
+    client_id: string;
+    name: string;
+  } | null;
+  idempotency_key: string | null;
+  /**
+   * Answered from a kept answer of an earlier request with the same Idempotency-Key.
+   */
+  replayed: boolean;
+  user_agent: string | null;
+  /**
+   * When the request arrived.
+   */
+  created_at: string;
+  /**
+   * `false` for a request made with an `sl_test_` key.
+   */
+  livemode: boolean;
+}
+
+/**
  * The error body of every `/api/v1` operation. Some codes add fields of their own (for example `minimum_price_cents` with `PRICE_BELOW_MINIMUM`, `lines` with `INSUFFICIENT_STOCK` and `PRICE_CHANGED`).
  */
 export interface ErrorBody {
@@ -2258,6 +2330,80 @@ export interface GetEventResponse {
 }
 
 /**
+ * Query of listRequests.
+ */
+export interface ListRequestsQuery {
+  /**
+   * Only requests answered with this HTTP status.
+   */
+  status?: number;
+  /**
+   * Only `2xx` successes, `4xx` refusals or `5xx` failures.
+   */
+  status_class?: '2xx' | '4xx' | '5xx';
+  /**
+   * Only requests of this operation (the contract's operationId, e.g. `listOrders`).
+   */
+  operation?: string;
+  /**
+   * Only requests that arrived at or after this time (ISO 8601 with an offset or Z).
+   */
+  created_gte?: string;
+  /**
+   * Only requests that arrived before this time (ISO 8601 with an offset or Z).
+   */
+  created_lt?: string;
+  /**
+   * Only requests sent with this Idempotency-Key: the first run and its replays.
+   */
+  idempotency_key?: string;
+  /**
+   * Only requests made with this API key (its prefix as the log shows it, `sl_live_abcd`) or this app (its `client_id`).
+   */
+  credential?: string;
+  /**
+   * Requests per page, 1 to 100; default 20.
+   */
+  limit?: number;
+  /**
+   * A `next_cursor` from an earlier page: the next older page under the same filters (a cursor belongs to the store, the mode and the filters it was given with).
+   */
+  cursor?: string;
+}
+
+/**
+ * Response of listRequests (200).
+ */
+export interface ListRequestsResponse {
+  requests: LoggedRequest[];
+  /**
+   * Pass back as `cursor` for the next (older) page; null when this page is the last.
+   */
+  next_cursor: string | null;
+  /**
+   * Older requests match beyond this page.
+   */
+  has_more: boolean;
+}
+
+/**
+ * Path parameters of getRequest.
+ */
+export interface GetRequestPathParams {
+  /**
+   * The request's id (`X-Request-Id`).
+   */
+  request_id: string;
+}
+
+/**
+ * Response of getRequest (200).
+ */
+export interface GetRequestResponse {
+  request: LoggedRequest;
+}
+
+/**
  * Path parameters of getOrderInvoice.
  */
 export interface GetOrderInvoicePathParams {
@@ -2641,6 +2787,24 @@ export interface Operations {
     bodyRequired: false;
     response: GetEventResponse;
   };
+  listRequests: {
+    method: 'GET';
+    path: '/api/v1/requests';
+    pathParams: never;
+    query: ListRequestsQuery;
+    body: never;
+    bodyRequired: false;
+    response: ListRequestsResponse;
+  };
+  getRequest: {
+    method: 'GET';
+    path: '/api/v1/requests/{request_id}';
+    pathParams: GetRequestPathParams;
+    query: never;
+    body: never;
+    bodyRequired: false;
+    response: GetRequestResponse;
+  };
   getOrderInvoice: {
     method: 'GET';
     path: '/api/v1/orders/{id}/invoice';
@@ -2790,6 +2954,8 @@ export const operations = {
   testWebhook: { method: 'POST', path: '/api/v1/vendor/webhooks/{id}/test', response: 'json' },
   listEvents: { method: 'GET', path: '/api/v1/events', response: 'json' },
   getEvent: { method: 'GET', path: '/api/v1/events/{id}', response: 'json' },
+  listRequests: { method: 'GET', path: '/api/v1/requests', response: 'json' },
+  getRequest: { method: 'GET', path: '/api/v1/requests/{request_id}', response: 'json' },
   getOrderInvoice: { method: 'GET', path: '/api/v1/orders/{id}/invoice', response: 'bytes' },
   registerOAuthClient: { method: 'POST', path: '/oauth/register', response: 'json' },
   authorizeOAuth: { method: 'GET', path: '/oauth/authorize', response: 'json' },

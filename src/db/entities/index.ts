@@ -34,6 +34,7 @@ import { InvoiceCounter, Order, OrderLine, OrderStatusChange, PurchaseOrder } fr
 import { PlatformFeature, PlatformSecret } from './platform.ts';
 import { PriceSliceBound } from './price-slice-bounds.ts';
 import { RateLimit } from './ratelimit.ts';
+import { RequestLogEntry } from './request-log.ts';
 import { SchemaFunction } from './schema-functions.ts';
 import { ApiKey, Store } from './store.ts';
 import { WebhookAttempt, WebhookDelivery, WebhookEvent, WebhookSubscription } from './webhooks.ts';
@@ -89,7 +90,8 @@ export type AnyEntity =
   | typeof WebhookDelivery
   | typeof WebhookAttempt
   | typeof WebhookEvent
-  | typeof SchemaFunction;
+  | typeof SchemaFunction
+  | typeof RequestLogEntry;
 
 /** Every table as an entity; discovery is explicit, not by file globbing. */
 export const entities: AnyEntity[] = [
@@ -143,4 +145,5 @@ export const entities: AnyEntity[] = [
   WebhookAttempt,
   WebhookEvent,
   SchemaFunction,
+  RequestLogEntry,
 ];

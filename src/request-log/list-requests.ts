@@ -1,0 +1,60 @@
+import { sha256 } from '@oslojs/crypto/sha2';
+import { encodeHexLowerCase } from '@oslojs/encoding';
+import { rows } from '../db/sql.ts';
+import { AppError } from '../errors.ts';
+import type { PartnerContext } from '../trpc/context.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+import { pageQuery, toLoggedRequest } from './queries.ts';
+import type { ListRequestsInput } from './schemas.ts';
+
+export const DEFAULT_LIMIT = 20;
+
+/** The filters a cursor was issued under, as a short digest: a cursor reads on only under the same ones. */
+function filtersDigest(input: ListRequestsInput): string {
+  const { cursor: _, limit: __, ...filters } = input;
+  const text = JSON.stringify(Object.entries(filters).sort(([a], [b]) => a.localeCompare(b)));
+  return encodeHexLowerCase(sha256(new TextEncoder().encode(text))).slice(0, 16);
+}
+
+/**
+ * A page of the store's request log, newest first: the requests its credentials made in the last 7
+ * days, in the caller's mode (an app token: only its own app's). A request shows once its process has
+ * written its batch, normally within a quarter of a second.
+ */
+export async function listRequests(ctx: PartnerContext, input: ListRequestsInput) {
+  const { em, actor } = ctx;
+  if (
+    input.created_gte &&
+    input.created_lt &&
+    Date.parse(input.created_gte) >= Date.parse(input.created_lt)
+  ) {
+    throw new AppError(
+      'bad_request',
+      'VALIDATION_FAILED',
+      'Invalid request: created_lt: must be after created_gte',
+      {
+        extra: { details: [{ path: 'created_lt', message: 'must be after created_gte' }] },
+      },
+    );
+  }
+  if (input.status !== undefined && input.status_class && String(input.status)[0] !== input.status_class[0]) {
+    throw new AppError('bad_request', 'VALIDATION_FAILED', 'Invalid request: status: not in status_class', {
+      extra: { details: [{ path: 'status', message: `not in status_class ${input.status_class}` }] },
+    });
+  }
+  const digest = filtersDigest(input);
+  const from = input.cursor !== undefined ? await decodeCursor(em, actor, digest, input.cursor) : null;
+  const limit = input.limit ?? DEFAULT_LIMIT;
+  const page = await rows(em, pageQuery(actor, input, from, limit + 1));
+  const shown = page.slice(0, limit);
+  const last = shown.at(-1);
+  const hasMore = page.length > limit;
+  return {
+    requests: shown.map(toLoggedRequest),
+    next_cursor:
+      hasMore && last
+        ? await encodeCursor(em, actor, digest, { createdAt: last.position, id: last.id })
+        : null,
+    has_more: hasMore,
+  };
+}
