@@ -155,6 +155,12 @@ const ACCESS = {
     'The credential may not perform this operation.',
     'Use a credential with the rights the operation documents.',
   ),
+  TEST_MODE_ONLY: entry(
+    403,
+    'forbidden',
+    'Test helpers act on test objects only, and the credential is in live mode: an `sl_live_` key, or an OAuth app or MCP token (these act in live mode).',
+    'Call it with one of the store’s `sl_test_` API keys, on a test order (one placed with an `sl_test_` key).',
+  ),
   NOT_AN_APP_ORDER: entry(
     403,
     'forbidden',

@@ -15,6 +15,7 @@ import { platformInternalRouter } from './platform/internal-router.ts';
 import { sandboxInternalRouter } from './sandbox/internal-router.ts';
 import { storeInternalRouter } from './store/internal-router.ts';
 import { storeRouter } from './store/router.ts';
+import { testHelpersRouter } from './test-helpers/router.ts';
 import { createCallerFactory, router } from './trpc/init.ts';
 import { webhooksInternalRouter } from './webhooks/internal-router.ts';
 import { webhooksRouter } from './webhooks/router.ts';
@@ -47,6 +48,7 @@ export const appRouter = router({
   externalOrders: externalOrdersRouter,
   webhooks: webhooksRouter,
   events: eventsRouter,
+  testHelpers: testHelpersRouter,
   internal: internalRouter,
 });
 

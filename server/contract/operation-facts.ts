@@ -7,6 +7,7 @@ import { listingsDocs } from '../../src/listings/router.docs.ts';
 import { ordersDocs } from '../../src/orders/router.docs.ts';
 import { type AppRouter, appRouter } from '../../src/router.ts';
 import { storeDocs } from '../../src/store/router.docs.ts';
+import { testHelpersDocs } from '../../src/test-helpers/router.docs.ts';
 import { proceduresMeta } from '../../src/trpc/meta.ts';
 import type { OperationDocs } from '../../src/trpc/operation-docs.ts';
 import { webhooksDocs } from '../../src/webhooks/router.docs.ts';
@@ -40,6 +41,7 @@ const DOMAIN_DOCS: {
   externalOrders: externalOrdersDocs,
   webhooks: webhooksDocs,
   events: eventLogDocs,
+  testHelpers: testHelpersDocs,
 };
 
 const DOCS_BY_DOMAIN = new Map(Object.entries(DOMAIN_DOCS));

@@ -1,10 +1,10 @@
 /**
- * Generated from openapi.json (Stockless Partner API 2.0.0) by client/scripts/generate-types.ts.
+ * Generated from openapi.json (Stockless Partner API 2.0.1) by client/scripts/generate-types.ts.
  * Do not edit: run `npm run sdk:types`.
  */
 
 /** The contract version these types were generated from. */
-export const CONTRACT_VERSION = '2.0.0';
+export const CONTRACT_VERSION = '2.0.1';
 
 // Components
 
@@ -2250,6 +2250,54 @@ export interface GetEventResponse {
 }
 
 /**
+ * Path parameters of advanceTestOrder.
+ */
+export interface AdvanceTestOrderPathParams {
+  /**
+   * The id of a test order (one placed with an `sl_test_` key).
+   */
+  id: number;
+}
+
+/**
+ * Request body of advanceTestOrder.
+ */
+export interface AdvanceTestOrderBody {
+  /**
+   * The status to reach, through every status in between, each move with its own events. Absent: one move forward.
+   */
+  to?: 'processing' | 'fulfilled' | 'shipped' | 'delivered';
+  /**
+   * The tracking number the order ships with, only when this move ships it. Absent: the order keeps one it has, or gets a generated `TEST-TRK-…` one.
+   */
+  tracking_number?: string;
+}
+
+/**
+ * Response of advanceTestOrder (200).
+ */
+export interface AdvanceTestOrderResponse {
+  order: Order;
+}
+
+/**
+ * Path parameters of cancelTestOrder.
+ */
+export interface CancelTestOrderPathParams {
+  /**
+   * The id of a test order (one placed with an `sl_test_` key).
+   */
+  id: number;
+}
+
+/**
+ * Response of cancelTestOrder (200).
+ */
+export interface CancelTestOrderResponse {
+  order: Order;
+}
+
+/**
  * Path parameters of getOrderInvoice.
  */
 export interface GetOrderInvoicePathParams {
@@ -2633,6 +2681,24 @@ export interface Operations {
     bodyRequired: false;
     response: GetEventResponse;
   };
+  advanceTestOrder: {
+    method: 'POST';
+    path: '/api/v1/test_helpers/orders/{id}/advance';
+    pathParams: AdvanceTestOrderPathParams;
+    query: never;
+    body: AdvanceTestOrderBody;
+    bodyRequired: true;
+    response: AdvanceTestOrderResponse;
+  };
+  cancelTestOrder: {
+    method: 'POST';
+    path: '/api/v1/test_helpers/orders/{id}/cancel';
+    pathParams: CancelTestOrderPathParams;
+    query: never;
+    body: never;
+    bodyRequired: false;
+    response: CancelTestOrderResponse;
+  };
   getOrderInvoice: {
     method: 'GET';
     path: '/api/v1/orders/{id}/invoice';
@@ -2782,6 +2848,8 @@ export const operations = {
   testWebhook: { method: 'POST', path: '/api/v1/vendor/webhooks/{id}/test', response: 'json' },
   listEvents: { method: 'GET', path: '/api/v1/events', response: 'json' },
   getEvent: { method: 'GET', path: '/api/v1/events/{id}', response: 'json' },
+  advanceTestOrder: { method: 'POST', path: '/api/v1/test_helpers/orders/{id}/advance', response: 'json' },
+  cancelTestOrder: { method: 'POST', path: '/api/v1/test_helpers/orders/{id}/cancel', response: 'json' },
   getOrderInvoice: { method: 'GET', path: '/api/v1/orders/{id}/invoice', response: 'bytes' },
   registerOAuthClient: { method: 'POST', path: '/oauth/register', response: 'json' },
   authorizeOAuth: { method: 'GET', path: '/oauth/authorize', response: 'json' },
