@@ -16,7 +16,10 @@ const NOT_FOUND = errorDoc(
 );
 
 /** A test order as the examples show it, at the status a move left it. */
-function asTestOrder<T extends { order: Record<string, unknown> }>(sample: T, fields: Record<string, unknown>): T {
+function asTestOrder<T extends { order: Record<string, unknown> }>(
+  sample: T,
+  fields: Record<string, unknown>,
+): T {
   return {
     ...sample,
     order: {
@@ -54,7 +57,9 @@ export const testHelpersDocs: RouterDocs<typeof testHelpersRouter> = {
       '400': errorDoc(
         'The id or body is invalid: an unknown `to`, an unknown field, or `tracking_number` on a move that does not ship',
         errorExample('bad_request', 'VALIDATION_FAILED', 'Invalid request: to: invalid option', {
-          details: [{ path: 'to', message: 'expected one of "processing"|"fulfilled"|"shipped"|"delivered"' }],
+          details: [
+            { path: 'to', message: 'expected one of "processing"|"fulfilled"|"shipped"|"delivered"' },
+          ],
         }),
       ),
       '403': errorDoc('A live credential: test helpers work in test mode only', LIVE),
