@@ -3,7 +3,16 @@ import type { oas31 } from './shared.ts';
 
 // The document's own prose: what the API is, its tags and its security schemes.
 
-export const TAGS = ['Catalogue', 'Store', 'Listings', 'Orders', 'Webhooks', 'Test helpers', 'OAuth', 'Service'];
+export const TAGS = [
+  'Catalogue',
+  'Store',
+  'Listings',
+  'Orders',
+  'Webhooks',
+  'Test helpers',
+  'OAuth',
+  'Service',
+];
 
 export const TAG_DESCRIPTIONS: Record<string, string> = {
   Catalogue:

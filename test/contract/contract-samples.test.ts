@@ -107,7 +107,9 @@ describe('x-codeSamples', () => {
       if (!sdk) continue;
       const [, group = '', method = ''] = /await stockless\.([\w.]+)\.(\w+)\(/.exec(sdk.source) ?? [];
       // A group may hold groups (`testHelpers.orders`).
-      const members = group.split('.').reduce<unknown>((g, name) => (g as Record<string, unknown>)?.[name], client);
+      const members = group
+        .split('.')
+        .reduce<unknown>((g, name) => (g as Record<string, unknown>)?.[name], client);
       const fn = (members as Record<string, unknown> | undefined)?.[method];
       expect(typeof fn, `${key}: stockless.${group}.${method}`).toBe('function');
       expect(readMethod(String(fn))?.operationId, key).toBe(op.operationId);
