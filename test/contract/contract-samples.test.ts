@@ -70,6 +70,8 @@ const SDK_OPERATIONS = [
   'listWebhookDeliveries',
   'resendWebhookDelivery',
   'testWebhook',
+  'advanceTestOrder',
+  'cancelTestOrder',
 ];
 
 describe('x-codeSamples', () => {
