@@ -275,7 +275,7 @@ describe('/mcp refuses every credential but a live MCP token', () => {
     // Listing tools needs no scope: every tool is shown, so a client knows what it could ask for.
     const listed = await postMcp<RpcResult<ListToolsResult>>(app.url, listTools, bearer(t.access_token));
     expect(listed.status).toBe(200);
-    expect(listed.body.result.tools).toHaveLength(16);
+    expect(listed.body.result.tools).toHaveLength(18);
     expect(
       toolAnswer(
         (await postMcp<RpcResult<CallToolResult>>(app.url, callTool('get_store'), bearer(t.access_token)))

@@ -197,7 +197,7 @@ describe('connecting an assistant with the MCP SDK', () => {
   it('lists the tools and runs a vendor’s session: search, list, reprice, subscribe, clean up', async () => {
     expect(client, 'the connection test must pass first').toBeDefined();
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(16);
+    expect(tools).toHaveLength(18);
 
     expect((await call('get_store')).store.id).toBe(storeId);
     const facets = await call('catalogue_facets', { category: 'tables' });
