@@ -11,6 +11,7 @@ import { createApiKey } from '../../src/store/create-api-key.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { fixtures } from '../helpers/fixtures.ts';
 import { send } from '../helpers/http.ts';
+import { internal } from '../helpers/oauth.ts';
 import { type Receiver, startReceiver, startWorkerProcess, type WorkerProcess } from '../helpers/webhooks.ts';
 
 /**
@@ -177,6 +178,34 @@ describe('advancing a test order', () => {
       invoice_number: shipped.body.order.invoice_number,
     });
     expect((await eventsOf(id)).map((e) => [e.event, e.data.order.status])).toEqual(TO_DELIVERED);
+  });
+
+  it('a storefront test order (a buyer’s test checkout) advances the same way, invoiced when it ships', async () => {
+    const productId = await fixtures(app.em()).product({ supplierId, stock: [5] });
+    await fixtures(app.em()).listing(store.id, productId);
+    const [variant] = await rows<{ id: number }>(
+      app.em(),
+      sql`SELECT id FROM product_variants WHERE product_id = ${productId}`,
+    );
+    const checkout = await internal(app).orders.checkoutStorefront({
+      storeId: store.id,
+      livemode: false,
+      customer: { ...CUSTOMER, email: 'buyer@example.com' },
+      shipping: { ...SHIPPING, address2: '', country: 'AU' },
+      items: [{ product_id: productId, variant_id: variant?.id, quantity: 1 }],
+    });
+    const moved = await advance(checkout.id, { to: 'delivered' });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body.order).toMatchObject({
+      order_type: 'storefront',
+      status: 'delivered',
+      livemode: false,
+    });
+    expect(moved.body.order.invoice_number).toMatch(/^TEST-INV-/);
+    expect((await eventsOf(checkout.id)).map((e) => [e.event, e.data.order.status])).toEqual(TO_DELIVERED);
+    expect((await app.request(`/api/v1/orders/${checkout.id}/invoice`, { key: testReadKey })).status).toBe(
+      200,
+    );
   });
 
   it('takes no stock, mails nobody', async () => {
