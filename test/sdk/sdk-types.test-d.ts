@@ -51,8 +51,8 @@ export async function typeChecks(client: Stockless): Promise<void> {
   await client.externalOrders.post({ ...order, currency: 'USD' });
 
   // Test helpers: a nested group, `to` from the lifecycle's forward statuses only.
-  const advanced = await client.testHelpers.orders.advance(1, { to: 'delivered', tracking_number: 'T-1' });
-  expectTypeOf(advanced.order.status).toEqualTypeOf<
+  const moved = await client.testHelpers.orders.advance(1, { to: 'delivered', tracking_number: 'T-1' });
+  expectTypeOf(moved.order.status).toEqualTypeOf<
     'pending' | 'processing' | 'fulfilled' | 'shipped' | 'delivered' | 'cancelled'
   >();
   await client.testHelpers.orders.advance(1);
