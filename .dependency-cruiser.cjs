@@ -10,7 +10,7 @@
  * - No cycle between folders or between modules.
  */
 const DOMAINS =
-  '^src/(catalogue|demo|events-api|external-orders|inventory|listings|mcp|oauth|orders|platform|sandbox|store|webhooks)/';
+  '^src/(catalogue|demo|events-api|external-orders|inventory|listings|mcp|oauth|orders|platform|sandbox|store|test-helpers|webhooks)/';
 
 module.exports = {
   forbidden: [

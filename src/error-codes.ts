@@ -179,6 +179,13 @@ const ACCESS = {
     'Use a credential with the rights the operation documents.',
     'This key is read-only: it cannot change anything',
   ),
+  TEST_MODE_ONLY: entry(
+    403,
+    'forbidden',
+    'Test helpers act on test objects only, and the credential is in live mode: an `sl_live_` key, or an OAuth app or MCP token (these act in live mode).',
+    'Call it with one of the store’s `sl_test_` API keys, on a test order (one placed with an `sl_test_` key).',
+    'Test helpers work in test mode only: call them with an sl_test_ API key, on a test order',
+  ),
   NOT_AN_APP_ORDER: entry(
     403,
     'forbidden',

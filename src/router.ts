@@ -16,6 +16,7 @@ import { requestLogRouter } from './request-log/router.ts';
 import { sandboxInternalRouter } from './sandbox/internal-router.ts';
 import { storeInternalRouter } from './store/internal-router.ts';
 import { storeRouter } from './store/router.ts';
+import { testHelpersRouter } from './test-helpers/router.ts';
 import { createCallerFactory, router } from './trpc/init.ts';
 import { webhooksInternalRouter } from './webhooks/internal-router.ts';
 import { webhooksRouter } from './webhooks/router.ts';
@@ -49,6 +50,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   events: eventsRouter,
   requests: requestLogRouter,
+  testHelpers: testHelpersRouter,
   internal: internalRouter,
 });
 

@@ -226,6 +226,27 @@ export class Stockless {
     ): Result<'cancelExternalOrder'> => this.#http.call('cancelExternalOrder', { path: { id }, body, ...o }),
   };
 
+  /**
+   * Test mode only (an `sl_test_` key): move test objects as the platform would, to see their events.
+   * A live key or an OAuth token is refused (`StocklessError`, code `TEST_MODE_ONLY`).
+   */
+  readonly testHelpers = {
+    orders: {
+      /**
+       * Moves a test order one status forward, or with `{ to }` through every status up to that one,
+       * each move with its events; answers the order as `orders.get` does.
+       */
+      advance: (
+        id: number,
+        body: Body<'advanceTestOrder'> = {},
+        o: CallOptions = {},
+      ): Result<'advanceTestOrder'> => this.#http.call('advanceTestOrder', { path: { id }, body, ...o }),
+      /** Cancels a test order (pending, processing or fulfilled), as the store's operator would. */
+      cancel: (id: number, o: CallOptions = {}): Result<'cancelTestOrder'> =>
+        this.#http.call('cancelTestOrder', { path: { id }, ...o }),
+    },
+  };
+
   /** Webhook subscriptions and their delivery log. */
   readonly webhooks = {
     list: (o: CallOptions = {}): Result<'listWebhooks'> => this.#http.call('listWebhooks', o),

@@ -15,6 +15,8 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'tr
 
 /** The environment variable the samples read the API key from. */
 export const API_KEY_VARIABLE = 'STOCKLESS_API_KEY';
+/** Where the test helpers' samples read the key from: they answer only an `sl_test_` key. */
+export const TEST_KEY_VARIABLE = 'STOCKLESS_TEST_API_KEY';
 
 /**
  * Header parameters whose value must be new on every request: a copied sample makes one up rather
@@ -49,6 +51,8 @@ interface SampleRequest {
   body: { type: string; value: unknown } | undefined;
   /** Sends the API key as a bearer token. */
   bearer: boolean;
+  /** The environment variable that holds that key. */
+  keyVariable: string;
   /** Where a non-JSON answer (a PDF) is saved, e.g. `invoice.pdf`. */
   download: string | undefined;
   /** The example of a JSON success answer. */
@@ -147,6 +151,7 @@ function sampleRequest(
     headers,
     body: bodyOf(doc, op),
     bearer: security.some((s) => 'ApiKey' in s),
+    keyVariable: op.tags?.includes('Test helpers') ? TEST_KEY_VARIABLE : API_KEY_VARIABLE,
     download: types.length && !json ? downloadName(path, types[0] ?? '') : undefined,
     answer: json ? (json.example ?? sampleOf(doc, json.schema)) : undefined,
     redirect: /^3/.test(success?.[0] ?? ''),
@@ -197,7 +202,7 @@ function curlSample(r: SampleRequest): string {
       for (const v of Array.isArray(value) ? value : [value])
         lines.push(`--data-urlencode ${shellQuote(`${key}=${String(v)}`)}`);
   }
-  if (r.bearer) lines.push(`-H "Authorization: Bearer $${API_KEY_VARIABLE}"`);
+  if (r.bearer) lines.push(`-H "Authorization: Bearer $${r.keyVariable}"`);
   for (const [name, value] of r.headers) {
     const fresh = FRESH_HEADERS[name.toLowerCase()];
     lines.push(fresh ? `-H "${name}: ${fresh.shell}"` : `-H ${shellQuote(`${name}: ${value}`)}`);
@@ -242,7 +247,7 @@ function sdkSample(r: SampleRequest, call: SdkMethod, baseUrl: string): string {
     '',
     'const stockless = new Stockless({',
     `  baseUrl: ${tsString(baseUrl)},`,
-    `  apiKey: process.env.${API_KEY_VARIABLE}!,`,
+    `  apiKey: process.env.${r.keyVariable}!,`,
     '});',
     '',
     `${head}${callArguments(values, head.length)});`,
@@ -263,7 +268,7 @@ function fetchSample(r: SampleRequest): string {
     k,
     FRESH_HEADERS[k.toLowerCase()]?.ts ?? tsString(v),
   ]);
-  if (r.bearer) headers.unshift(['Authorization', `\`Bearer \${process.env.${API_KEY_VARIABLE}}\``]);
+  if (r.bearer) headers.unshift(['Authorization', `\`Bearer \${process.env.${r.keyVariable}}\``]);
   let body: string | undefined;
   if (r.body?.type === 'application/json') {
     headers.push(['Content-Type', "'application/json'"]);

@@ -3,7 +3,16 @@ import type { oas31 } from './shared.ts';
 
 // The document's own prose: what the API is, its tags and its security schemes.
 
-export const TAGS = ['Catalogue', 'Store', 'Listings', 'Orders', 'Webhooks', 'OAuth', 'Service'];
+export const TAGS = [
+  'Catalogue',
+  'Store',
+  'Listings',
+  'Orders',
+  'Webhooks',
+  'Test helpers',
+  'OAuth',
+  'Service',
+];
 
 export const TAG_DESCRIPTIONS: Record<string, string> = {
   Catalogue:
@@ -24,6 +33,10 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     'anything else is retried after 1m, 5m, 30m, 2h and 12h, then dead-lettered (the store owner is emailed). ' +
     '410 Gone disables the subscription at once; 20 dead letters in a row disable it. Deliveries may arrive ' +
     'out of order and, rarely, more than once: key your processing on `event_key`.',
+  'Test helpers':
+    'Test mode only (`sl_test_` keys): move a test order along its lifecycle as the platform would, to see ' +
+    'every order event, the test invoice and your webhook handling without an operator. Live keys and OAuth ' +
+    'tokens are refused with 403 `TEST_MODE_ONLY`.',
   OAuth:
     'Connecting a partner app to a store: OAuth 2.1 authorization code with PKCE (S256) for public clients, ' +
     'dynamic client registration (RFC 7591), revocation (RFC 7009) and discovery (RFC 8414, RFC 9728). These ' +

@@ -8,6 +8,7 @@ import { ordersDocs } from '../../src/orders/router.docs.ts';
 import { requestLogDocs } from '../../src/request-log/router.docs.ts';
 import { type AppRouter, appRouter } from '../../src/router.ts';
 import { storeDocs } from '../../src/store/router.docs.ts';
+import { testHelpersDocs } from '../../src/test-helpers/router.docs.ts';
 import { proceduresMeta } from '../../src/trpc/meta.ts';
 import type { OperationDocs } from '../../src/trpc/operation-docs.ts';
 import { webhooksDocs } from '../../src/webhooks/router.docs.ts';
@@ -42,6 +43,7 @@ const DOMAIN_DOCS: {
   webhooks: webhooksDocs,
   events: eventLogDocs,
   requests: requestLogDocs,
+  testHelpers: testHelpersDocs,
 };
 
 const DOCS_BY_DOMAIN = new Map(Object.entries(DOMAIN_DOCS));

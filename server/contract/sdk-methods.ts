@@ -31,16 +31,20 @@ let methods: Map<string, SdkMethod> | undefined;
 function readMethods(): Map<string, SdkMethod> {
   const client = new Stockless({ baseUrl: 'http://localhost', apiKey: 'sl_test_sample' });
   const out = new Map<string, SdkMethod>();
-  for (const [group, members] of Object.entries(client)) {
-    if (!members || typeof members !== 'object') continue;
-    for (const [method, fn] of Object.entries(members as Record<string, unknown>)) {
-      if (typeof fn !== 'function') continue;
-      const read = readMethod(Function.prototype.toString.call(fn));
-      if (read && !out.has(read.operationId))
-        out.set(read.operationId, { group, method, arguments: read.arguments });
-    }
-  }
+  for (const [group, members] of Object.entries(client)) readGroup(group, members, out);
   return out;
+}
+
+/** One group's methods; a group inside it (`testHelpers.orders`) is read as `group.inner`. */
+function readGroup(group: string, members: unknown, out: Map<string, SdkMethod>) {
+  if (!members || typeof members !== 'object') return;
+  for (const [method, fn] of Object.entries(members as Record<string, unknown>)) {
+    if (fn && typeof fn === 'object') readGroup(`${group}.${method}`, fn, out);
+    if (typeof fn !== 'function') continue;
+    const read = readMethod(Function.prototype.toString.call(fn));
+    if (read && !out.has(read.operationId))
+      out.set(read.operationId, { group, method, arguments: read.arguments });
+  }
 }
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;

@@ -1,33 +1,48 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/kysely.ts';
+import { type Owner, ownedBy } from '../db/owned-by.ts';
 import { isoTime, run, sql } from '../db/sql.ts';
 import type { EventName } from './vocabulary/index.ts';
 
 const BATCH = 1000;
 
+/** One owner's events about one entity (an order): what a caller dispatches in its own transaction. */
+interface EntityOf {
+  owner: Owner;
+  entityId: number;
+}
+
 /**
  * Marks up to BATCH pending events dispatched, oldest first, skipping those another worker holds,
- * and answers them with their ids as text (int8).
+ * and answers them with their ids as text (int8). With `only`, just that entity's, waiting for (not
+ * skipping) any a worker holds: once it commits they are no longer pending, so none is sent twice
+ * and none overtakes an older one.
  */
-function takeBatch(tx: EntityManager) {
+function takeBatch(tx: EntityManager, only?: EntityOf) {
+  const owned = only && ownedBy(only.owner, 'domain_events as d');
+  const pending = db(tx)
+    .selectFrom('domain_events')
+    .select('id')
+    .where('dispatched_at', 'is', null)
+    .orderBy('id')
+    .limit(BATCH)
+    .forUpdate();
   return run(
     db(tx)
       .with('taken', (q) =>
         q
           .updateTable('domain_events as d')
           .from(
-            q
-              .selectFrom('domain_events')
-              .select('id')
-              .where('dispatched_at', 'is', null)
-              .orderBy('id')
-              .limit(BATCH)
-              .forUpdate()
-              .skipLocked()
-              .as('pending'),
+            (only
+              ? pending
+                  .where(ownedBy(only.owner, 'domain_events'))
+                  .where('entity_id', '=', String(only.entityId))
+              : pending.skipLocked()
+            ).as('pending'),
           )
           .set({ dispatched_at: sql`now()` })
           .whereRef('d.id', '=', 'pending.id')
+          .$if(owned !== undefined, (u) => u.where(owned as NonNullable<typeof owned>))
           .returning([
             'd.id',
             'd.store_id',
@@ -86,4 +101,16 @@ export async function dispatchPendingEvents(
     total += batch.length;
     if (batch.length < BATCH) return total;
   }
+}
+
+/**
+ * Dispatches one entity's pending events in the caller's transaction, through `fanOut` as the worker
+ * would: the event log and webhooks get each event with the entity as it is at this point of the
+ * transaction. For a caller that moves an order several steps in one transaction (the test helpers),
+ * so each step's event carries its own status, not the last one's.
+ */
+export async function dispatchEntityEvents(tx: EntityManager, only: EntityOf, fanOut: EventFanOut) {
+  const taken = await takeBatch(tx, only);
+  await fanOut(tx, taken);
+  return taken.length;
 }

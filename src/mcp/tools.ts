@@ -101,6 +101,23 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: `One order with its items, shipping, tracking and invoice fields. ${MONEY}`,
   },
   {
+    name: 'advance_test_order',
+    procedure: 'testHelpers.advanceOrder',
+    title: 'Advance a test order',
+    description:
+      'Test mode only: moves a test order one status forward, or with `to` through every status up to it, firing ' +
+      'each move’s order events and issuing the test invoice when it ships. MCP connections act in live mode ' +
+      'today, so this answers TEST_MODE_ONLY: use an sl_test_ API key over REST or the SDK.',
+  },
+  {
+    name: 'cancel_test_order',
+    procedure: 'testHelpers.cancelOrder',
+    title: 'Cancel a test order',
+    description:
+      'Test mode only: cancels a pending, processing or fulfilled test order (order.cancelled). MCP connections ' +
+      'act in live mode today, so this answers TEST_MODE_ONLY: use an sl_test_ API key over REST or the SDK.',
+  },
+  {
     name: 'read_inventory',
     procedure: 'inventory.feed',
     title: 'Stock the store can sell',

@@ -22,6 +22,32 @@ const NEXT: Record<OrderStatus, OrderStatus | null> = {
 };
 const CANCELLABLE: OrderStatus[] = ['pending', 'processing', 'fulfilled'];
 
+/**
+ * The statuses an order passes through, one move at a time, from `from` to `to` (or the next one when
+ * `to` is absent); empty when `to` is not ahead of it. For callers that move an order several steps
+ * (the test helpers), each step still made by advanceOrder.
+ */
+export function forwardPath(from: OrderStatus, to?: OrderStatus): OrderStatus[] {
+  const path: OrderStatus[] = [];
+  for (let s = NEXT[from]; s; s = NEXT[s]) {
+    path.push(s);
+    if (to === undefined || s === to) return path;
+  }
+  return [];
+}
+
+/** The state machine's refusal of a move: the one code and message every caller answers with. */
+export function invalidTransition(order: { order_number: string; status: OrderStatus }, to?: OrderStatus) {
+  const next = NEXT[order.status];
+  const options = [next, CANCELLABLE.includes(order.status) ? 'cancelled' : null].filter(Boolean);
+  return new AppError(
+    'conflict',
+    'INVALID_TRANSITION',
+    `Order ${order.order_number} is ${order.status}; it can move to ${options.join(' or ') || 'nothing'}${to ? `, not ${to}` : ''}`,
+    { extra: { status: order.status } },
+  );
+}
+
 /** The event each status announces; processing has none of its own. */
 const ANNOUNCED: Partial<Record<OrderStatus, OrderPayloadEvent>> = {
   processing: EVENT.order.updated,
@@ -188,15 +214,7 @@ function checkTransition(
 ): string | null {
   const cancellable: OrderStatus[] = opts.cancelShipped ? [...CANCELLABLE, 'shipped'] : CANCELLABLE;
   const allowed = to === 'cancelled' ? cancellable.includes(order.status) : NEXT[order.status] === to;
-  if (!allowed) {
-    const next = NEXT[order.status];
-    throw new AppError(
-      'conflict',
-      'INVALID_TRANSITION',
-      `Order ${order.order_number} is ${order.status}; it can move to ${[next, CANCELLABLE.includes(order.status) ? 'cancelled' : null].filter(Boolean).join(' or ') || 'nothing'}, not ${to}`,
-      { extra: { status: order.status } },
-    );
-  }
+  if (!allowed) throw invalidTransition(order, to);
   const tracking = opts.tracking?.trim() || order.tracking_number;
   if (to === 'shipped' && !tracking) {
     throw new AppError('bad_request', 'TRACKING_REQUIRED', 'A tracking number is needed to ship an order', {

@@ -17,7 +17,8 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
  * The reference's curl samples, copied as printed and run with a shell, work against what
  * `npm start` seeds: its ids and prices are those of the demo data (product 1042, order 1, event
  * evt_1), and the Idempotency-Key is made with tools every shell has. A sample that needs an object
- * the demo does not make (a webhook subscription, a marketplace order to cancel) is left out here,
+ * the demo does not make (a webhook subscription, a marketplace order to cancel, a test order for the
+ * test helpers) is left out here,
  * by name.
  */
 const run = promisify(execFile);
@@ -25,9 +26,12 @@ const run = promisify(execFile);
 const DEMO_PRODUCTS = 3000;
 /** The samples' own base URL, replaced by the test app's. */
 const SAMPLE_BASE = 'http://localhost:3000';
-/** Operations whose samples act on objects the demo does not make (a logged request: the test app records none). */
+/**
+ * Operations whose samples act on objects the demo does not make (a logged request: the test app
+ * records none; the test helpers: a test order).
+ */
 const NEEDS_MORE_THAN_THE_DEMO =
-  /\/vendor\/webhooks\/\{|\/orders\/external\/\{id\}\/cancel|\/requests\/\{request_id\}/;
+  /\/vendor\/webhooks\/\{|\/orders\/external\/\{id\}\/cancel|\/requests\/\{request_id\}|\/test_helpers\//;
 
 let app: TestApp;
 let demo: DemoCredentials;

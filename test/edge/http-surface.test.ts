@@ -82,6 +82,7 @@ describe('HTTP surface', () => {
       'Listings',
       'Orders',
       'Webhooks',
+      'Test helpers',
       'OAuth',
       'Service',
     ]);

@@ -234,6 +234,7 @@ interface Made {
   delivery?: number;
   event?: string;
   external?: number;
+  toCancel?: number;
 }
 type Json = Record<string, { id?: number | string } & Record<string, unknown>> & {
   events?: { id: string }[];
@@ -295,6 +296,23 @@ const STEPS: Step[] = [
     save: (b, m) => {
       m.order = Number(b.order?.id);
     },
+  },
+  // Test mode only: the test key moves its own order (live credentials are refused before any read).
+  {
+    op: 'POST /api/v1/test_helpers/orders/{id}/advance',
+    path: (m) => `/api/v1/test_helpers/orders/${m.order}/advance`,
+    body: () => ({ to: 'delivered' }),
+  },
+  {
+    op: 'POST /api/v1/orders',
+    body: wholesale,
+    save: (b, m) => {
+      m.toCancel = Number(b.order?.id);
+    },
+  },
+  {
+    op: 'POST /api/v1/test_helpers/orders/{id}/cancel',
+    path: (m) => `/api/v1/test_helpers/orders/${m.toCancel}/cancel`,
   },
   { op: 'GET /api/v1/orders' },
   { op: 'GET /api/v1/orders', path: () => '/api/v1/orders?sort_by=id&status=pending' },
@@ -401,14 +419,20 @@ describe('every partner operation', () => {
     expect(reading.length).toBeGreaterThan(which === 'live' || which === 'test' ? 30 : 10);
     if (which === 'live') {
       const failed = seen
+        // The test helpers refuse a live key (TEST_MODE_ONLY) before reading anything.
         .filter(
           (s) =>
             s.status >= 400 &&
             !s.step.startsWith('GET /api/v1/events/') &&
-            !s.step.startsWith('GET /api/v1/requests/'),
+            !s.step.startsWith('GET /api/v1/requests/') &&
+            !s.step.startsWith('POST /api/v1/test_helpers/'),
         )
         .map((s) => `${s.step}: ${s.status}`);
       expect(failed).toEqual([]);
+    }
+    if (which === 'test') {
+      const helpers = seen.filter((s) => s.step.startsWith('POST /api/v1/test_helpers/'));
+      expect(helpers.map((s) => s.status)).toEqual([200, 200]);
     }
     expect(seen.filter((s) => s.status >= 500).map((s) => s.step)).toEqual([]);
   });

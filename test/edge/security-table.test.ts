@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { oas31 } from 'zod-openapi';
 import { APP_SCOPES, type AppScope } from '../../src/auth/actor.ts';
+import { createApiKey } from '../../src/store/create-api-key.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { fixtures } from '../helpers/fixtures.ts';
 import { type AppToken, ISSUER, mintAppToken } from '../helpers/oauth.ts';
@@ -53,7 +54,19 @@ const ADDED_ENDPOINT_TABLE = `
 | GET | /api/v1/events/{id} | read | * | one event |
 | GET | /api/v1/requests | read | * | the request log (an app reads its own requests) |
 | GET | /api/v1/requests/{request_id} | read | * | one logged request |
+| POST | /api/v1/test_helpers/orders/{id}/advance | read_write | * | advance a test order |
+| POST | /api/v1/test_helpers/orders/{id}/cancel | read_write | * | cancel a test order |
 `;
+
+/**
+ * Test mode only (src/test-helpers/): every live credential, a live key and any OAuth token (which act
+ * in live mode), is refused with TEST_MODE_ONLY once the method and scope rules let it through; a test
+ * key gets in.
+ */
+const TEST_MODE_ONLY = new Set([
+  'POST /api/v1/test_helpers/orders/{id}/advance',
+  'POST /api/v1/test_helpers/orders/{id}/cancel',
+]);
 
 /** What an app token needs: every listed scope, any scope (`*`), or nothing will do (`null`). */
 type Rule = readonly AppScope[] | '*' | null;
@@ -91,6 +104,9 @@ const APP_SCOPE_TABLE: Record<string, Rule> = {
   'GET /api/v1/events/{id}': '*',
   'GET /api/v1/requests': '*',
   'GET /api/v1/requests/{request_id}': '*',
+
+  'POST /api/v1/test_helpers/orders/{id}/advance': '*',
+  'POST /api/v1/test_helpers/orders/{id}/cancel': '*',
 };
 const WEBHOOKS = '/api/v1/vendor/webhooks';
 
@@ -248,12 +264,15 @@ describe('the app-scope table', () => {
 
 let app: TestApp;
 let store: { id: number; readWrite: string; read: string };
+let testKey: string;
 let productId: number;
 
 beforeAll(async () => {
   // Many apps are registered: one per scope set.
   app = await startTestApp({ OAUTH_REGISTER_RATE_LIMIT: '1000' });
   store = await app.createStore('Security Table Store');
+  testKey = (await createApiKey({ em: app.em() }, { storeId: store.id, scope: 'read_write', mode: 'test' }))
+    .key;
   const f = fixtures(app.em());
   const supplier = await f.supplier();
   productId = await f.product({ supplierId: supplier, images: 1 });
@@ -314,6 +333,7 @@ async function send(method: string, path: string, key?: string): Promise<Outcome
 
 const WWW_AUTHENTICATE = `Bearer resource_metadata="${ISSUER}/.well-known/oauth-protected-resource/api/v1"`;
 const allowed = (o: Outcome) => o.status !== 401 && o.status !== 403;
+const liveRefused = (o: Outcome) => o.status === 403 && o.code === 'TEST_MODE_ONLY';
 
 describe.each(OPERATIONS.map((o) => [`${o.method} ${o.path}`, o.method, o.path] as const))(
   '%s',
@@ -338,8 +358,15 @@ describe.each(OPERATIONS.map((o) => [`${o.method} ${o.path}`, o.method, o.path] 
           : allowed(read),
       );
 
+      const testOnly = TEST_MODE_ONLY.has(`${method} ${path}`);
+      // What passes the method and scope rules: in, or for test-mode-only operations a live refusal.
+      const admitted = testOnly ? liveRefused : allowed;
       const readWrite = await send(method, path, store.readWrite);
-      check('read_write key', readWrite, allowed(readWrite));
+      check('read_write key', readWrite, admitted(readWrite));
+      if (testOnly) {
+        const test = await send(method, path, testKey);
+        check('test read_write key', test, allowed(test));
+      }
 
       if (rule === undefined) {
         problems.push('no rule in the app-scope table');
@@ -350,7 +377,7 @@ describe.each(OPERATIONS.map((o) => [`${o.method} ${o.path}`, o.method, o.path] 
       } else if (rule === '*') {
         for (const scope of ['read_customers', 'write_external_orders'] as const) {
           const one = await send(method, path, (await tokenFor([scope])).access_token);
-          check(`app token with only ${scope}`, one, allowed(one));
+          check(`app token with only ${scope}`, one, admitted(one));
         }
       } else {
         const withScope = await send(method, path, (await tokenFor(rule)).access_token);

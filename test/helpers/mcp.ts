@@ -10,6 +10,8 @@ import type { CallToolResult, JSONRPCResultResponse } from '@modelcontextprotoco
 import type { Page } from 'playwright-core';
 import type {
   AddMyProductResponse,
+  AdvanceTestOrderResponse,
+  CancelTestOrderResponse,
   CreateWebhookResponse,
   DeleteWebhookResponse,
   GetMyProductResponse,
@@ -116,6 +118,8 @@ export interface ToolResponses {
   set_listing_price: SetMyProductPricingResponse;
   list_orders: ListOrdersResponse;
   get_order: GetOrderResponse;
+  advance_test_order: AdvanceTestOrderResponse;
+  cancel_test_order: CancelTestOrderResponse;
   read_inventory: ListInventoryResponse;
   list_requests: ListRequestsResponse;
   list_webhooks: ListWebhooksResponse;

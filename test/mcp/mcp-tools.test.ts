@@ -114,6 +114,8 @@ describe('tools/list', () => {
       'set_listing_price',
       'list_orders',
       'get_order',
+      'advance_test_order',
+      'cancel_test_order',
       'read_inventory',
       'list_requests',
       'list_webhooks',

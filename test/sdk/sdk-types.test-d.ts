@@ -50,6 +50,18 @@ export async function typeChecks(client: Stockless): Promise<void> {
   // @ts-expect-error currency other than AUD
   await client.externalOrders.post({ ...order, currency: 'USD' });
 
+  // Test helpers: a nested group, `to` from the lifecycle's forward statuses only.
+  const moved = await client.testHelpers.orders.advance(1, { to: 'delivered', tracking_number: 'T-1' });
+  expectTypeOf(moved.order.status).toEqualTypeOf<
+    'pending' | 'processing' | 'fulfilled' | 'shipped' | 'delivered' | 'cancelled'
+  >();
+  await client.testHelpers.orders.advance(1);
+  // @ts-expect-error cancelling is its own method
+  await client.testHelpers.orders.advance(1, { to: 'cancelled' });
+  // @ts-expect-error misspelt body field
+  await client.testHelpers.orders.advance(1, { tracking: 'T-1' });
+  await client.testHelpers.orders.cancel(1);
+
   // Responses: typed, so a misspelt read is an error too.
   const page = await client.products.list();
   expectTypeOf(page.products).toEqualTypeOf<CatalogueProduct[]>();

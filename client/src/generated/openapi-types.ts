@@ -2404,6 +2404,54 @@ export interface GetRequestResponse {
 }
 
 /**
+ * Path parameters of advanceTestOrder.
+ */
+export interface AdvanceTestOrderPathParams {
+  /**
+   * The id of a test order (one placed with an `sl_test_` key).
+   */
+  id: number;
+}
+
+/**
+ * Request body of advanceTestOrder.
+ */
+export interface AdvanceTestOrderBody {
+  /**
+   * The status to reach, through every status in between, each move with its own events. Absent: one move forward.
+   */
+  to?: 'processing' | 'fulfilled' | 'shipped' | 'delivered';
+  /**
+   * The tracking number the order ships with, only when this move ships it. Absent: the order keeps one it has, or gets a generated `TEST-TRK-…` one.
+   */
+  tracking_number?: string;
+}
+
+/**
+ * Response of advanceTestOrder (200).
+ */
+export interface AdvanceTestOrderResponse {
+  order: Order;
+}
+
+/**
+ * Path parameters of cancelTestOrder.
+ */
+export interface CancelTestOrderPathParams {
+  /**
+   * The id of a test order (one placed with an `sl_test_` key).
+   */
+  id: number;
+}
+
+/**
+ * Response of cancelTestOrder (200).
+ */
+export interface CancelTestOrderResponse {
+  order: Order;
+}
+
+/**
  * Path parameters of getOrderInvoice.
  */
 export interface GetOrderInvoicePathParams {
@@ -2805,6 +2853,24 @@ export interface Operations {
     bodyRequired: false;
     response: GetRequestResponse;
   };
+  advanceTestOrder: {
+    method: 'POST';
+    path: '/api/v1/test_helpers/orders/{id}/advance';
+    pathParams: AdvanceTestOrderPathParams;
+    query: never;
+    body: AdvanceTestOrderBody;
+    bodyRequired: true;
+    response: AdvanceTestOrderResponse;
+  };
+  cancelTestOrder: {
+    method: 'POST';
+    path: '/api/v1/test_helpers/orders/{id}/cancel';
+    pathParams: CancelTestOrderPathParams;
+    query: never;
+    body: never;
+    bodyRequired: false;
+    response: CancelTestOrderResponse;
+  };
   getOrderInvoice: {
     method: 'GET';
     path: '/api/v1/orders/{id}/invoice';
@@ -2956,6 +3022,8 @@ export const operations = {
   getEvent: { method: 'GET', path: '/api/v1/events/{id}', response: 'json' },
   listRequests: { method: 'GET', path: '/api/v1/requests', response: 'json' },
   getRequest: { method: 'GET', path: '/api/v1/requests/{request_id}', response: 'json' },
+  advanceTestOrder: { method: 'POST', path: '/api/v1/test_helpers/orders/{id}/advance', response: 'json' },
+  cancelTestOrder: { method: 'POST', path: '/api/v1/test_helpers/orders/{id}/cancel', response: 'json' },
   getOrderInvoice: { method: 'GET', path: '/api/v1/orders/{id}/invoice', response: 'bytes' },
   registerOAuthClient: { method: 'POST', path: '/oauth/register', response: 'json' },
   authorizeOAuth: { method: 'GET', path: '/oauth/authorize', response: 'json' },
