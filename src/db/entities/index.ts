@@ -15,6 +15,7 @@ import {
 } from './catalogue.ts';
 import { FacetCell, FacetCellDelta, StoreCell, StoreCellDelta } from './cells.ts';
 import { DomainEvent } from './events.ts';
+import { Export } from './exports.ts';
 import { ExternalOrder, SkuMapping } from './external-orders.ts';
 import { IdempotencyKey } from './idempotency.ts';
 import { InventoryFanoutPending, InventoryFeedEntry } from './inventory.ts';
@@ -89,7 +90,8 @@ export type AnyEntity =
   | typeof WebhookDelivery
   | typeof WebhookAttempt
   | typeof WebhookEvent
-  | typeof SchemaFunction;
+  | typeof SchemaFunction
+  | typeof Export;
 
 /** Every table as an entity; discovery is explicit, not by file globbing. */
 export const entities: AnyEntity[] = [
@@ -143,4 +145,5 @@ export const entities: AnyEntity[] = [
   WebhookAttempt,
   WebhookEvent,
   SchemaFunction,
+  Export,
 ];
