@@ -472,6 +472,46 @@ const RETRIES = {
   ),
 } as const;
 
+/** Bulk exports (src/exports/). */
+const EXPORTS = {
+  EXPORT_ALREADY_RUNNING: entry(
+    409,
+    'conflict',
+    'The store already has an export queued or running in this mode (one at a time); `export_id` names it.',
+    'Wait for that export to complete (poll GET /api/v1/exports/{id} or listen for export.completed), then create yours.',
+  ),
+  EXPORT_DAILY_LIMIT: entry(
+    429,
+    'rate_limited',
+    'The store created as many exports in this mode in the last 24 hours as a day allows.',
+    'Reuse a completed export (its url is re-signed on each GET for 7 days), or retry after the Retry-After delay.',
+  ),
+  EXPORT_NOT_FOUND: entry(
+    404,
+    'not_found',
+    'The store has no export with this id in this mode.',
+    'Use an id from POST or GET /api/v1/exports, with a key of the same mode.',
+  ),
+  EXPORT_URL_INVALID: entry(
+    403,
+    'forbidden',
+    'The download URL’s signature does not match: it was edited, truncated or is for another export.',
+    'Use the `url` of GET /api/v1/exports/{id} unchanged.',
+  ),
+  EXPORT_URL_EXPIRED: entry(
+    403,
+    'forbidden',
+    'The download URL’s `expires` has passed (a url is valid for one hour).',
+    'GET /api/v1/exports/{id} again: every answer carries a freshly signed url.',
+  ),
+  EXPORT_FILE_GONE: entry(
+    404,
+    'not_found',
+    'The export has no file to download: it is not completed yet, it failed, or it expired and its file was deleted.',
+    'Check the export’s `status`; create a new export for an expired one.',
+  ),
+} as const;
+
 /** Every code of the API's own error body (`{ error, code, message, request_id }`). */
 export const API_ERROR_CODES = {
   ...REQUEST,
@@ -480,6 +520,7 @@ export const API_ERROR_CODES = {
   ...CATALOGUE,
   ...ORDERS,
   ...WEBHOOKS,
+  ...EXPORTS,
   ...RETRIES,
 } as const satisfies Record<string, ErrorCodeEntry>;
 

@@ -1,6 +1,7 @@
 import { catalogueInternalRouter } from './catalogue/internal-router.ts';
 import { catalogueRouter } from './catalogue/router.ts';
 import { eventsRouter } from './events-api/router.ts';
+import { exportsRouter } from './exports/router.ts';
 import { externalOrdersInternalRouter } from './external-orders/internal-router.ts';
 import { externalOrdersRouter } from './external-orders/router.ts';
 import { inventoryInternalRouter } from './inventory/internal-router.ts';
@@ -47,6 +48,7 @@ export const appRouter = router({
   externalOrders: externalOrdersRouter,
   webhooks: webhooksRouter,
   events: eventsRouter,
+  exports: exportsRouter,
   internal: internalRouter,
 });
 

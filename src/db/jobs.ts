@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import {
   catalogueFanoutPayload,
   cronPayload,
+  exportRunPayload,
   inventoryFanoutPayload,
   noPayload,
   webhookCoalescePayload,
@@ -25,6 +26,8 @@ export const JOBS = {
   pruneRateLimits: 'prune_rate_limits',
   pruneIdempotencyKeys: 'prune_idempotency_keys',
   pruneEvents: 'prune_events',
+  runExport: 'export_run',
+  pruneExports: 'export_prune',
 } as const;
 
 export type JobName = (typeof JOBS)[keyof typeof JOBS];
@@ -42,6 +45,8 @@ export const JOB_PAYLOADS = {
   [JOBS.pruneRateLimits]: cronPayload,
   [JOBS.pruneIdempotencyKeys]: cronPayload,
   [JOBS.pruneEvents]: cronPayload,
+  [JOBS.runExport]: exportRunPayload,
+  [JOBS.pruneExports]: cronPayload,
 } as const satisfies { [N in JobName]: z.ZodType };
 
 /** What may be queued for job `N`. */
