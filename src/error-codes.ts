@@ -504,6 +504,12 @@ const EXPORTS = {
     'The download URL’s `expires` has passed (a url is valid for one hour).',
     'GET /api/v1/exports/{id} again: every answer carries a freshly signed url.',
   ),
+  EXPORT_FAILED: entry(
+    500,
+    'server_error',
+    'The export job could not write the file (the `error` of a failed export, never an HTTP answer).',
+    'Create a new export; if it fails again, contact support with the export id.',
+  ),
   EXPORT_FILE_GONE: entry(
     404,
     'not_found',

@@ -201,7 +201,8 @@ const EVENT_DATA_SCHEMAS: Record<string, oas31.SchemaObject> = {
     properties: {
       export: {
         type: 'object',
-        description: 'The export that ended. Its download url is not in the event: GET the export for a freshly signed one.',
+        description:
+          'The export that ended. Its download url is not in the event: GET the export for a freshly signed one.',
         required: ['id', 'object', 'type', 'status', 'row_count', 'bytes', 'error'],
         properties: {
           id: { type: 'string', example: 'exp_42' },

@@ -47,7 +47,10 @@ export const exportsDocs: RouterDocs<typeof exportsRouter> = {
         summary: 'The catalogue under filters',
         value: { type: 'catalogue', filters: { category: 'furniture', in_stock: true } },
       },
-      orders: { summary: "The store's shipped orders", value: { type: 'orders', filters: { status: 'shipped' } } },
+      orders: {
+        summary: "The store's shipped orders",
+        value: { type: 'orders', filters: { status: 'shipped' } },
+      },
       listings: { summary: "The store's listings", value: { type: 'listings' } },
     },
     errors: {
@@ -61,7 +64,7 @@ export const exportsDocs: RouterDocs<typeof exportsRouter> = {
         ),
       ),
       '429': errorDoc(
-        'The day\'s exports are used up',
+        "The day's exports are used up",
         errorExample(
           'rate_limited',
           'EXPORT_DAILY_LIMIT',

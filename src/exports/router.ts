@@ -3,7 +3,13 @@ import { partnerProcedure } from '../trpc/procedures.ts';
 import { createExport } from './create-export.ts';
 import { getExport } from './get-export.ts';
 import { listExports } from './list-exports.ts';
-import { createExportInput, exportAnswer, getExportInput, listExportsInput, listExportsOutput } from './schemas.ts';
+import {
+  createExportInput,
+  exportAnswer,
+  getExportInput,
+  listExportsInput,
+  listExportsOutput,
+} from './schemas.ts';
 
 const TAGS = ['Exports'];
 
@@ -24,14 +30,14 @@ export const exportsRouter = router({
         tags: TAGS,
         summary: 'Start a bulk export',
         description:
-          'Queues an export of the catalogue (under any filter of GET /api/v1/products), the store\'s listings, or its ' +
+          "Queues an export of the catalogue (under any filter of GET /api/v1/products), the store's listings, or its " +
           'orders (under the filters of GET /api/v1/orders) and answers 202 at once. A job writes every match as one ' +
           'JSON object a line, gzip, from one consistent snapshot: each line is exactly the item the list endpoint ' +
           'answers. Follow it with GET /api/v1/exports/{id} (`rows_written` is the progress) or the `export.completed` ' +
           'webhook, then download `url`, a signed link valid for an hour. `continuation` names where the event log ' +
           '(and, for listings, the inventory feed) continues from the snapshot, so nothing changed since is missed. ' +
           'One export per store and mode runs at a time (409 `EXPORT_ALREADY_RUNNING`), at most 50 a day; files are kept ' +
-          '7 days. A test key exports test orders. App tokens need the type\'s read scope.',
+          "7 days. A test key exports test orders. App tokens need the type's read scope.",
         errorResponses: {
           400: 'Invalid type or filters',
           401: 'Missing or invalid credential',
@@ -75,7 +81,7 @@ export const exportsRouter = router({
         summary: 'One export',
         description:
           'The export, its progress, and once completed a freshly signed download `url` (valid one hour; GET again ' +
-          'for a new one) and the feeds\' `continuation` cursors.',
+          "for a new one) and the feeds' `continuation` cursors.",
         errorResponses: {
           400: 'Not an export id',
           401: 'Missing or invalid credential',

@@ -26,30 +26,39 @@ export const FILTERS_OF = {
 export type CatalogueExportFilters = z.output<typeof catalogueExportFilters>;
 export type OrdersExportFilters = z.output<typeof ordersExportFilters>;
 
-export const createExportInput = z.discriminatedUnion('type', [
-  z
-    .object({
-      type: z.literal('catalogue').meta(described('Every catalogue product the filters match.')),
-      filters: catalogueExportFilters
-        .optional()
-        .meta(described('The filter parameters of GET /api/v1/products (no page, limit or sort).')),
-    })
-    .strict(),
-  z
-    .object({
-      type: z.literal('listings').meta(described("The store's live listings, with their variants.")),
-      filters: listingsExportFilters.optional(),
-    })
-    .strict(),
-  z
-    .object({
-      type: z.literal('orders').meta(described("The store's orders of the key's mode.")),
-      filters: ordersExportFilters
-        .optional()
-        .meta(described('The filter parameters of GET /api/v1/orders (no page, limit or sort).')),
-    })
-    .strict(),
-]);
+/** The filters of one type, parsed by that type's schema: a field another type has is refused. */
+function filtersOf(v: { type: ExportType; filters?: Record<string, unknown> | undefined }, ctx: z.RefinementCtx) {
+  const parsed = FILTERS_OF[v.type].safeParse(v.filters ?? {});
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) {
+    ctx.addIssue({ code: 'custom', path: ['filters', ...issue.path.map(String)], message: issue.message, input: v });
+  }
+  return z.NEVER;
+}
+
+export const createExportInput = z
+  .object({
+    type: z.enum(EXPORT_TYPES).meta({
+      description:
+        "`catalogue`: every catalogue product the filters match, as GET /api/v1/products lists them; `listings`: the store's " +
+        'live listings as GET /api/v1/my-products?include=variants lists them; `orders`: the orders of the key\'s mode as ' +
+        'GET /api/v1/orders lists them.',
+      example: 'catalogue',
+    }),
+    filters: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({
+        description:
+          'For `catalogue`, the filter parameters of GET /api/v1/products; for `orders`, those of GET /api/v1/orders ' +
+          '(no page, limit or sort: an export is the whole match); `listings` takes none. JSON values: `true`, numbers. ' +
+          'An unknown or misspelt filter is a 400, never ignored.',
+        example: { category: 'furniture', in_stock: true },
+      }),
+  })
+  .strict()
+  // A transform, not a refinement: trpc-to-openapi keeps a transformed object strict (listings' bulkInput).
+  .transform((v, ctx) => ({ type: v.type, filters: filtersOf(v, ctx) as Record<string, unknown> }));
 export type CreateExportInput = z.output<typeof createExportInput>;
 
 const exportId = z
@@ -97,15 +106,21 @@ export const exportObject = z
     url_expires_at: time('When `url` stops working.'),
     continuation: z
       .object({
-        events_cursor: z.string().meta(
-          described(
-            'GET /api/v1/events?order=asc&cursor=… from here returns every change the file does not hold (and may repeat a few it does).',
+        events_cursor: z
+          .string()
+          .meta(
+            described(
+              'GET /api/v1/events?order=asc&cursor=… from here returns every change the file does not hold (and may repeat a few it does).',
+            ),
           ),
-        ),
         inventory_cursor: z
           .string()
           .nullable()
-          .meta(described('Listings exports: GET /api/v1/inventory?updated_since=… continues the feed from the file.')),
+          .meta(
+            described(
+              'Listings exports: GET /api/v1/inventory?updated_since=… continues the feed from the file.',
+            ),
+          ),
       })
       .nullable()
       .meta(described('Once completed: where the feeds continue from the snapshot the file was read in.')),
@@ -125,6 +140,9 @@ export const exportAnswer = z.object({ export: exportObject });
 
 export const listExportsOutput = z.object({
   exports: z.array(exportObject),
-  next_cursor: z.string().nullable().meta(described('Pass back as cursor for older exports; null at the end.')),
+  next_cursor: z
+    .string()
+    .nullable()
+    .meta(described('Pass back as cursor for older exports; null at the end.')),
   has_more: z.boolean(),
 });

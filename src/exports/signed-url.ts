@@ -30,7 +30,11 @@ export async function checkSignature(
   now = Date.now(),
 ): Promise<void> {
   const invalid = () =>
-    new AppError('forbidden', 'EXPORT_URL_INVALID', 'The download url is not one this API signed for this export');
+    new AppError(
+      'forbidden',
+      'EXPORT_URL_INVALID',
+      'The download url is not one this API signed for this export',
+    );
   if (!params.expires || !/^\d{1,12}$/.test(params.expires) || !params.signature) throw invalid();
   let given: Uint8Array;
   try {

@@ -256,6 +256,8 @@ const MALFORMED: Record<JobName, [payload: unknown, names: RegExp]> = {
   [JOBS.pruneRateLimits]: ['now', /expected object, got string/],
   [JOBS.pruneIdempotencyKeys]: [7, /expected object, got number/],
   [JOBS.pruneEvents]: [{ days: 30 }, /Unrecognized key: "days"/],
+  [JOBS.runExport]: [{ exportId: 7 }, /export_id/],
+  [JOBS.pruneExports]: [{ days: 7 }, /Unrecognized key: "days"/],
 };
 
 describe('a malformed payload', () => {
