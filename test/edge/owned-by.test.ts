@@ -234,6 +234,7 @@ interface Made {
   delivery?: number;
   event?: string;
   external?: number;
+  export?: string;
 }
 type Json = Record<string, { id?: number | string } & Record<string, unknown>> & {
   events?: { id: string }[];
@@ -344,6 +345,15 @@ const STEPS: Step[] = [
     },
   },
   { op: 'GET /api/v1/events/{id}', path: (m) => `/api/v1/events/${m.event ?? 'evt_1'}` },
+  {
+    op: 'POST /api/v1/exports',
+    body: () => ({ type: 'orders', filters: { status: 'pending' } }),
+    save: (b, m) => {
+      m.export = String(b.export?.id);
+    },
+  },
+  { op: 'GET /api/v1/exports' },
+  { op: 'GET /api/v1/exports/{id}', path: (m) => `/api/v1/exports/${m.export ?? 'exp_1'}` },
   { op: 'DELETE /api/v1/vendor/webhooks/{id}', path: hook },
 ];
 

@@ -51,6 +51,9 @@ const SPEC_ENDPOINT_TABLE = `
 const ADDED_ENDPOINT_TABLE = `
 | GET | /api/v1/events | read | * | the event log |
 | GET | /api/v1/events/{id} | read | * | one event |
+| POST | /api/v1/exports | read_write | * | start a bulk export (the app needs its type's read scope) |
+| GET | /api/v1/exports | read | * | the store's exports (an app sees the types its scopes read) |
+| GET | /api/v1/exports/{id} | read | * | one export (the app needs its type's read scope) |
 `;
 
 /** What an app token needs: every listed scope, any scope (`*`), or nothing will do (`null`). */
@@ -87,6 +90,9 @@ const APP_SCOPE_TABLE: Record<string, Rule> = {
   'POST /api/v1/orders/external/{id}/cancel': ['write_external_orders'],
   'GET /api/v1/events': '*',
   'GET /api/v1/events/{id}': '*',
+  'POST /api/v1/exports': '*',
+  'GET /api/v1/exports': '*',
+  'GET /api/v1/exports/{id}': '*',
 };
 const WEBHOOKS = '/api/v1/vendor/webhooks';
 

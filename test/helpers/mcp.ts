@@ -11,7 +11,9 @@ import type { Page } from 'playwright-core';
 import type {
   AddMyProductResponse,
   CreateWebhookResponse,
+  CreateExportResponse,
   DeleteWebhookResponse,
+  GetExportResponse,
   GetMyProductResponse,
   GetOrderResponse,
   GetProductFacetsResponse,
@@ -120,6 +122,8 @@ export interface ToolResponses {
   create_webhook: CreateWebhookResponse;
   update_webhook: UpdateWebhookResponse;
   delete_webhook: DeleteWebhookResponse;
+  create_export: CreateExportResponse;
+  get_export: GetExportResponse;
 }
 export type ToolName = keyof ToolResponses;
 
