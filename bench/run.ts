@@ -278,11 +278,12 @@ async function main() {
         ['', 'wall s', 'rows/s', 'MB (gzip)'],
         [
           ['API + worker (POST, job, polled)', f2(e.seconds), fmt(e.rowsPerSecond), f2(e.bytes / 2 ** 20)],
+          ['the job alone (started_at → completed_at)', f2(e.jobSeconds), fmt(e.rows / e.jobSeconds), ''],
           ['raw: bare pg cursor → gzip', f2(e.raw.seconds), fmt(e.raw.rowsPerSecond), f2(e.raw.bytes / 2 ** 20)],
         ],
       );
       console.log(
-        `  ratio to raw ${f2(e.ratio)}x; worker RSS MB idle ${fmt(e.rssMb.idle)}, at 10% ${fmt(e.rssMb.p10)}, ` +
+        `  the job's ratio to raw ${f2(e.ratio)}x; worker RSS MB idle ${fmt(e.rssMb.idle)}, at 10% ${fmt(e.rssMb.p10)}, ` +
           `50% ${fmt(e.rssMb.p50)}, 90% ${fmt(e.rssMb.p90)}, peak ${fmt(e.rssMb.peak)}`,
       );
       console.log(
