@@ -53,7 +53,13 @@ async function rssMb(pid: number): Promise<number> {
 
 function worker(d: Deps): ChildProcess {
   return spawn(d.node, ['server/main.ts', 'worker'], {
-    env: { ...process.env, DATABASE_URL: d.dbUrl, EXPORT_DIR: d.exportDir, LOG_LEVEL: 'warn', WORKER_CONCURRENCY: '2' },
+    env: {
+      ...process.env,
+      DATABASE_URL: d.dbUrl,
+      EXPORT_DIR: d.exportDir,
+      LOG_LEVEL: 'warn',
+      WORKER_CONCURRENCY: '2',
+    },
     stdio: 'ignore',
   });
 }
@@ -84,7 +90,9 @@ async function follow(d: Deps, id: string, pid: number) {
 /** The RSS sampled nearest to a fraction of the rows. */
 function rssAt(samples: { progress: number; rss: number }[], total: number, fraction: number): number {
   const target = total * fraction;
-  const best = samples.reduce((a, b) => (Math.abs(b.progress - target) < Math.abs(a.progress - target) ? b : a));
+  const best = samples.reduce((a, b) =>
+    Math.abs(b.progress - target) < Math.abs(a.progress - target) ? b : a,
+  );
   return round(best.rss);
 }
 

@@ -256,12 +256,23 @@ async function main() {
       const f2 = (x: number) => x.toFixed(2);
       const em = orm.em.fork();
       // A leftover queued or running export of an interrupted run would answer 409.
-      await rows(em, sql`UPDATE exports SET status = 'failed' WHERE store_id = ${benchStoreId} AND status IN ('queued', 'running')`);
+      await rows(
+        em,
+        sql`UPDATE exports SET status = 'failed' WHERE store_id = ${benchStoreId} AND status IN ('queued', 'running')`,
+      );
       const liveKey = (
-        await createApiKey({ em }, { storeId: benchStoreId, scope: 'read_write', mode: 'live', name: 'bench export' })
+        await createApiKey(
+          { em },
+          { storeId: benchStoreId, scope: 'read_write', mode: 'live', name: 'bench export' },
+        )
       ).key;
-      const other = await createStore({ em }, { name: 'Bench Other Partner', slug: `bench-other-${Date.now()}` });
-      const otherKey = (await createApiKey({ em }, { storeId: other.id, scope: 'read', mode: 'live', name: 'bench' })).key;
+      const other = await createStore(
+        { em },
+        { name: 'Bench Other Partner', slug: `bench-other-${Date.now()}` },
+      );
+      const otherKey = (
+        await createApiKey({ em }, { storeId: other.id, scope: 'read', mode: 'live', name: 'bench' })
+      ).key;
       const e = await benchExport({
         orm,
         dbUrl: db.url,
@@ -279,7 +290,12 @@ async function main() {
         [
           ['API + worker (POST, job, polled)', f2(e.seconds), fmt(e.rowsPerSecond), f2(e.bytes / 2 ** 20)],
           ['the job alone (started_at → completed_at)', f2(e.jobSeconds), fmt(e.rows / e.jobSeconds), ''],
-          ['raw: bare pg cursor → gzip', f2(e.raw.seconds), fmt(e.raw.rowsPerSecond), f2(e.raw.bytes / 2 ** 20)],
+          [
+            'raw: bare pg cursor → gzip',
+            f2(e.raw.seconds),
+            fmt(e.raw.rowsPerSecond),
+            f2(e.raw.bytes / 2 ** 20),
+          ],
         ],
       );
       console.log(

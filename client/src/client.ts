@@ -1,4 +1,3 @@
-import type { Operations } from './generated/openapi-types.ts';
 import {
   type Export,
   type ExportLines,
@@ -6,6 +5,7 @@ import {
   readExportLines,
   waitForExport,
 } from './exports.ts';
+import type { Operations } from './generated/openapi-types.ts';
 import { type OperationId, type RetryOptions, Transport } from './http.ts';
 import {
   EventStream,
@@ -276,5 +276,4 @@ export class Stockless {
     // Looked up per call, as the transport does, so a fetch patched after construction is used.
     yield* readExportLines<T>(this.#fetch ?? globalThis.fetch, exp, o.signal);
   }
-
 }

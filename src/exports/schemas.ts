@@ -27,11 +27,19 @@ export type CatalogueExportFilters = z.output<typeof catalogueExportFilters>;
 export type OrdersExportFilters = z.output<typeof ordersExportFilters>;
 
 /** The filters of one type, parsed by that type's schema: a field another type has is refused. */
-function filtersOf(v: { type: ExportType; filters?: Record<string, unknown> | undefined }, ctx: z.RefinementCtx) {
+function filtersOf(
+  v: { type: ExportType; filters?: Record<string, unknown> | undefined },
+  ctx: z.RefinementCtx,
+) {
   const parsed = FILTERS_OF[v.type].safeParse(v.filters ?? {});
   if (parsed.success) return parsed.data;
   for (const issue of parsed.error.issues) {
-    ctx.addIssue({ code: 'custom', path: ['filters', ...issue.path.map(String)], message: issue.message, input: v });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['filters', ...issue.path.map(String)],
+      message: issue.message,
+      input: v,
+    });
   }
   return z.NEVER;
 }
@@ -41,7 +49,7 @@ export const createExportInput = z
     type: z.enum(EXPORT_TYPES).meta({
       description:
         "`catalogue`: every catalogue product the filters match, as GET /api/v1/products lists them; `listings`: the store's " +
-        'live listings as GET /api/v1/my-products?include=variants lists them; `orders`: the orders of the key\'s mode as ' +
+        "live listings as GET /api/v1/my-products?include=variants lists them; `orders`: the orders of the key's mode as " +
         'GET /api/v1/orders lists them.',
       example: 'catalogue',
     }),

@@ -34,6 +34,8 @@ export class Migration20261129040000_exports extends Migration {
     this.addSql(`CREATE INDEX exports_store_id_idx ON exports (store_id, livemode, id)`);
     this.addSql(`CREATE UNIQUE INDEX exports_one_running_idx ON exports (store_id, livemode)
       WHERE status IN ('queued', 'running')`);
-    this.addSql(`CREATE INDEX exports_expiring_idx ON exports (expires_at) WHERE status IN ('completed', 'failed')`);
+    this.addSql(
+      `CREATE INDEX exports_expiring_idx ON exports (expires_at) WHERE status IN ('completed', 'failed')`,
+    );
   }
 }

@@ -33,7 +33,10 @@ afterAll(async () => {
  * it, while the export runs: when its file is written, before the export completes (the completion
  * records an event, which waits on the dispatcher's job key a held order change also holds).
  */
-async function exportWithLateCommit(exportId: string, write: (tx: ReturnType<TestApp['em']>) => Promise<unknown>) {
+async function exportWithLateCommit(
+  exportId: string,
+  write: (tx: ReturnType<TestApp['em']>) => Promise<unknown>,
+) {
   let release!: () => void;
   let wrote!: () => void;
   const gate = new Promise<void>((r) => (release = r));
@@ -69,7 +72,14 @@ async function exportWithLateCommit(exportId: string, write: (tx: ReturnType<Tes
   }
 }
 
-const SHIPPING = { address: '1 Test Street', address2: '', city: 'Sydney', state: 'NSW', zip: '2000', country: 'AU' };
+const SHIPPING = {
+  address: '1 Test Street',
+  address2: '',
+  city: 'Sydney',
+  state: 'NSW',
+  zip: '2000',
+  country: 'AU',
+};
 
 async function order(storeId: number, productId: number): Promise<number> {
   const placed = await checkoutStorefront(
@@ -129,7 +139,9 @@ describe('an orders export and the event log from its cursor', () => {
       '/api/v1/orders?sort_by=id&order=asc',
       { key: store.read },
     );
-    expect([...state.entries()].sort((a, b) => a[0] - b[0])).toEqual(now.body.orders.map((o) => [o.id, o.status]));
+    expect([...state.entries()].sort((a, b) => a[0] - b[0])).toEqual(
+      now.body.orders.map((o) => [o.id, o.status]),
+    );
     expect(now.body.orders.map((o) => [o.id, o.status])).toEqual([
       [o1, 'processing'],
       [o2, 'processing'],
@@ -152,13 +164,22 @@ describe('a listings export and the inventory feed from its cursor', () => {
     const made = await createExport(app, store.readWrite, { type: 'listings' });
 
     await exportWithLateCommit(made.body.export.id, async (tx) => {
-      await rows(tx, sql`UPDATE listings SET custom_retail_price_cents = 3333 WHERE store_id = ${store.id} AND product_id = ${a}`);
+      await rows(
+        tx,
+        sql`UPDATE listings SET custom_retail_price_cents = 3333 WHERE store_id = ${store.id} AND product_id = ${a}`,
+      );
       await rows(tx, sql`INSERT INTO listings (store_id, product_id) VALUES (${store.id}, ${d})`);
     });
-    await rows(app.em(), sql`UPDATE listings SET custom_retail_price_cents = 4444 WHERE store_id = ${store.id} AND product_id = ${b}`);
+    await rows(
+      app.em(),
+      sql`UPDATE listings SET custom_retail_price_cents = 4444 WHERE store_id = ${store.id} AND product_id = ${b}`,
+    );
 
     const done = await getExport(app, store.read, made.body.export.id);
-    const lines = (await download(app, done)) as { product_id: number; custom_retail_price_cents: number | null }[];
+    const lines = (await download(app, done)) as {
+      product_id: number;
+      custom_retail_price_cents: number | null;
+    }[];
     expect(lines.map((l) => [l.product_id, l.custom_retail_price_cents])).toEqual([
       [a, null],
       [b, null],

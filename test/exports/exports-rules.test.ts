@@ -42,9 +42,14 @@ afterAll(async () => {
   await app?.close();
 });
 
-type Store = Awaited<ReturnType<TestApp['createStore']>>;
-
-const SHIPPING = { address: '1 Test Street', address2: '', city: 'Sydney', state: 'NSW', zip: '2000', country: 'AU' };
+const SHIPPING = {
+  address: '1 Test Street',
+  address2: '',
+  city: 'Sydney',
+  state: 'NSW',
+  zip: '2000',
+  country: 'AU',
+};
 
 /** A store with one listed product, and a test key pair. */
 async function storeWithListing(name: string) {
@@ -179,9 +184,14 @@ describe('the security table', () => {
     const lines = (await download(app, done)) as Record<string, unknown>[];
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(line).not.toHaveProperty('customer');
-    const page = await send<{ orders: unknown[] }>(app, 'GET', '/api/v1/orders?sort_by=id&order=asc&limit=500', {
-      key: reader.access_token,
-    });
+    const page = await send<{ orders: unknown[] }>(
+      app,
+      'GET',
+      '/api/v1/orders?sort_by=id&order=asc&limit=500',
+      {
+        key: reader.access_token,
+      },
+    );
     expect(lines).toEqual(page.body.orders);
   });
 });
@@ -200,9 +210,14 @@ describe('test mode', () => {
     expect(done.livemode).toBe(false);
     const lines = (await download(app, done)) as { livemode: boolean; customer: { email: string } }[];
     expect(lines.map((l) => l.customer.email).sort()).toEqual(['test1@example.com', 'test2@example.com']);
-    const page = await send<{ orders: unknown[] }>(app, 'GET', '/api/v1/orders?sort_by=id&order=asc&status=pending', {
-      key: store.testRead,
-    });
+    const page = await send<{ orders: unknown[] }>(
+      app,
+      'GET',
+      '/api/v1/orders?sort_by=id&order=asc&status=pending',
+      {
+        key: store.testRead,
+      },
+    );
     expect(lines).toEqual(page.body.orders);
     // The live key's list does not show it.
     const live = await send<{ exports: ExportObject[] }>(app, 'GET', '/api/v1/exports', { key: store.read });

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOBS } from '../../src/db/jobs.ts';
 import { observeStatements, rows, sql } from '../../src/db/sql.ts';
 import { signedUrl } from '../../src/exports/signed-url.ts';
-import { createApiKey } from '../../src/store/create-api-key.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { fixtures } from '../helpers/fixtures.ts';
 import { send } from '../helpers/http.ts';
@@ -50,7 +49,10 @@ describe('a catalogue export', () => {
   it('is queued (202), written in batches with progress, and each line is the list item of GET /products', async () => {
     const store = await app.createStore('Catalogue Export');
     const ids = await products(store, [3, 0, 7, 1, 0]);
-    const created = await createExport(app, store.readWrite, { type: 'catalogue', filters: { in_stock: true } });
+    const created = await createExport(app, store.readWrite, {
+      type: 'catalogue',
+      filters: { in_stock: true },
+    });
     expect(created.status, created.text).toBe(202);
     const exp = created.body.export;
     expect(exp).toMatchObject({
@@ -80,14 +82,25 @@ describe('a catalogue export', () => {
     }
     const done = await getExport(app, store.read, exp.id);
     // Every in-stock product of the catalogue (other tests' products too): batches of 2, progress each.
-    const list = await send<{ products: { id: number }[] }>(app, 'GET', '/api/v1/products?in_stock=true&limit=500', {
-      key: store.read,
-    });
+    const list = await send<{ products: { id: number }[] }>(
+      app,
+      'GET',
+      '/api/v1/products?in_stock=true&limit=500',
+      {
+        key: store.read,
+      },
+    );
     expect(list.status).toBe(200);
     const expected = list.body.products.sort((a, b) => a.id - b.id);
-    expect(done).toMatchObject({ status: 'completed', row_count: expected.length, rows_written: expected.length });
+    expect(done).toMatchObject({
+      status: 'completed',
+      row_count: expected.length,
+      rows_written: expected.length,
+    });
     expect(progress).toEqual(
-      Array.from({ length: Math.ceil(expected.length / 2) }, (_, i) => Math.min(2 * (i + 1), expected.length)),
+      Array.from({ length: Math.ceil(expected.length / 2) }, (_, i) =>
+        Math.min(2 * (i + 1), expected.length),
+      ),
     );
     expect(done.started_at).not.toBeNull();
     expect(done.completed_at).not.toBeNull();
@@ -97,7 +110,9 @@ describe('a catalogue export', () => {
 
     const lines = await download(app, done);
     expect(lines).toEqual(expected);
-    expect(lines.map((l) => (l as { id: number }).id)).toEqual(expect.arrayContaining([ids[0], ids[2], ids[3]]));
+    expect(lines.map((l) => (l as { id: number }).id)).toEqual(
+      expect.arrayContaining([ids[0], ids[2], ids[3]]),
+    );
     // The listed product's line carries the store's own price, as GET /products/{id} shows it.
     const one = await send<{ product: Record<string, unknown> }>(app, 'GET', `/api/v1/products/${ids[0]}`, {
       key: store.read,
@@ -136,7 +151,15 @@ describe('a catalogue export', () => {
     expect(events.body.events).toHaveLength(1);
     expect(events.body.events[0]).toMatchObject({
       event: 'export.completed',
-      data: { export: { id: created.body.export.id, type: 'listings', status: 'completed', row_count: 1, error: null } },
+      data: {
+        export: {
+          id: created.body.export.id,
+          type: 'listings',
+          status: 'completed',
+          row_count: 1,
+          error: null,
+        },
+      },
     });
     const [deliveries] = await rows<{ n: number }>(
       app.em(),
@@ -162,15 +185,25 @@ describe('a listings export', () => {
     await runQueuedExports(app, settings);
     const done = await getExport(app, store.read, created.body.export.id);
     const lines = await download(app, done);
-    const list = await send<{ products: { id: number }[] }>(app, 'GET', '/api/v1/my-products?include=variants', {
-      key: store.read,
-    });
+    const list = await send<{ products: { id: number }[] }>(
+      app,
+      'GET',
+      '/api/v1/my-products?include=variants',
+      {
+        key: store.read,
+      },
+    );
     expect(lines).toEqual(list.body.products.sort((x, y) => x.id - y.id));
     expect(lines).toHaveLength(2);
     expect(done.continuation?.inventory_cursor).toMatch(/\./);
-    const feed = await send(app, 'GET', `/api/v1/inventory?updated_since=${done.continuation?.inventory_cursor}`, {
-      key: store.read,
-    });
+    const feed = await send(
+      app,
+      'GET',
+      `/api/v1/inventory?updated_since=${done.continuation?.inventory_cursor}`,
+      {
+        key: store.read,
+      },
+    );
     expect(feed.status, feed.text).toBe(200);
   });
 });
@@ -198,10 +231,19 @@ describe('the signed download url', () => {
   });
 
   it.each([
-    ['an edited signature', (u: URL) => u.searchParams.set('signature', `A${u.searchParams.get('signature')?.slice(1)}`)],
-    ['a later expires', (u: URL) => u.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 60))],
+    [
+      'an edited signature',
+      (u: URL) => u.searchParams.set('signature', `A${u.searchParams.get('signature')?.slice(1)}`),
+    ],
+    [
+      'a later expires',
+      (u: URL) => u.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 60)),
+    ],
     ['no signature', (u: URL) => u.searchParams.delete('signature')],
-    ['another export id', (u: URL) => (u.pathname = u.pathname.replace(/exp_(\d+)/, (_, n) => `exp_${Number(n) + 1}`))],
+    [
+      'another export id',
+      (u: URL) => (u.pathname = u.pathname.replace(/exp_(\d+)/, (_, n) => `exp_${Number(n) + 1}`)),
+    ],
     ['a signature that is not base64url', (u: URL) => u.searchParams.set('signature', '%%%')],
   ])('refuses %s: 403 EXPORT_URL_INVALID', async (_, edit) => {
     const url = new URL(local(app, done.url ?? ''));

@@ -46,7 +46,12 @@ export async function dispatch(app: TestApp): Promise<void> {
   await dispatchPendingEvents(app.em(), webhookFanOut(60_000));
 }
 
-export async function createExport(app: TestApp, key: string, body: unknown, headers?: Record<string, string>) {
+export async function createExport(
+  app: TestApp,
+  key: string,
+  body: unknown,
+  headers?: Record<string, string>,
+) {
   return send<{ export: ExportObject }>(app, 'POST', '/api/v1/exports', { key, body, headers });
 }
 
@@ -70,7 +75,12 @@ export async function download(app: TestApp, exp: ExportObject): Promise<unknown
   expect(Number(res.headers.get('content-length'))).toBe(body.length);
   expect(body.length).toBe(exp.bytes);
   const text = gunzipSync(body).toString('utf8');
-  return text === '' ? [] : text.trimEnd().split('\n').map((line) => JSON.parse(line) as unknown);
+  return text === ''
+    ? []
+    : text
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown);
 }
 
 /** Until every event of the store is below every running transaction (other files share the cluster). */

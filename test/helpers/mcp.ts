@@ -10,8 +10,8 @@ import type { CallToolResult, JSONRPCResultResponse } from '@modelcontextprotoco
 import type { Page } from 'playwright-core';
 import type {
   AddMyProductResponse,
-  CreateWebhookResponse,
   CreateExportResponse,
+  CreateWebhookResponse,
   DeleteWebhookResponse,
   GetExportResponse,
   GetMyProductResponse,

@@ -311,7 +311,12 @@ describe('exports', () => {
   it('create_export queues an export as POST /api/v1/exports does, and get_export answers GET /api/v1/exports/{id}', async () => {
     const created = await call('create_export', { type: 'orders', filters: { status: 'pending' } });
     expect(created.isError, JSON.stringify(created.body)).toBe(false);
-    expect(created.body.export).toMatchObject({ object: 'export', type: 'orders', status: 'queued', url: null });
+    expect(created.body.export).toMatchObject({
+      object: 'export',
+      type: 'orders',
+      status: 'queued',
+      url: null,
+    });
     const again = await refusal('create_export', { type: 'listings' });
     expect(again.body).toMatchObject({ code: 'EXPORT_ALREADY_RUNNING', export_id: created.body.export.id });
     const got = await call('get_export', { id: created.body.export.id });

@@ -152,7 +152,10 @@ export const PRODUCT_EVENTS = [
 export type ProductEvent = (typeof PRODUCT_EVENTS)[number];
 
 /** The events a bulk export ends with (src/exports/): a real test export makes them in test mode. */
-export const EXPORT_EVENTS = [EVENT.export.completed, EVENT.export.failed] as const satisfies readonly EventName[];
+export const EXPORT_EVENTS = [
+  EVENT.export.completed,
+  EVENT.export.failed,
+] as const satisfies readonly EventName[];
 export type ExportEvent = (typeof EXPORT_EVENTS)[number];
 
 /**
