@@ -94,11 +94,10 @@ async function write(deps: RunExportDeps, row: ExportRow, key: string): Promise<
           type: row.type,
           filters: row.filters,
         });
-        await pipeline(
-          Readable.from(lines(tx, source, deps.settings.batch, progress)),
-          createGzip(),
-          file.stream,
-        );
+        // One batch buffered ahead at most: object-mode streams count chunks, and the default (16)
+        // would hold sixteen batches.
+        const read = Readable.from(lines(tx, source, deps.settings.batch, progress), { highWaterMark: 1 });
+        await pipeline(read, createGzip(), file.stream);
         return at;
       },
       { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
