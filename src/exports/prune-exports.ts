@@ -6,9 +6,10 @@ import type { ExportFileStore } from './file-store.ts';
 export const PRUNE_BATCH = 500;
 
 /**
- * The retention job: exports past `expires_at` lose their file and become `expired`, a batch per
- * transaction. Rows are taken with SKIP LOCKED, so two workers never expire the same ones; a file is
- * deleted before its row commits, and a deletion that finds no file (a retry) is fine.
+ * The retention job: completed exports past `expires_at` lose their file and become `expired` (a
+ * failed one has no file and stays `failed`), a batch per transaction. Rows are taken with SKIP
+ * LOCKED, so two workers never expire the same ones; a file is deleted before its row commits, and a
+ * deletion that finds no file (a retry) is fine.
  */
 export async function pruneExports(
   newEm: () => EntityManager,
@@ -21,7 +22,7 @@ export async function pruneExports(
       const due = await rows<{ id: string; file_key: string | null }>(
         tx,
         sql`SELECT id::text AS id, file_key FROM exports
-          WHERE status IN ('completed', 'failed') AND expires_at <= now()
+          WHERE status = 'completed' AND expires_at <= now()
           ORDER BY expires_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
       );
       for (const d of due) if (d.file_key) await files.remove(d.file_key);

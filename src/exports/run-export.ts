@@ -155,7 +155,7 @@ export async function failExport(deps: Pick<RunExportDeps, 'em'>, rowId: string)
     const [row] = await rows<ExportRow>(
       tx,
       sql`UPDATE exports e SET status = 'failed', error_code = 'EXPORT_FAILED', error_message = ${FAILED_MESSAGE},
-          completed_at = now(), expires_at = now()
+          completed_at = now()
         WHERE e.id = ${rowId}::bigint AND e.status IN ('queued', 'running')
         RETURNING e.id::text AS id, e.store_id, e.livemode, e.type`,
     );

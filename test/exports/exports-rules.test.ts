@@ -310,6 +310,9 @@ describe('the failure path', () => {
     await runQueuedExports(app, blocked, 3);
     const failed = await getExport(app, store.read, made.body.export.id);
     expect(failed).toMatchObject({ status: 'failed', url: null, error: { code: 'EXPORT_FAILED' } });
+    expect(failed.expires_at).toBeNull();
+    await pruneExports(() => app.em(), new LocalFileStore(settings.dir));
+    expect((await getExport(app, store.read, made.body.export.id)).status).toBe('failed');
     await dispatch(app);
     await settled(app, store.id);
     const events = await send<{ events: { event: string }[] }>(app, 'GET', '/api/v1/events?type=export.*', {

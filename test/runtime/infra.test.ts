@@ -382,6 +382,7 @@ describe('jobs', () => {
       'prune_rate_limits',
       'prune_idempotency_keys',
       'prune_events',
+      'export_prune',
       'deliver_webhooks',
     ]);
     const item = items.find((i) => i.task === 'readiness_pass');
