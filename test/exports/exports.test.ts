@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOBS } from '../../src/db/jobs.ts';
 import { observeStatements, rows, sql } from '../../src/db/sql.ts';
 import { signedUrl } from '../../src/exports/signed-url.ts';
+import { createApiKey } from '../../src/store/create-api-key.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { fixtures } from '../helpers/fixtures.ts';
 import { send } from '../helpers/http.ts';
@@ -168,6 +169,48 @@ describe('a catalogue export', () => {
     expect(deliveries?.n).toBe(1);
     const files = readdirSync(settings.dir).filter((f) => f.startsWith(`${created.body.export.id}.`));
     expect(files).toEqual([`${created.body.export.id}.jsonl.gz`]);
+  });
+});
+
+describe('test mode', () => {
+  it("a test export's export.completed reaches only the store's test subscriptions", async () => {
+    const store = await app.createStore('Test Mode Events');
+    await products(store, [1]);
+    const testKey = (
+      await createApiKey({ em: app.em() }, { storeId: store.id, scope: 'read_write', mode: 'test' })
+    ).key;
+    const hook = async (key: string) => {
+      const res = await send<{ webhook: { id: number } }>(app, 'POST', '/api/v1/vendor/webhooks', {
+        key,
+        body: { url: 'https://127.0.0.1:9/hook', events: ['export.completed'] },
+      });
+      expect(res.status, res.text).toBe(201);
+      return res.body.webhook.id;
+    };
+    const live = await hook(store.readWrite);
+    const test = await hook(testKey);
+    const created = await createExport(app, testKey, { type: 'listings' });
+    expect(created.body.export.livemode).toBe(false);
+    await runQueuedExports(app, settings);
+    await dispatch(app);
+    const count = async (subscription: number) =>
+      (
+        await rows<{ n: number }>(
+          app.em(),
+          sql`SELECT count(*)::integer AS n FROM webhook_deliveries WHERE subscription_id = ${subscription}`,
+        )
+      )[0]?.n;
+    expect(await count(test)).toBe(1);
+    expect(await count(live)).toBe(0);
+    const events = await send<{ events: { livemode: boolean }[] }>(
+      app,
+      'GET',
+      '/api/v1/events?type=export.*',
+      {
+        key: store.read,
+      },
+    );
+    expect(events.body.events).toEqual([]);
   });
 });
 
