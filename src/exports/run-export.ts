@@ -16,6 +16,8 @@ export interface RunExportDeps {
   em(): EntityManager;
   settings: ExportSettings;
   files: ExportFileStore;
+  /** Told each batch's progress once recorded (the tests commit writes between batches with it). */
+  onProgress?: (rowsWritten: number) => Promise<void>;
 }
 
 /** What a finished read wrote: rows, bytes and where the feeds go on from its snapshot. */
@@ -82,6 +84,7 @@ async function write(deps: RunExportDeps, row: ExportRow, key: string): Promise<
       deps.em(),
       sql`UPDATE exports SET rows_written = ${n} WHERE id = ${row.id}::bigint AND status = 'running'`,
     );
+    await deps.onProgress?.(n);
   };
   try {
     const continuation = await deps.em().transactional(

@@ -203,3 +203,41 @@ describe('a listings export and the inventory feed from its cursor', () => {
     expect(changed).toEqual(expect.arrayContaining([a, b, d]));
   });
 });
+
+describe('one snapshot', () => {
+  it('a change committed between two batches is not in the later batch: every line is as of the start', async () => {
+    const store = await app.createStore('One Snapshot');
+    const f = fixtures(app.em());
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await f.product({ supplierId }));
+    for (const p of ids) await f.listing(store.id, p);
+    const made = await createExport(app, store.readWrite, { type: 'listings' });
+    const last = ids[4] as number;
+    const files = new LocalFileStore(settings.dir);
+    const onProgress = async (n: number) => {
+      // After the first batch (2 rows): the last listing repriced and the fourth removed, committed.
+      if (n !== 2) return;
+      await rows(
+        app.em(),
+        sql`UPDATE listings SET custom_retail_price_cents = 7777 WHERE store_id = ${store.id} AND product_id = ${last}`,
+      );
+      await rows(
+        app.em(),
+        sql`UPDATE listings SET deleted_at = now() WHERE store_id = ${store.id} AND product_id = ${ids[3] as number}`,
+      );
+    };
+    const outcome = await runExport(
+      { em: () => app.em(), settings, files, onProgress },
+      made.body.export.id.slice(4),
+    );
+    expect(outcome).toBe('completed');
+    const done = await getExport(app, store.read, made.body.export.id);
+    const lines = (await download(app, done)) as {
+      product_id: number;
+      custom_retail_price_cents: number | null;
+    }[];
+    expect(lines.map((l) => [l.product_id, l.custom_retail_price_cents])).toEqual(
+      ids.map((id) => [id, null]),
+    );
+  });
+});
