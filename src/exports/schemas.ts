@@ -23,6 +23,12 @@ export const FILTERS_OF = {
   orders: ordersExportFilters,
 } as const;
 
+/**
+ * Every filter of either list, for the body's shape and its documentation (strict: an unknown key is a
+ * 400); the export's type then takes only its own list's (`filtersOf`).
+ */
+const anyTypeFilters = z.strictObject({ ...catalogueExportFilters.shape, ...ordersExportFilters.shape });
+
 export type CatalogueExportFilters = z.output<typeof catalogueExportFilters>;
 export type OrdersExportFilters = z.output<typeof ordersExportFilters>;
 
@@ -53,16 +59,13 @@ export const createExportInput = z
         'GET /api/v1/orders lists them.',
       example: 'catalogue',
     }),
-    filters: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .meta({
-        description:
-          'For `catalogue`, the filter parameters of GET /api/v1/products; for `orders`, those of GET /api/v1/orders ' +
-          '(no page, limit or sort: an export is the whole match); `listings` takes none. JSON values: `true`, numbers. ' +
-          'An unknown or misspelt filter is a 400, never ignored.',
-        example: { category: 'furniture', in_stock: true },
-      }),
+    filters: anyTypeFilters.optional().meta({
+      description:
+        'For `catalogue`, the filter parameters of GET /api/v1/products; for `orders`, those of GET /api/v1/orders ' +
+        '(no page, limit or sort: an export is the whole match); `listings` takes none. JSON values: `true`, numbers. ' +
+        'An unknown or misspelt filter is a 400, never ignored.',
+      example: { category: 'furniture', in_stock: true },
+    }),
   })
   .strict()
   // A transform, not a refinement: trpc-to-openapi keeps a transformed object strict (listings' bulkInput).

@@ -2391,7 +2391,93 @@ export interface CreateExportBody {
    * For `catalogue`, the filter parameters of GET /api/v1/products; for `orders`, those of GET /api/v1/orders (no page, limit or sort: an export is the whole match); `listings` takes none. JSON values: `true`, numbers. An unknown or misspelt filter is a 400, never ignored.
    */
   filters?: {
-    [k: string]: unknown | undefined;
+    /**
+     * Order number, buyer name or buyer email (substring, case-insensitive).
+     */
+    search?: string;
+    /**
+     * Only products in stock (`true`) or out of stock (`false`).
+     */
+    in_stock?: boolean;
+    /**
+     * `wholesale`: the store buys at the wholesale price and keeps the margin; `commission`: the store earns a commission per sale.
+     */
+    pricing_type?: 'wholesale' | 'commission';
+    /**
+     * Only products of this supplier.
+     */
+    supplier_id?: number;
+    /**
+     * Brand name (case-insensitive) or slug.
+     */
+    brand?: string;
+    /**
+     * Category slug or name (with its child categories), or a raw category value.
+     */
+    category?: string;
+    /**
+     * Taxonomy vertical slug, or `_other` for products outside every vertical.
+     */
+    store_type?: string;
+    /**
+     * `true` hides products already in the store.
+     */
+    exclude_in_store?: boolean;
+    /**
+     * `buy_now`: card checkout; `enquiry`: quote-only products.
+     */
+    purchase_mode?: 'buy_now' | 'enquiry';
+    /**
+     * Retail price lower bound in cents, inclusive.
+     */
+    price_min_cents?: number;
+    /**
+     * Retail price upper bound in cents, exclusive.
+     */
+    price_max_cents?: number;
+    /**
+     * Only products the nightly readiness pass marked ready.
+     */
+    ready_to_list?: boolean;
+    /**
+     * Channel (storefront, google, meta, freight): only products scored 100% complete for it; a channel not yet scored matches nothing.
+     */
+    complete_for?: string;
+    /**
+     * `store`: the store's departments, makers, own goods and uncategorised products; default: the store's setting.
+     */
+    scope?: 'store' | 'all';
+    /**
+     * Own suppliers' products, the service's catalogue (`btab`), or all; only for stores with own suppliers.
+     */
+    ownership?: 'own' | 'btab' | 'all';
+    /**
+     * Only orders in this status.
+     */
+    status?: 'pending' | 'processing' | 'fulfilled' | 'shipped' | 'delivered' | 'cancelled';
+    /**
+     * Lower bound on created_at, inclusive (a bare date starts at 00:00 UTC).
+     */
+    start_date?: string;
+    /**
+     * Upper bound on created_at; a bare date includes that whole day (UTC).
+     */
+    end_date?: string;
+    /**
+     * `1`: only orders needing action.
+     */
+    attention?: '1';
+    /**
+     * Only orders whose buyer came through this channel.
+     */
+    channel?:
+      | 'facebook_instagram'
+      | 'google'
+      | 'vendor_link'
+      | 'email'
+      | 'other_referral'
+      | 'direct'
+      | 'unknown';
   };
 }
 
