@@ -26,7 +26,8 @@ const DEMO_PRODUCTS = 3000;
 /** The samples' own base URL, replaced by the test app's. */
 const SAMPLE_BASE = 'http://localhost:3000';
 /** Operations whose samples act on objects the demo does not make. */
-const NEEDS_MORE_THAN_THE_DEMO = /\/vendor\/webhooks\/\{|\/orders\/external\/\{id\}\/cancel|\/exports\/\{id\}/;
+const NEEDS_MORE_THAN_THE_DEMO =
+  /\/vendor\/webhooks\/\{|\/orders\/external\/\{id\}\/cancel|\/exports\/\{id\}/;
 
 let app: TestApp;
 let demo: DemoCredentials;
