@@ -24,6 +24,7 @@ import {
 } from './catalogue-latency.ts';
 import { cpuPer, sampleCpu } from './cpu.ts';
 import { benchDeliveryScale } from './deliveries-scale.ts';
+import { benchExport } from './export.ts';
 import { benchGeneratedQueries, printGenerated } from './generated-latency.ts';
 import { benchInventorySync } from './inventory.ts';
 import {
@@ -53,7 +54,7 @@ import { benchWholesaleSoak, printSoak } from './wholesale-soak.ts';
  * bench/results.json. Settings: BENCH_SCALE (`small`: 20,000 products, 2 s rounds, for a quick check),
  * BENCH_PRODUCTS (200000), BENCH_SECONDS (8), BENCH_CONNECTIONS (10),
  * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, load, webhooks, fanout, deliveries, capacity,
- * generated, platform-day, soak, request-log: runs that part alone;
+ * generated, platform-day, soak, request-log, export: runs that part alone;
  * bench/results.json then holds that part's figures alone). For the latency part: BENCH_STATS
  * (fresh, analysed, both), BENCH_LATENCY_SAMPLES (per side per round), BENCH_LATENCY_MATCH (a
  * regular expression on scenario names), BENCH_SEARCH_QUERIES (the search mix's size, 1,000),
@@ -76,6 +77,7 @@ const PARTS = [
   'platform-day',
   'soak',
   'request-log',
+  'export',
 ] as const;
 const ONLY = process.env.BENCH_ONLY;
 if (ONLY !== undefined && !(PARTS as readonly string[]).includes(ONLY)) {
@@ -85,6 +87,8 @@ const runs = (part: (typeof PARTS)[number]) => ONLY === undefined || ONLY === pa
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? (SMALL ? 20_000 : 200_000));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const DATA_DIR = process.env.BENCH_DATA_DIR ?? (SMALL ? '.data/bench-small' : '.data/bench');
+/** Where the export part's files go (the API serves them from there): beside the bench cluster. */
+const EXPORT_DIR = join(DATA_DIR, 'exports');
 /** Which planner statistics the latency part measures with: cleared (`fresh`), `analysed`, or `both`. */
 const STATS = (process.env.BENCH_STATS ?? 'both') as 'fresh' | 'analysed' | 'both';
 if (!['fresh', 'analysed', 'both'].includes(STATS))
@@ -191,7 +195,7 @@ async function main() {
     // The webhook part talks to a worker, not the API: an idle server beside it only takes memory.
     const needsApi =
       needsRaw ||
-      ['bulk', 'inventory', 'load', 'capacity', 'generated', 'platform-day'].some((p) =>
+      ['bulk', 'inventory', 'load', 'capacity', 'generated', 'platform-day', 'export'].some((p) =>
         runs(p as (typeof PARTS)[number]),
       );
     if (needsApi)
@@ -203,6 +207,7 @@ async function main() {
             PORT: String(apiPort),
             LOG_LEVEL: 'info',
             DB_POOL_SIZE: '10',
+            EXPORT_DIR: EXPORT_DIR,
             // The platform day prices each class alone at full speed: an app's allowance and the store's
             // feed allowance would cap the marketplace posts and the feed polls there. The mix itself
             // stays far below the defaults.
@@ -244,6 +249,67 @@ async function main() {
     if (runs('platform-day')) await benchDay();
     if (runs('soak')) await benchSoak();
     if (runs('request-log')) await benchReqLog();
+    if (runs('export')) await benchExportPart();
+
+    /**
+     * The whole catalogue exported through the API and a worker (bench/export.ts), against a bare pg
+     * cursor streaming the same statement to gzip, while another partner lists the catalogue.
+     */
+    async function benchExportPart() {
+      const f2 = (x: number) => x.toFixed(2);
+      const em = orm.em.fork();
+      // A leftover queued or running export of an interrupted run would answer 409.
+      await rows(
+        em,
+        sql`UPDATE exports SET status = 'failed' WHERE store_id = ${benchStoreId} AND status IN ('queued', 'running')`,
+      );
+      const liveKey = (
+        await createApiKey(
+          { em },
+          { storeId: benchStoreId, scope: 'read_write', mode: 'live', name: 'bench export' },
+        )
+      ).key;
+      const other = await createStore(
+        { em },
+        { name: 'Bench Other Partner', slug: `bench-other-${Date.now()}` },
+      );
+      const otherKey = (
+        await createApiKey({ em }, { storeId: other.id, scope: 'read', mode: 'live', name: 'bench' })
+      ).key;
+      const e = await benchExport({
+        orm,
+        dbUrl: db.url,
+        apiUrl: `http://127.0.0.1:${apiPort}`,
+        key: liveKey,
+        storeId: benchStoreId,
+        otherKey,
+        exportDir: EXPORT_DIR,
+        node: NODE,
+      });
+      results.export = e;
+      console.log(`\nCatalogue export: ${e.rows} products`);
+      printTable(
+        ['', 'wall s', 'rows/s', 'MB (gzip)'],
+        [
+          ['API + worker (POST, job, polled)', f2(e.seconds), fmt(e.rowsPerSecond), f2(e.bytes / 2 ** 20)],
+          ['the job alone (started_at → completed_at)', f2(e.jobSeconds), fmt(e.rows / e.jobSeconds), ''],
+          [
+            'raw: bare pg cursor → gzip',
+            f2(e.raw.seconds),
+            fmt(e.raw.rowsPerSecond),
+            f2(e.raw.bytes / 2 ** 20),
+          ],
+        ],
+      );
+      console.log(
+        `  the job's ratio to raw ${f2(e.ratio)}x; worker RSS MB idle ${fmt(e.rssMb.idle)}, at 10% ${fmt(e.rssMb.p10)}, ` +
+          `50% ${fmt(e.rssMb.p50)}, 90% ${fmt(e.rssMb.p90)}, peak ${fmt(e.rssMb.peak)}`,
+      );
+      console.log(
+        `  another partner's list p99: before ${fmt(e.listBefore.p99)} ms, during ${fmt(e.listDuring.p99)} ms ` +
+          `(${f2(e.p99Ratio)}x; target <= 1.5x)`,
+      );
+    }
 
     /** The request log's cost per request, logging on against off, and a flush (bench/request-log.ts). */
     async function benchReqLog() {

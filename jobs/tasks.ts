@@ -2,10 +2,11 @@ import type { Task, TaskList } from 'graphile-worker';
 import { JOBS, type JobName } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
 import type { MailSettings } from '../src/mail/smtp-sender.ts';
-import type { WebhookSettings } from '../src/settings.ts';
+import { DEFAULT_EXPORT_SETTINGS, type ExportSettings, type WebhookSettings } from '../src/settings.ts';
 import { catalogueFanoutTask } from './catalogue-fanout.ts';
 import { deliverWebhooksTask } from './deliver-webhooks.ts';
 import { dispatchEventsTask } from './dispatch-events.ts';
+import { exportPruneTask, exportRunTask } from './export-run.ts';
 import { inventoryFanoutTask } from './inventory-fanout.ts';
 import {
   pruneEventsTask,
@@ -27,11 +28,21 @@ export interface WorkerTasks {
   stopDelivering(): void;
 }
 
-export function createTaskList(orm: Orm, mail: MailSettings, webhooks: WebhookSettings): TaskList {
-  return createWorkerTasks(orm, mail, webhooks).tasks;
+export function createTaskList(
+  orm: Orm,
+  mail: MailSettings,
+  webhooks: WebhookSettings,
+  exports: ExportSettings = DEFAULT_EXPORT_SETTINGS,
+): TaskList {
+  return createWorkerTasks(orm, mail, webhooks, exports).tasks;
 }
 
-export function createWorkerTasks(orm: Orm, mail: MailSettings, webhooks: WebhookSettings): WorkerTasks {
+export function createWorkerTasks(
+  orm: Orm,
+  mail: MailSettings,
+  webhooks: WebhookSettings,
+  exports: ExportSettings = DEFAULT_EXPORT_SETTINGS,
+): WorkerTasks {
   const delivery = deliverWebhooksTask(orm, webhooks);
   const tasks: Record<JobName, Task> = {
     [JOBS.sendMail]: sendMailTask(orm, mail),
@@ -45,6 +56,8 @@ export function createWorkerTasks(orm: Orm, mail: MailSettings, webhooks: Webhoo
     [JOBS.deliverWebhooks]: delivery.task,
     [JOBS.readinessPass]: readinessPassTask(orm),
     [JOBS.pruneRequestLog]: pruneRequestLogTask(orm),
+    [JOBS.runExport]: exportRunTask(orm, exports),
+    [JOBS.pruneExports]: exportPruneTask(orm, exports),
   };
   return { tasks, stopDelivering: delivery.stop };
 }
@@ -53,7 +66,8 @@ export function createWorkerTasks(orm: Orm, mail: MailSettings, webhooks: Webhoo
  * Deliveries also get a look every minute, so those a crashed worker was sending are retaken even if
  * nothing else wakes the queue. The readiness pass runs nightly at 03:00 UTC (`?fill=6h` runs a missed
  * pass once if the worker was down then); expired rate-limit windows and idempotency keys are dropped
- * hourly, and so are events past the event log's 30 days and requests past the request log's 7.
+ * hourly, and so are events past the event log's 30 days, requests past the request log's 7, and
+ * export files past their retention.
  */
 export const crontab = [
   `0 3 * * * ${JOBS.readinessPass} ?fill=6h`,
@@ -61,5 +75,6 @@ export const crontab = [
   `23 * * * * ${JOBS.pruneIdempotencyKeys}`,
   `41 * * * * ${JOBS.pruneEvents}`,
   `47 * * * * ${JOBS.pruneRequestLog}`,
+  `53 * * * * ${JOBS.pruneExports}`,
   `* * * * * ${JOBS.deliverWebhooks}`,
 ].join('\n');

@@ -5,7 +5,7 @@ import type { Logger as Pino } from 'pino';
 import { enqueueJob, JOBS } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
 import type { MailSettings } from '../src/mail/smtp-sender.ts';
-import type { WebhookSettings } from '../src/settings.ts';
+import type { ExportSettings, WebhookSettings } from '../src/settings.ts';
 import { closeWebhookAgents } from '../src/webhooks/delivery/post-webhook.ts';
 import { summarizeJobs } from './job-summary.ts';
 import { createWorkerTasks, crontab } from './tasks.ts';
@@ -17,6 +17,8 @@ export interface WorkerOptions {
   log: Pino;
   mail: MailSettings;
   webhooks: WebhookSettings;
+  /** Bulk exports' settings; the defaults when absent. */
+  exports?: ExportSettings;
   /** How often the jobs that finished are summed up at info (default a minute); tests shorten it. */
   summaryIntervalMs?: number;
 }
@@ -88,7 +90,7 @@ function logOutcome(log: Pino, job: Job, duration: number, error: unknown) {
 }
 
 export async function startWorker(opts: WorkerOptions): Promise<Runner> {
-  const work = createWorkerTasks(opts.orm, opts.mail, opts.webhooks);
+  const work = createWorkerTasks(opts.orm, opts.mail, opts.webhooks, opts.exports);
   const log = opts.log.child({ component: 'worker' });
   // Our own pool, not Graphile's: Graphile ends its pool without waiting and drops its error
   // listener, so when PostgreSQL stops right after (npm start's shutdown) an idle connection's

@@ -1,14 +1,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { INTERNAL_ERROR_BODY } from '../src/errors.ts';
+import { LocalFileStore } from '../src/exports/file-store.ts';
 import type { RequestRecorder } from '../src/request-log/recorder.ts';
 import { appRouter } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
 import { shapeError } from '../src/trpc/errors.ts';
 import type { RequestState } from '../src/trpc/request-state.ts';
-import { type Config, domainSettingsOf } from './config.ts';
+import { type Config, domainSettingsOf, exportSettingsOf } from './config.ts';
 import { buildOpenApiDocument, CONTRACT_VERSION } from './contract/document.ts';
 import { serveDocs } from './docs-route.ts';
+import { EXPORT_FILE_PATH, serveExportFile } from './export-file-route.ts';
 import { checkHealth } from './health.ts';
 import { INVOICE_PATH, serveInvoice } from './invoice-route.ts';
 import type { Logger } from './logger.ts';
@@ -116,6 +118,7 @@ function router({ orm, config, log, requestLog }: AppDeps): Route {
   const trpc = trpcTransport(createContext, log);
   const oauth = oauthDepsOf(orm, config);
   const mcp = { createContext, publicUrl: config.publicUrl, log, version: CONTRACT_VERSION };
+  const exportFiles = new LocalFileStore(exportSettingsOf(config).dir);
 
   return async (req, res, state) => {
     const target = readTarget(req);
@@ -140,6 +143,16 @@ function router({ orm, config, log, requestLog }: AppDeps): Route {
         ctx: createContext(req, state),
         publicUrl: config.publicUrl,
         rawId: invoice[1] ?? '',
+      });
+    }
+    const exportFile = EXPORT_FILE_PATH.exec(path);
+    if (exportFile) {
+      return serveExportFile(req, res, {
+        em: orm.em.fork(),
+        files: exportFiles,
+        state,
+        rawId: exportFile[1] ?? '',
+        query: new URLSearchParams(target.search),
       });
     }
     if (path.startsWith('/api/v1/')) return rest(req, res, state, target);

@@ -1,7 +1,8 @@
 import { isIP } from 'node:net';
+import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
-import type { WebhookSettings } from '../src/settings.ts';
+import type { ExportSettings, WebhookSettings } from '../src/settings.ts';
 import type { DomainSettings } from '../src/trpc/context.ts';
 import {
   type HostResolver,
@@ -148,6 +149,16 @@ const configFields = z.object({
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(256),
   WEBHOOK_COALESCE_WINDOW: duration('30s'),
   WEBHOOK_TIMEOUT: duration('10s'),
+  // Bulk exports (src/exports/): the local file store's directory, default under DATA_DIR.
+  EXPORT_DIR: z.string().min(1).optional(),
+  EXPORT_URL_TTL: duration('1h').refine((ms) => ms >= 1000 && ms <= 7 * 86_400_000, {
+    message: 'must be between 1s and 7d (e.g. 1h)',
+  }),
+  EXPORT_RETENTION: duration('7d').refine((ms) => ms >= 60_000 && ms <= 7 * 86_400_000, {
+    message: 'must be between 1m and 7d (the documented maximum)',
+  }),
+  EXPORTS_PER_DAY: z.coerce.number().int().min(1).max(10_000).default(50),
+  EXPORT_BATCH: z.coerce.number().int().min(1).max(50_000).default(2000),
 });
 
 const configSchema = configFields.superRefine((cfg, ctx) => {
@@ -188,6 +199,17 @@ export function webhookResolverOf(cfg: Config): HostResolver {
   return cfg.WEBHOOK_TEST_HOSTS.size > 0 ? testHostsResolver(cfg.WEBHOOK_TEST_HOSTS) : systemResolver;
 }
 
+/** What the export job, the download route and the export procedures need from config. */
+export function exportSettingsOf(cfg: Config): ExportSettings {
+  return {
+    dir: cfg.EXPORT_DIR ?? join(cfg.DATA_DIR, 'exports'),
+    urlTtlMs: cfg.EXPORT_URL_TTL,
+    retentionMs: cfg.EXPORT_RETENTION,
+    perDay: cfg.EXPORTS_PER_DAY,
+    batch: cfg.EXPORT_BATCH,
+  };
+}
+
 /** The settings procedures see (a subset of config; SECRET_KEY must be resolved). */
 export function domainSettingsOf(cfg: Config): DomainSettings {
   return {
@@ -201,6 +223,7 @@ export function domainSettingsOf(cfg: Config): DomainSettings {
       app: cfg.APP_RATE_LIMIT,
     },
     webhooks: webhookSettingsOf(cfg),
+    exports: exportSettingsOf(cfg),
   };
 }
 

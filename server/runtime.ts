@@ -6,7 +6,7 @@ import { startWorker } from '../jobs/worker.ts';
 import { RequestRecorder } from '../src/request-log/recorder.ts';
 import { setWebhookResolver } from '../src/webhooks/delivery/url-guard.ts';
 import { createApp } from './app.ts';
-import { type Config, merchantOf, webhookResolverOf, webhookSettingsOf } from './config.ts';
+import { type Config, exportSettingsOf, merchantOf, webhookResolverOf, webhookSettingsOf } from './config.ts';
 import { type ClusterPlace, type Database, startEmbeddedPostgres } from './database.ts';
 import type { Logger } from './logger.ts';
 import { migrateDirect, type Orm, openOrm, type StatementBudget } from './orm.ts';
@@ -83,6 +83,7 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
         log,
         mail: { smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, merchant: merchantOf(config) },
         webhooks: webhookSettingsOf(config),
+        exports: exportSettingsOf(config),
       })
     : undefined;
 

@@ -572,6 +572,59 @@ const RETRIES = {
   ),
 } as const;
 
+/** Bulk exports (src/exports/). */
+const EXPORTS = {
+  EXPORT_ALREADY_RUNNING: entry(
+    409,
+    'conflict',
+    'The store already has an export queued or running in this mode (one at a time); `export_id` names it.',
+    'Wait for that export to complete (poll GET /api/v1/exports/{id} or listen for export.completed), then create yours.',
+    'Export exp_41 of this store is still queued or running; one export runs at a time',
+  ),
+  EXPORT_DAILY_LIMIT: entry(
+    429,
+    'rate_limited',
+    'The store created as many exports in this mode in the last 24 hours as a day allows.',
+    'Reuse a completed export (its url is re-signed on each GET for 7 days), or retry after the Retry-After delay.',
+    'The store created 50 exports in this mode in the last 24 hours; 50 is the most a day allows',
+  ),
+  EXPORT_NOT_FOUND: entry(
+    404,
+    'not_found',
+    'The store has no export with this id in this mode.',
+    'Use an id from POST or GET /api/v1/exports, with a key of the same mode.',
+    'No export with id exp_42',
+  ),
+  EXPORT_URL_INVALID: entry(
+    403,
+    'forbidden',
+    'The download URL’s signature does not match: it was edited, truncated or is for another export.',
+    'Use the `url` of GET /api/v1/exports/{id} unchanged.',
+    'The download url is not one this API signed for this export',
+  ),
+  EXPORT_URL_EXPIRED: entry(
+    403,
+    'forbidden',
+    'The download URL’s `expires` has passed (a url is valid for one hour).',
+    'GET /api/v1/exports/{id} again: every answer carries a freshly signed url.',
+    'The download url has expired: GET the export again for a fresh one',
+  ),
+  EXPORT_FAILED: entry(
+    500,
+    'server_error',
+    'The export job could not write the file (the `error` of a failed export, never an HTTP answer).',
+    'Create a new export; if it fails again, contact support with the export id.',
+    'The export could not be written. Create a new export; if it fails again, contact support.',
+  ),
+  EXPORT_FILE_GONE: entry(
+    404,
+    'not_found',
+    'The export has no file to download: it is not completed yet, it failed, or it expired and its file was deleted.',
+    'Check the export’s `status`; create a new export for an expired one.',
+    'The export has no file to download (not completed, failed, or expired)',
+  ),
+} as const;
+
 /** Every code of the API's own error body (`{ error, code, message, request_id }`). */
 export const API_ERROR_CODES = {
   ...REQUEST,
@@ -580,6 +633,7 @@ export const API_ERROR_CODES = {
   ...CATALOGUE,
   ...ORDERS,
   ...WEBHOOKS,
+  ...EXPORTS,
   ...RETRIES,
 } as const satisfies Record<string, ErrorCodeEntry>;
 
@@ -734,6 +788,7 @@ export const ERROR_REFERENCE_SECTIONS: readonly {
   { title: 'Catalogue, listings and stock', form: 'api', codes: CATALOGUE },
   { title: 'Orders, checkout and payment', form: 'api', codes: ORDERS },
   { title: 'Webhook subscriptions', form: 'api', codes: WEBHOOKS },
+  { title: 'Bulk exports', form: 'api', codes: EXPORTS },
   { title: 'Retries, idempotency and the statement budget', form: 'api', codes: RETRIES },
   { title: 'OAuth endpoints (RFC 6749)', form: 'oauth', codes: OAUTH_ERROR_CODES },
   { title: 'Bearer challenges (RFC 6750)', form: 'bearer', codes: BEARER_CHALLENGE_CODES },

@@ -1,6 +1,7 @@
 import { catalogueInternalRouter } from './catalogue/internal-router.ts';
 import { catalogueRouter } from './catalogue/router.ts';
 import { eventsRouter } from './events-api/router.ts';
+import { exportsRouter } from './exports/router.ts';
 import { externalOrdersInternalRouter } from './external-orders/internal-router.ts';
 import { externalOrdersRouter } from './external-orders/router.ts';
 import { inventoryInternalRouter } from './inventory/internal-router.ts';
@@ -51,6 +52,7 @@ export const appRouter = router({
   events: eventsRouter,
   requests: requestLogRouter,
   testHelpers: testHelpersRouter,
+  exports: exportsRouter,
   internal: internalRouter,
 });
 

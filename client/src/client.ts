@@ -1,3 +1,10 @@
+import {
+  type Export,
+  type ExportLines,
+  type ExportWaitOptions,
+  readExportLines,
+  waitForExport,
+} from './exports.ts';
 import type { Operations } from './generated/openapi-types.ts';
 import { type OperationId, type RetryOptions, Transport } from './http.ts';
 import {
@@ -49,6 +56,7 @@ export type StocklessOptions = Credential & {
  */
 export class Stockless {
   readonly #http: Transport;
+  readonly #fetch: typeof globalThis.fetch | undefined;
 
   constructor(options: StocklessOptions) {
     const token = options.apiKey ?? options.accessToken;
@@ -56,6 +64,7 @@ export class Stockless {
       throw new TypeError('Stockless: give exactly one of apiKey or accessToken');
     }
     if (!options.baseUrl) throw new TypeError('Stockless: baseUrl is required');
+    this.#fetch = options.fetch;
     this.#http = new Transport({
       baseUrl: options.baseUrl,
       token,
@@ -164,6 +173,36 @@ export class Stockless {
       ),
   };
 
+  /**
+   * Bulk exports: a whole list (the catalogue under filters, the listings, the orders) as one JSON
+   * Lines file, written from one snapshot.
+   *
+   * ```ts
+   * const exp = await stockless.exports.create({ type: 'catalogue', filters: { in_stock: true } });
+   * for await (const product of stockless.exports.lines('catalogue', exp.export.id)) console.log(product.sku);
+   * ```
+   */
+  readonly exports = {
+    create: (body: Body<'createExport'>, o: CallOptions = {}): Result<'createExport'> =>
+      this.#http.call('createExport', { body, ...o }),
+    retrieve: (id: string, o: CallOptions = {}): Result<'getExport'> =>
+      this.#http.call('getExport', { path: { id }, ...o }),
+    list: (query: Query<'listExports'> = {}, o: CallOptions = {}): Result<'listExports'> =>
+      this.#http.call('listExports', { query, ...o }),
+    /** Polls until the export completes (throws StocklessExportError if it fails or expired). */
+    wait: (id: string, o: ExportWaitOptions = {}): Promise<Export> =>
+      waitForExport((x) => this.exports.retrieve(x, { signal: o.signal }), id, o),
+    /**
+     * Waits for the export, downloads its file and yields each line parsed, typed as the list item of
+     * its type (`catalogue`: GET /products's, `listings`: GET /my-products's, `orders`: GET /orders's).
+     */
+    lines: <T extends keyof ExportLines>(
+      _type: T,
+      id: string,
+      o: ExportWaitOptions = {},
+    ): AsyncGenerator<ExportLines[T]> => this.#lines<ExportLines[T]>(id, o),
+  };
+
   /** The event log: every event of the store for 30 days, as its webhooks deliver it. */
   readonly events = {
     /** One page (newest first unless `order: 'asc'`); pass `next_cursor` back as `cursor`. */
@@ -269,4 +308,10 @@ export class Stockless {
     test: (id: number, o: CallOptions = {}): Result<'testWebhook'> =>
       this.#http.call('testWebhook', { path: { id }, ...o }),
   };
+
+  async *#lines<T>(id: string, o: ExportWaitOptions): AsyncGenerator<T> {
+    const exp = await this.exports.wait(id, o);
+    // Looked up per call, as the transport does, so a fetch patched after construction is used.
+    yield* readExportLines<T>(this.#fetch ?? globalThis.fetch, exp, o.signal);
+  }
 }

@@ -7,6 +7,15 @@ export {
   WebhookVerificationError,
   type WebhookVerificationReason,
 } from './errors.ts';
+export {
+  type Export,
+  type ExportLines,
+  type ExportType,
+  type ExportWaitOptions,
+  readExportLines,
+  StocklessExportError,
+  waitForExport,
+} from './exports.ts';
 export * from './generated/openapi-types.ts';
 export type { RetryOptions } from './http.ts';
 export {

@@ -1,6 +1,7 @@
 import type { AppScopeRule } from '../../src/auth/actor.ts';
 import { catalogueDocs } from '../../src/catalogue/router.docs.ts';
 import { eventLogDocs } from '../../src/events-api/router.docs.ts';
+import { exportsDocs } from '../../src/exports/router.docs.ts';
 import { externalOrdersDocs } from '../../src/external-orders/router.docs.ts';
 import { inventoryDocs } from '../../src/inventory/router.docs.ts';
 import { listingsDocs } from '../../src/listings/router.docs.ts';
@@ -44,6 +45,7 @@ const DOMAIN_DOCS: {
   events: eventLogDocs,
   requests: requestLogDocs,
   testHelpers: testHelpersDocs,
+  exports: exportsDocs,
 };
 
 const DOCS_BY_DOMAIN = new Map(Object.entries(DOMAIN_DOCS));

@@ -37,6 +37,9 @@ const EVENT_DESCRIPTIONS: Record<EventName, string> = {
   [EVENT.webhook.ping]:
     'A test event sent by POST /api/v1/vendor/webhooks/{id}/test, to that subscription only, whatever events it ' +
     'asked for.',
+  [EVENT.export.completed]:
+    'A bulk export completed: its JSON Lines file is ready (GET /api/v1/exports/{id} for the signed url).',
+  [EVENT.export.failed]: 'A bulk export failed; `error` says why. Create a new export to try again.',
 };
 
 /** The order's status in each order event's example. */
@@ -192,6 +195,36 @@ const EVENT_DATA_SCHEMAS: Record<string, oas31.SchemaObject> = {
     required: ['webhook_id'],
     properties: { webhook_id: { type: 'integer', description: 'The subscription pinged.', example: 7 } },
   },
+  ExportEventData: {
+    type: 'object',
+    required: ['export'],
+    properties: {
+      export: {
+        type: 'object',
+        description:
+          'The export that ended. Its download url is not in the event: GET the export for a freshly signed one.',
+        required: ['id', 'object', 'type', 'status', 'row_count', 'bytes', 'error'],
+        properties: {
+          id: { type: 'string', example: 'exp_42' },
+          object: { type: 'string', const: 'export' },
+          type: { type: 'string', enum: ['catalogue', 'listings', 'orders'] },
+          status: { type: 'string', enum: ['completed', 'failed'] },
+          row_count: { anyOf: [{ type: 'integer' }, { type: 'null' }], example: 2000000 },
+          bytes: { anyOf: [{ type: 'integer' }, { type: 'null' }], example: 183500000 },
+          error: {
+            anyOf: [
+              {
+                type: 'object',
+                required: ['code', 'message'],
+                properties: { code: { type: 'string' }, message: { type: 'string' } },
+              },
+              { type: 'null' },
+            ],
+          },
+        },
+      },
+    },
+  },
 };
 
 export function addWebhookEvents(doc: oas31.OpenAPIObject) {
@@ -249,6 +282,7 @@ function dataOf(event: EventName) {
   if (isCoalescedEvent(event)) return 'ProductEventData';
   if (event === EVENT.order.held) return 'OrderHeldEventData';
   if (event.startsWith('site.')) return 'SiteEventData';
+  if (event.startsWith('export.')) return 'ExportEventData';
   return 'PingEventData';
 }
 

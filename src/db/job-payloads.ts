@@ -95,3 +95,6 @@ export const webhookCoalescePayload = z
   );
 
 export type WebhookCoalescePayload = z.output<typeof webhookCoalescePayload>;
+
+/** `export_run`, queued with the export it writes (src/exports/create-export.ts): the export's row id. */
+export const exportRunPayload = z.strictObject({ export_id: id }).describe('{ export_id }');

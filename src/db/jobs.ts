@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import {
   catalogueFanoutPayload,
   cronPayload,
+  exportRunPayload,
   inventoryFanoutPayload,
   noPayload,
   webhookCoalescePayload,
@@ -26,6 +27,8 @@ export const JOBS = {
   pruneIdempotencyKeys: 'prune_idempotency_keys',
   pruneEvents: 'prune_events',
   pruneRequestLog: 'prune_request_log',
+  runExport: 'export_run',
+  pruneExports: 'export_prune',
 } as const;
 
 export type JobName = (typeof JOBS)[keyof typeof JOBS];
@@ -44,6 +47,8 @@ export const JOB_PAYLOADS = {
   [JOBS.pruneIdempotencyKeys]: cronPayload,
   [JOBS.pruneEvents]: cronPayload,
   [JOBS.pruneRequestLog]: cronPayload,
+  [JOBS.runExport]: exportRunPayload,
+  [JOBS.pruneExports]: cronPayload,
 } as const satisfies { [N in JobName]: z.ZodType };
 
 /** What may be queued for job `N`. */

@@ -16,6 +16,7 @@ export const STORE_TABLES: { readonly [T in StoreTable]: T extends ModeTable ? '
   api_keys: 'store',
   dashboard_users: 'store',
   domain_events: 'mode',
+  exports: 'mode',
   external_orders: 'mode',
   idempotency_keys: 'mode',
   inventory_feed: 'store',

@@ -43,3 +43,12 @@ export async function openCursor(em: EntityManager, cursor: string): Promise<str
     return undefined;
   }
 }
+
+/**
+ * The full HMAC-SHA256 of `text` under the same installation secret, for signatures that are not
+ * cursors (an export's download url). Its texts contain `:`, which no cursor's base64url payload can,
+ * so no signature made here is ever a cursor's MAC, nor the other way round.
+ */
+export async function signText(em: EntityManager, text: string): Promise<Uint8Array> {
+  return hmac(SHA256, await secret(em), enc.encode(text));
+}

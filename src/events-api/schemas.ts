@@ -83,6 +83,7 @@ const DATA_SCHEMAS = [
   'OrderHeldEventData',
   'SiteEventData',
   'PingEventData',
+  'ExportEventData',
 ];
 
 /** An event's envelope: the body of its webhook deliveries, byte for byte (parsed). */

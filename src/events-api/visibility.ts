@@ -23,6 +23,10 @@ export const EVENT_APP_SCOPE: Record<EventName, AppScope | null> = {
   [EVENT.site.published]: null,
   [EVENT.site.unpublished]: null,
   [EVENT.webhook.ping]: null,
+  // An export's type decides what an app may read of it, and an event names one kind: apps poll
+  // GET /api/v1/exports/{id} instead (docs/decisions.md, "Bulk export").
+  [EVENT.export.completed]: null,
+  [EVENT.export.failed]: null,
 };
 
 /** Whether the credential may read events of this kind: API keys all, OAuth tokens by their scopes. */

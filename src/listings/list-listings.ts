@@ -70,20 +70,23 @@ export async function listListings(ctx: PartnerContext, input: ListListingsInput
           page.map((r) => r.product_id),
         )
       : undefined;
-  const products: Item[] = page.map((r) => {
-    if (!extra) return base(r);
-    return {
-      ...base(r),
-      options: (extra.options.get(r.product_id) ?? []).map((o) => o.name),
-      variants: (extra.variants.get(r.product_id) ?? []).map((v) => ({
-        id: v.id,
-        sku: v.sku,
-        title: v.title,
-        option_values: v.option_values,
-        available_for_sale: availableForSale(r, v.stock_quantity),
-        quantity_available: r.withdrawn_at ? 0 : v.stock_quantity,
-      })),
-    };
-  });
+  const products: Item[] = page.map((r) => listItem(r, extra));
   return { products, pagination: pagination(input.page, input.limit, count[0]?.total ?? 0) };
+}
+
+/** A list item: the listing, with its options and variants when they were read (include=variants). */
+export function listItem(r: Row, extra: Awaited<ReturnType<typeof variantsOf>> | undefined): Item {
+  if (!extra) return base(r);
+  return {
+    ...base(r),
+    options: (extra.options.get(r.product_id) ?? []).map((o) => o.name),
+    variants: (extra.variants.get(r.product_id) ?? []).map((v) => ({
+      id: v.id,
+      sku: v.sku,
+      title: v.title,
+      option_values: v.option_values,
+      available_for_sale: availableForSale(r, v.stock_quantity),
+      quantity_available: r.withdrawn_at ? 0 : v.stock_quantity,
+    })),
+  };
 }

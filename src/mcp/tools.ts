@@ -168,4 +168,22 @@ export const TOOLS: readonly ToolDefinition[] = [
     destructive: true,
     idempotent: true,
   },
+  {
+    name: 'create_export',
+    procedure: 'exports.create',
+    title: 'Export a whole list',
+    description:
+      'Starts a bulk export of the catalogue (with the filters of search_catalogue, no page or sort), the ' +
+      "store's listings, or its orders (with list_orders' filters): a JSON Lines file written in the background " +
+      'from one snapshot. Poll get_export until `status` is `completed`, then give the user its `url` (a signed ' +
+      'download link valid one hour). One export runs at a time (EXPORT_ALREADY_RUNNING names it).',
+  },
+  {
+    name: 'get_export',
+    procedure: 'exports.get',
+    title: 'An export',
+    description:
+      'An export by its id (`exp_…`): its status, progress (`rows_written`) and, once completed, a freshly ' +
+      'signed download `url` and the row count.',
+  },
 ];

@@ -45,6 +45,7 @@ import { Migration20261129000000_listing_shipping_gaps } from './Migration202611
 import { Migration20261129010000_price_slice_bounds } from './Migration20261129010000_price_slice_bounds.ts';
 import { Migration20261129020000_variant_previous_price } from './Migration20261129020000_variant_previous_price.ts';
 import { Migration20261129031000_schema_functions } from './Migration20261129031000_schema_functions.ts';
+import { Migration20261129040000_exports } from './Migration20261129040000_exports.ts';
 import { Migration20261129140000_request_log } from './Migration20261129140000_request_log.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
@@ -165,5 +166,6 @@ export const migrationsList = [
     class: Migration20261129020000_variant_previous_price,
   },
   { name: 'Migration20261129031000_schema_functions', class: Migration20261129031000_schema_functions },
+  { name: 'Migration20261129040000_exports', class: Migration20261129040000_exports },
   { name: 'Migration20261129140000_request_log', class: Migration20261129140000_request_log },
 ];

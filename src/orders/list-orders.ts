@@ -9,7 +9,7 @@ import type { ListOrdersInput, OrderListItem } from './schemas.ts';
 const isBareDate = (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v);
 
 /** The created_at bounds, computed by PostgreSQL from the validated text: no JavaScript Date rounding or range. */
-function dateBounds(input: ListOrdersInput): RawBuilder<unknown>[] {
+function dateBounds(input: Pick<ListOrdersInput, 'start_date' | 'end_date'>): RawBuilder<unknown>[] {
   const conds: RawBuilder<unknown>[] = [];
   const start = input.start_date;
   if (start) {
@@ -56,7 +56,7 @@ type KeptTable = 'orders as o' | 'order_counts as o' | 'order_count_deltas as o'
  */
 function keptFilters(
   actor: Actor,
-  input: ListOrdersInput,
+  input: Pick<ListOrdersInput, 'status' | 'channel' | 'attention'>,
   { table = 'orders as o', storeAsRange = false }: { table?: KeptTable; storeAsRange?: boolean } = {},
 ): RawBuilder<unknown>[] {
   const conds: RawBuilder<unknown>[] = [ownedBy(actor, table, { storeAsRange })];
@@ -66,7 +66,12 @@ function keptFilters(
   return conds;
 }
 
-function filters(actor: Actor, input: ListOrdersInput, storeAsRange = false): RawBuilder<unknown> {
+/** The list's conditions on `orders as o` (also the bulk export's, src/exports/line-sources.ts). */
+export function filters(
+  actor: Actor,
+  input: Omit<ListOrdersInput, 'page' | 'limit' | 'sort_by' | 'order'>,
+  storeAsRange = false,
+): RawBuilder<unknown> {
   const conds = [...keptFilters(actor, input, { storeAsRange }), ...dateBounds(input)];
   if (input.search) conds.push(search(input.search, actor.canReadCustomers));
   return sql.join(conds, sql` AND `);

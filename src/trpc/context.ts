@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Actor } from '../auth/actor.ts';
-import type { Merchant, WebhookSettings } from '../settings.ts';
+import type { ExportSettings, Merchant, WebhookSettings } from '../settings.ts';
 import type { RequestState } from './request-state.ts';
 
 /** Settings the domain needs at request time (a subset of the server's config). */
@@ -14,6 +14,8 @@ export interface DomainSettings {
   /** Requests per minute of the named limits. */
   rateLimits: { inventory: number; external_orders: number; app: number };
   webhooks: WebhookSettings;
+  /** Bulk exports; the defaults (DEFAULT_EXPORT_SETTINGS) when absent. */
+  exports?: ExportSettings;
 }
 
 export interface Context {

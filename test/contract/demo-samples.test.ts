@@ -28,10 +28,10 @@ const DEMO_PRODUCTS = 3000;
 const SAMPLE_BASE = 'http://localhost:3000';
 /**
  * Operations whose samples act on objects the demo does not make (a logged request: the test app
- * records none; the test helpers: a test order).
+ * records none; the test helpers: a test order; an export).
  */
 const NEEDS_MORE_THAN_THE_DEMO =
-  /\/vendor\/webhooks\/\{|\/orders\/external\/\{id\}\/cancel|\/requests\/\{request_id\}|\/test_helpers\//;
+  /\/vendor\/webhooks\/\{|\/orders\/external\/\{id\}\/cancel|\/requests\/\{request_id\}|\/test_helpers\/|\/exports\/\{id\}/;
 
 let app: TestApp;
 let demo: DemoCredentials;

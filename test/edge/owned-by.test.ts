@@ -235,6 +235,7 @@ interface Made {
   event?: string;
   external?: number;
   toCancel?: number;
+  export?: string;
 }
 type Json = Record<string, { id?: number | string } & Record<string, unknown>> & {
   events?: { id: string }[];
@@ -365,6 +366,15 @@ const STEPS: Step[] = [
   { op: 'GET /api/v1/requests', path: () => '/api/v1/requests?status_class=2xx&operation=getStore' },
   // This app records no request log (test/request-log/ does): the lookup runs, and answers 404.
   { op: 'GET /api/v1/requests/{request_id}', path: () => '/api/v1/requests/req_walked' },
+  {
+    op: 'POST /api/v1/exports',
+    body: () => ({ type: 'orders', filters: { status: 'pending' } }),
+    save: (b, m) => {
+      m.export = String(b.export?.id);
+    },
+  },
+  { op: 'GET /api/v1/exports' },
+  { op: 'GET /api/v1/exports/{id}', path: (m) => `/api/v1/exports/${m.export ?? 'exp_1'}` },
   { op: 'DELETE /api/v1/vendor/webhooks/{id}', path: hook },
 ];
 

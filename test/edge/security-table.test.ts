@@ -56,6 +56,9 @@ const ADDED_ENDPOINT_TABLE = `
 | GET | /api/v1/requests/{request_id} | read | * | one logged request |
 | POST | /api/v1/test_helpers/orders/{id}/advance | read_write | * | advance a test order |
 | POST | /api/v1/test_helpers/orders/{id}/cancel | read_write | * | cancel a test order |
+| POST | /api/v1/exports | read_write | * | start a bulk export (the app needs its type's read scope) |
+| GET | /api/v1/exports | read | * | the store's exports (an app sees the types its scopes read) |
+| GET | /api/v1/exports/{id} | read | * | one export (the app needs its type's read scope) |
 `;
 
 /**
@@ -107,6 +110,9 @@ const APP_SCOPE_TABLE: Record<string, Rule> = {
 
   'POST /api/v1/test_helpers/orders/{id}/advance': '*',
   'POST /api/v1/test_helpers/orders/{id}/cancel': '*',
+  'POST /api/v1/exports': '*',
+  'GET /api/v1/exports': '*',
+  'GET /api/v1/exports/{id}': '*',
 };
 const WEBHOOKS = '/api/v1/vendor/webhooks';
 

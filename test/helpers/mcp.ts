@@ -12,8 +12,10 @@ import type {
   AddMyProductResponse,
   AdvanceTestOrderResponse,
   CancelTestOrderResponse,
+  CreateExportResponse,
   CreateWebhookResponse,
   DeleteWebhookResponse,
+  GetExportResponse,
   GetMyProductResponse,
   GetOrderResponse,
   GetProductFacetsResponse,
@@ -126,6 +128,8 @@ export interface ToolResponses {
   create_webhook: CreateWebhookResponse;
   update_webhook: UpdateWebhookResponse;
   delete_webhook: DeleteWebhookResponse;
+  create_export: CreateExportResponse;
+  get_export: GetExportResponse;
 }
 export type ToolName = keyof ToolResponses;
 

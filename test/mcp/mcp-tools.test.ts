@@ -122,6 +122,8 @@ describe('tools/list', () => {
       'create_webhook',
       'update_webhook',
       'delete_webhook',
+      'create_export',
+      'get_export',
     ]);
     // Each is a partner operation of the contract, never an internal procedure.
     for (const tool of TOOLS) {
@@ -305,6 +307,26 @@ describe('writes', () => {
     const deleted = await call('delete_webhook', { id });
     expect(deleted.isError).toBe(false);
     expect((await app.get(`/api/v1/vendor/webhooks/${id}`, store.readWrite)).status).toBe(404);
+  });
+});
+
+describe('exports', () => {
+  it('create_export queues an export as POST /api/v1/exports does, and get_export answers GET /api/v1/exports/{id}', async () => {
+    const created = await call('create_export', { type: 'orders', filters: { status: 'pending' } });
+    expect(created.isError, JSON.stringify(created.body)).toBe(false);
+    expect(created.body.export).toMatchObject({
+      object: 'export',
+      type: 'orders',
+      status: 'queued',
+      url: null,
+    });
+    const again = await refusal('create_export', { type: 'listings' });
+    expect(again.body).toMatchObject({ code: 'EXPORT_ALREADY_RUNNING', export_id: created.body.export.id });
+    const got = await call('get_export', { id: created.body.export.id });
+    expect(got.isError).toBe(false);
+    expect(got.body).toEqual(await rest(`/api/v1/exports/${created.body.export.id}`));
+    const bad = await refusal('create_export', { type: 'catalogue', filters: { page: 2 } });
+    expect(bad).toMatchObject({ isError: true, body: { code: 'VALIDATION_FAILED' } });
   });
 });
 

@@ -383,6 +383,7 @@ describe('jobs', () => {
       'prune_idempotency_keys',
       'prune_events',
       'prune_request_log',
+      'export_prune',
       'deliver_webhooks',
     ]);
     const item = items.find((i) => i.task === 'readiness_pass');

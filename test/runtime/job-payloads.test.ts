@@ -258,6 +258,8 @@ const MALFORMED: Record<JobName, [payload: unknown, names: RegExp]> = {
   [JOBS.pruneIdempotencyKeys]: [7, /expected object, got number/],
   [JOBS.pruneEvents]: [{ days: 30 }, /Unrecognized key: "days"/],
   [JOBS.pruneRequestLog]: [{ days: 7 }, /Unrecognized key: "days"/],
+  [JOBS.runExport]: [{ exportId: 7 }, /export_id/],
+  [JOBS.pruneExports]: [{ days: 7 }, /Unrecognized key: "days"/],
 };
 
 describe('a malformed payload', () => {

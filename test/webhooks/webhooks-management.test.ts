@@ -70,6 +70,8 @@ const EVENTS = [
   'site.published',
   'site.unpublished',
   'webhook.ping',
+  'export.completed',
+  'export.failed',
 ];
 
 /** Status, parsed JSON body (`T`: the body the test expects), headers and raw text. */
@@ -228,7 +230,7 @@ describe('webhook subscriptions: create and read', () => {
     expect(decryptSecret(secretsKey(TEST_SECRET_KEY), stored?.secret_encrypted as string)).toBe(secret);
   });
 
-  it('list answers { webhooks, valid_events } with exactly the fifteen event names', async () => {
+  it('list answers { webhooks, valid_events } with exactly the seventeen event names', async () => {
     const s = await app.createStore('List Store');
     const empty = await send('GET', BASE, { as: s });
     expect(empty.status).toBe(200);

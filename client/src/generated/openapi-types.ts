@@ -191,7 +191,9 @@ export interface EventEnvelope {
     | 'inventory.updated'
     | 'site.published'
     | 'site.unpublished'
-    | 'webhook.ping';
+    | 'webhook.ping'
+    | 'export.completed'
+    | 'export.failed';
   /**
    * `<event>:<entity id>` (coalesced events: `<event>:<product_id>.<unix ms>`): key your processing on it.
    */
@@ -207,7 +209,13 @@ export interface EventEnvelope {
   /**
    * The event's data, as its webhook delivers it (see the webhooks section): `{ order }` for order and invoice events (buyer fields left out without the read_customers app scope), ids only for product and inventory events.
    */
-  data: OrderEventData | ProductEventData | OrderHeldEventData | SiteEventData | PingEventData;
+  data:
+    | OrderEventData
+    | ProductEventData
+    | OrderHeldEventData
+    | SiteEventData
+    | PingEventData
+    | ExportEventData;
 }
 
 /**
@@ -280,6 +288,85 @@ export interface LoggedRequest {
    * `false` for a request made with an `sl_test_` key.
    */
   livemode: boolean;
+}
+
+/**
+ * A bulk export: an asynchronous JSON Lines (gzip) file of a list.
+ */
+export interface Export {
+  /**
+   * The export id.
+   */
+  id: string;
+  object: 'export';
+  type: 'catalogue' | 'listings' | 'orders';
+  /**
+   * `queued` → `running` → `completed` or `failed`; a completed export becomes `expired` when its file is deleted (7 days).
+   */
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'expired';
+  /**
+   * The filters as given (parsed).
+   */
+  filters: {
+    [k: string]: unknown | undefined;
+  };
+  /**
+   * `false` for an export made with a test key (test orders).
+   */
+  livemode: boolean;
+  /**
+   * Lines written so far: the progress.
+   */
+  rows_written: number;
+  /**
+   * Lines in the file, once completed.
+   */
+  row_count: number | null;
+  /**
+   * Size of the gzip file, once completed.
+   */
+  bytes: number | null;
+  /**
+   * Once completed: a signed download url (no API key needed; valid until `url_expires_at`). Every GET signs a fresh one.
+   */
+  url: string | null;
+  /**
+   * When `url` stops working.
+   */
+  url_expires_at: string | null;
+  /**
+   * Once completed: where the feeds continue from the snapshot the file was read in.
+   */
+  continuation: {
+    /**
+     * GET /api/v1/events?order=asc&cursor=… from here returns every change the file does not hold (and may repeat a few it does).
+     */
+    events_cursor: string;
+    /**
+     * Listings exports: GET /api/v1/inventory?updated_since=… continues the feed from the file.
+     */
+    inventory_cursor: string | null;
+  } | null;
+  /**
+   * Why a failed export failed.
+   */
+  error: {
+    code: string;
+    message: string;
+  } | null;
+  created_at: string;
+  /**
+   * When the job began reading.
+   */
+  started_at: string | null;
+  /**
+   * When it completed or failed.
+   */
+  completed_at: string | null;
+  /**
+   * When its file is deleted (completed exports).
+   */
+  expires_at: string | null;
 }
 
 /**
@@ -603,6 +690,24 @@ export interface PingEventData {
    * The subscription pinged.
    */
   webhook_id: number;
+}
+
+export interface ExportEventData {
+  /**
+   * The export that ended. Its download url is not in the event: GET the export for a freshly signed one.
+   */
+  export: {
+    id: string;
+    object: 'export';
+    type: 'catalogue' | 'listings' | 'orders';
+    status: 'completed' | 'failed';
+    row_count: number | null;
+    bytes: number | null;
+    error: {
+      code: string;
+      message: string;
+    } | null;
+  };
 }
 
 // Operations
@@ -2065,6 +2170,8 @@ export interface ListWebhooksResponse {
     | 'site.published'
     | 'site.unpublished'
     | 'webhook.ping'
+    | 'export.completed'
+    | 'export.failed'
   )[];
 }
 
@@ -2080,7 +2187,7 @@ export interface CreateWebhookBody {
    * Event names, or `["*"]` for every event.
    *
    * @minItems 1
-   * @maxItems 15
+   * @maxItems 17
    */
   events: string[];
 }
@@ -2154,7 +2261,7 @@ export interface UpdateWebhookBody {
    * Event names, or `["*"]` for every event.
    *
    * @minItems 1
-   * @maxItems 15
+   * @maxItems 17
    */
   events?: string[];
   /**
@@ -2449,6 +2556,155 @@ export interface CancelTestOrderPathParams {
  */
 export interface CancelTestOrderResponse {
   order: Order;
+}
+
+/**
+ * Query of listExports.
+ */
+export interface ListExportsQuery {
+  /**
+   * Exports per page, 1 to 100; default 20.
+   */
+  limit?: number;
+  cursor?: string;
+}
+
+/**
+ * Response of listExports (200).
+ */
+export interface ListExportsResponse {
+  exports: Export[];
+  /**
+   * Pass back as cursor for older exports; null at the end.
+   */
+  next_cursor: string | null;
+  has_more: boolean;
+}
+
+/**
+ * Request body of createExport.
+ */
+export interface CreateExportBody {
+  /**
+   * `catalogue`: every catalogue product the filters match, as GET /api/v1/products lists them; `listings`: the store's live listings as GET /api/v1/my-products?include=variants lists them; `orders`: the orders of the key's mode as GET /api/v1/orders lists them.
+   */
+  type: 'catalogue' | 'listings' | 'orders';
+  /**
+   * For `catalogue`, the filter parameters of GET /api/v1/products; for `orders`, those of GET /api/v1/orders (no page, limit or sort: an export is the whole match); `listings` takes none. JSON values: `true`, numbers. An unknown or misspelt filter is a 400, never ignored.
+   */
+  filters?: {
+    /**
+     * Order number, buyer name or buyer email (substring, case-insensitive).
+     */
+    search?: string;
+    /**
+     * Only products in stock (`true`) or out of stock (`false`).
+     */
+    in_stock?: boolean;
+    /**
+     * `wholesale`: the store buys at the wholesale price and keeps the margin; `commission`: the store earns a commission per sale.
+     */
+    pricing_type?: 'wholesale' | 'commission';
+    /**
+     * Only products of this supplier.
+     */
+    supplier_id?: number;
+    /**
+     * Brand name (case-insensitive) or slug.
+     */
+    brand?: string;
+    /**
+     * Category slug or name (with its child categories), or a raw category value.
+     */
+    category?: string;
+    /**
+     * Taxonomy vertical slug, or `_other` for products outside every vertical.
+     */
+    store_type?: string;
+    /**
+     * `true` hides products already in the store.
+     */
+    exclude_in_store?: boolean;
+    /**
+     * `buy_now`: card checkout; `enquiry`: quote-only products.
+     */
+    purchase_mode?: 'buy_now' | 'enquiry';
+    /**
+     * Retail price lower bound in cents, inclusive.
+     */
+    price_min_cents?: number;
+    /**
+     * Retail price upper bound in cents, exclusive.
+     */
+    price_max_cents?: number;
+    /**
+     * Only products the nightly readiness pass marked ready.
+     */
+    ready_to_list?: boolean;
+    /**
+     * Channel (storefront, google, meta, freight): only products scored 100% complete for it; a channel not yet scored matches nothing.
+     */
+    complete_for?: string;
+    /**
+     * `store`: the store's departments, makers, own goods and uncategorised products; default: the store's setting.
+     */
+    scope?: 'store' | 'all';
+    /**
+     * Own suppliers' products, the service's catalogue (`btab`), or all; only for stores with own suppliers.
+     */
+    ownership?: 'own' | 'btab' | 'all';
+    /**
+     * Only orders in this status.
+     */
+    status?: 'pending' | 'processing' | 'fulfilled' | 'shipped' | 'delivered' | 'cancelled';
+    /**
+     * Lower bound on created_at, inclusive (a bare date starts at 00:00 UTC).
+     */
+    start_date?: string;
+    /**
+     * Upper bound on created_at; a bare date includes that whole day (UTC).
+     */
+    end_date?: string;
+    /**
+     * `1`: only orders needing action.
+     */
+    attention?: '1';
+    /**
+     * Only orders whose buyer came through this channel.
+     */
+    channel?:
+      | 'facebook_instagram'
+      | 'google'
+      | 'vendor_link'
+      | 'email'
+      | 'other_referral'
+      | 'direct'
+      | 'unknown';
+  };
+}
+
+/**
+ * Response of createExport (202).
+ */
+export interface CreateExportResponse {
+  export: Export;
+}
+
+/**
+ * Path parameters of getExport.
+ */
+export interface GetExportPathParams {
+  /**
+   * The export id.
+   */
+  id: string;
+}
+
+/**
+ * Response of getExport (200).
+ */
+export interface GetExportResponse {
+  export: Export;
 }
 
 /**
@@ -2871,6 +3127,33 @@ export interface Operations {
     bodyRequired: false;
     response: CancelTestOrderResponse;
   };
+  listExports: {
+    method: 'GET';
+    path: '/api/v1/exports';
+    pathParams: never;
+    query: ListExportsQuery;
+    body: never;
+    bodyRequired: false;
+    response: ListExportsResponse;
+  };
+  createExport: {
+    method: 'POST';
+    path: '/api/v1/exports';
+    pathParams: never;
+    query: never;
+    body: CreateExportBody;
+    bodyRequired: true;
+    response: CreateExportResponse;
+  };
+  getExport: {
+    method: 'GET';
+    path: '/api/v1/exports/{id}';
+    pathParams: GetExportPathParams;
+    query: never;
+    body: never;
+    bodyRequired: false;
+    response: GetExportResponse;
+  };
   getOrderInvoice: {
     method: 'GET';
     path: '/api/v1/orders/{id}/invoice';
@@ -3024,6 +3307,9 @@ export const operations = {
   getRequest: { method: 'GET', path: '/api/v1/requests/{request_id}', response: 'json' },
   advanceTestOrder: { method: 'POST', path: '/api/v1/test_helpers/orders/{id}/advance', response: 'json' },
   cancelTestOrder: { method: 'POST', path: '/api/v1/test_helpers/orders/{id}/cancel', response: 'json' },
+  listExports: { method: 'GET', path: '/api/v1/exports', response: 'json' },
+  createExport: { method: 'POST', path: '/api/v1/exports', response: 'json' },
+  getExport: { method: 'GET', path: '/api/v1/exports/{id}', response: 'json' },
   getOrderInvoice: { method: 'GET', path: '/api/v1/orders/{id}/invoice', response: 'bytes' },
   registerOAuthClient: { method: 'POST', path: '/oauth/register', response: 'json' },
   authorizeOAuth: { method: 'GET', path: '/oauth/authorize', response: 'json' },
@@ -3413,6 +3699,54 @@ export interface WebhookPingEvent {
   data: PingEventData;
 }
 
+/**
+ * The body of a `export.completed` delivery.
+ */
+export interface ExportCompletedEvent {
+  /**
+   * The event id (`evt_` and digits), the same on every attempt and resend: GET /api/v1/events/{id} answers this envelope, and GET /api/v1/events lists every event of the last 30 days.
+   */
+  id: string;
+  event: 'export.completed';
+  /**
+   * `export.completed:<order id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
+   */
+  event_key: string;
+  /**
+   * When the event happened.
+   */
+  created_at: string;
+  /**
+   * `true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).
+   */
+  livemode: boolean;
+  data: ExportEventData;
+}
+
+/**
+ * The body of a `export.failed` delivery.
+ */
+export interface ExportFailedEvent {
+  /**
+   * The event id (`evt_` and digits), the same on every attempt and resend: GET /api/v1/events/{id} answers this envelope, and GET /api/v1/events lists every event of the last 30 days.
+   */
+  id: string;
+  event: 'export.failed';
+  /**
+   * `export.failed:<order id>` Key your processing on it: deliveries can arrive out of order and, rarely, more than once.
+   */
+  event_key: string;
+  /**
+   * When the event happened.
+   */
+  created_at: string;
+  /**
+   * `true` for live data, `false` for a test-mode event (an `sl_test_` key reads only those).
+   */
+  livemode: boolean;
+  data: ExportEventData;
+}
+
 /** Webhook payloads by event name. */
 export interface WebhookPayloads {
   'order.created': OrderCreatedEvent;
@@ -3430,4 +3764,6 @@ export interface WebhookPayloads {
   'site.published': SitePublishedEvent;
   'site.unpublished': SiteUnpublishedEvent;
   'webhook.ping': WebhookPingEvent;
+  'export.completed': ExportCompletedEvent;
+  'export.failed': ExportFailedEvent;
 }

@@ -15,6 +15,7 @@ import {
 } from './catalogue.ts';
 import { FacetCell, FacetCellDelta, StoreCell, StoreCellDelta } from './cells.ts';
 import { DomainEvent } from './events.ts';
+import { Export } from './exports.ts';
 import { ExternalOrder, SkuMapping } from './external-orders.ts';
 import { IdempotencyKey } from './idempotency.ts';
 import { InventoryFanoutPending, InventoryFeedEntry } from './inventory.ts';
@@ -91,7 +92,8 @@ export type AnyEntity =
   | typeof WebhookAttempt
   | typeof WebhookEvent
   | typeof SchemaFunction
-  | typeof RequestLogEntry;
+  | typeof RequestLogEntry
+  | typeof Export;
 
 /** Every table as an entity; discovery is explicit, not by file globbing. */
 export const entities: AnyEntity[] = [
@@ -146,4 +148,5 @@ export const entities: AnyEntity[] = [
   WebhookEvent,
   SchemaFunction,
   RequestLogEntry,
+  Export,
 ];

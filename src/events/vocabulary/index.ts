@@ -42,6 +42,19 @@ export type PingEventData = {
   webhook_id: number;
 };
 
+/** `data` of an export event: which export ended and how (GET /api/v1/exports/{id} for its signed url). */
+export type ExportEventData = {
+  export: {
+    id: string;
+    object: 'export';
+    type: 'catalogue' | 'listings' | 'orders';
+    status: 'completed' | 'failed';
+    row_count: number | null;
+    bytes: number | null;
+    error: { code: string; message: string } | null;
+  };
+};
+
 /** Each event's delivered `data` (webhook body and event log alike), by name. */
 export type EventPayloads<Order = unknown> = {
   'order.created': OrderEventData<Order>;
@@ -59,6 +72,8 @@ export type EventPayloads<Order = unknown> = {
   'site.published': SiteEventData;
   'site.unpublished': SiteEventData;
   'webhook.ping': PingEventData;
+  'export.completed': ExportEventData;
+  'export.failed': ExportEventData;
 };
 
 export type EventName = keyof EventPayloads;
@@ -79,9 +94,10 @@ export const EVENT = {
   inventory: { updated: 'inventory.updated' },
   site: { published: 'site.published', unpublished: 'site.unpublished' },
   webhook: { ping: 'webhook.ping' },
+  export: { completed: 'export.completed', failed: 'export.failed' },
 } as const satisfies Record<string, Record<string, EventName>>;
 
-/** The fifteen events of the contract, in the order the list answer (and the contract) shows them. */
+/** The events of the contract, in the order the list answer (and the contract) shows them. */
 export const EVENT_NAMES = [
   EVENT.order.created,
   EVENT.order.updated,
@@ -98,6 +114,8 @@ export const EVENT_NAMES = [
   EVENT.site.published,
   EVENT.site.unpublished,
   EVENT.webhook.ping,
+  EVENT.export.completed,
+  EVENT.export.failed,
 ] as const;
 
 // Compile-time: the ordered list names every event of the payload map, and nothing else.
@@ -133,9 +151,20 @@ export const PRODUCT_EVENTS = [
 ] as const satisfies readonly EventName[];
 export type ProductEvent = (typeof PRODUCT_EVENTS)[number];
 
-/** Events a store can make happen in test mode: all but the ping, which a subscription's own test call sends. */
+/** The events a bulk export ends with (src/exports/): a real test export makes them in test mode. */
+export const EXPORT_EVENTS = [
+  EVENT.export.completed,
+  EVENT.export.failed,
+] as const satisfies readonly EventName[];
+export type ExportEvent = (typeof EXPORT_EVENTS)[number];
+
+/**
+ * Events a store can make happen in test mode: all but the ping, which a subscription's own test call
+ * sends, and the export events, which a test export itself sends.
+ */
 export const TRIGGERABLE_EVENTS = EVENT_NAMES.filter(
-  (e): e is Exclude<EventName, typeof EVENT.webhook.ping> => e !== EVENT.webhook.ping,
+  (e): e is Exclude<EventName, typeof EVENT.webhook.ping | ExportEvent> =>
+    e !== EVENT.webhook.ping && !isIn(EXPORT_EVENTS, e),
 );
 export type TriggerableEvent = (typeof TRIGGERABLE_EVENTS)[number];
 

@@ -1,0 +1,74 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+
+/** A file being written: its stream, then `commit` makes it the key's file (or `abort` drops it). */
+export interface PendingFile {
+  stream: Writable;
+  commit(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+/**
+ * Where export files live. Local disk by default (LocalFileStore); an S3-compatible store is the
+ * production choice for several machines (docs/decisions.md, "Bulk export: the file store"): `create`
+ * is a multipart upload completed by `commit` (aborted by `abort`), `open` a GetObject stream with its
+ * ContentLength, `remove` a DeleteObject. A key is written whole or not at all, so a retried job
+ * overwrites its own key and never leaves two files.
+ */
+export interface ExportFileStore {
+  create(key: string): Promise<PendingFile>;
+  /** The file and its size, or undefined when there is none. */
+  open(key: string): Promise<{ stream: Readable; size: number } | undefined>;
+  size(key: string): Promise<number | undefined>;
+  /** Deletes the key's file; none is fine. */
+  remove(key: string): Promise<void>;
+}
+
+/** Keys are ours (`exp_<id>.jsonl.gz`), never a partner's text: this refuses anything else. */
+function checked(key: string): string {
+  if (!/^exp_\d{1,19}\.jsonl\.gz$/.test(key)) throw new Error(`not an export file key: ${key}`);
+  return key;
+}
+
+/** Files in one directory: written as `<key>.part`, renamed into place on commit (atomic on one disk). */
+export class LocalFileStore implements ExportFileStore {
+  private readonly dir: string;
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  async create(key: string): Promise<PendingFile> {
+    await mkdir(this.dir, { recursive: true });
+    const path = join(this.dir, checked(key));
+    const part = `${path}.part`;
+    return {
+      stream: createWriteStream(part),
+      commit: () => rename(part, path),
+      abort: () => rm(part, { force: true }),
+    };
+  }
+
+  async open(key: string) {
+    const size = await this.size(key);
+    if (size === undefined) return undefined;
+    return { stream: createReadStream(join(this.dir, checked(key))), size };
+  }
+
+  async size(key: string): Promise<number | undefined> {
+    try {
+      return (await stat(join(this.dir, checked(key)))).size;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  async remove(key: string): Promise<void> {
+    await rm(join(this.dir, checked(key)), { force: true });
+  }
+}
+
+export const fileKeyOf = (rowId: string) => `exp_${rowId}.jsonl.gz`;
