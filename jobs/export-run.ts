@@ -2,7 +2,7 @@ import type { Task } from 'graphile-worker';
 import { JOBS, parseJobPayload } from '../src/db/jobs.ts';
 import type { Orm } from '../src/db/orm.ts';
 import { LocalFileStore } from '../src/exports/file-store.ts';
-import { pruneExports } from '../src/exports/prune-exports.ts';
+import { failStalledExports, pruneExports } from '../src/exports/prune-exports.ts';
 import { failExport, runExport } from '../src/exports/run-export.ts';
 import type { ExportSettings } from '../src/settings.ts';
 
@@ -26,12 +26,17 @@ export function exportRunTask(orm: Orm, settings: ExportSettings): Task {
   };
 }
 
-/** `export_prune` (cron, hourly): exports past their retention lose their file and become expired. */
+/**
+ * `export_prune` (cron, hourly): exports past their retention lose their file and become expired, and
+ * exports whose job died for good are failed, so the store can start another.
+ */
 export function exportPruneTask(orm: Orm, settings: ExportSettings): Task {
   const files = new LocalFileStore(settings.dir);
   return async (payload, helpers) => {
     parseJobPayload(JOBS.pruneExports, payload);
     const n = await pruneExports(() => orm.em.fork(), files);
     if (n > 0) helpers.logger.info(`expired ${n} exports`);
+    const stalled = await failStalledExports(() => orm.em.fork(), files);
+    if (stalled > 0) helpers.logger.warn(`failed ${stalled} stalled exports`);
   };
 }

@@ -66,6 +66,14 @@ export const ERROR_SCHEMA: oas31.SchemaObject = {
       items: { type: 'integer' },
       description: 'With VARIANT_REQUIRED: the variants to choose from.',
     },
+    status: {
+      type: 'string',
+      description: "With INVALID_TRANSITION: the order's status now, which the move was refused from.",
+    },
+    export_id: {
+      type: 'string',
+      description: 'With EXPORT_ALREADY_RUNNING: the export queued or running, to wait for.',
+    },
     total_cents: {
       type: 'integer',
       description: 'With PAYMENT_MISMATCH: the order total the payment must equal.',

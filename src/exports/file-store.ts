@@ -67,7 +67,9 @@ export class LocalFileStore implements ExportFileStore {
   }
 
   async remove(key: string): Promise<void> {
-    await rm(join(this.dir, checked(key)), { force: true });
+    // A key's unfinished write goes with it (a job that died mid-file leaves its `.part`).
+    const path = join(this.dir, checked(key));
+    await Promise.all([rm(path, { force: true }), rm(`${path}.part`, { force: true })]);
   }
 }
 

@@ -1,7 +1,7 @@
 import { rows } from '../db/sql.ts';
 import { notFound } from '../errors.ts';
 import type { PartnerContext } from '../trpc/context.ts';
-import { authorizeType } from './access.ts';
+import { authorizeRow } from './access.ts';
 import { exportSettingsOf } from './create-export.ts';
 import { present } from './present.ts';
 import { exportQuery } from './queries.ts';
@@ -12,7 +12,7 @@ export async function getExport(ctx: PartnerContext, input: GetExportInput) {
   const { em, actor } = ctx;
   const [row] = await rows(em, exportQuery(actor, input.id.slice('exp_'.length)));
   if (!row) throw notFound(`No export with id ${input.id}`, 'EXPORT_NOT_FOUND');
-  authorizeType(actor, row.type);
+  authorizeRow(actor, row);
   return {
     export: await present(em, { publicUrl: ctx.settings.publicUrl, settings: exportSettingsOf(ctx) }, row),
   };

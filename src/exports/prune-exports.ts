@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
-import type { ExportFileStore } from './file-store.ts';
+import { type ExportFileStore, fileKeyOf } from './file-store.ts';
+import { failExport } from './run-export.ts';
 
 /** Exports expired per transaction. */
 export const PRUNE_BATCH = 500;
@@ -38,4 +39,37 @@ export async function pruneExports(
     total += n;
     if (n < batch) return total;
   }
+}
+
+/**
+ * How long an export may stay queued or running before the retention job takes it for dead. A whole
+ * 2M catalogue takes about a minute; a job whose worker died on its last attempt is never retried by
+ * Graphile (and one that died earlier waits out Graphile's 4-hour lock), and until then the store
+ * could start no export at all (one at a time).
+ */
+export const STALLED_AFTER_MINUTES = 120;
+
+/**
+ * Exports queued or running for longer than `STALLED_AFTER_MINUTES` are failed (`EXPORT_FAILED`, one
+ * `export.failed`, as the job's last failing attempt would) and their unfinished file removed. A job
+ * that wakes later finds the export failed and writes nothing (it claims only queued or running ones).
+ */
+export async function failStalledExports(
+  newEm: () => EntityManager,
+  files: ExportFileStore,
+  stalledAfterMinutes = STALLED_AFTER_MINUTES,
+): Promise<number> {
+  const stalled = await rows<{ id: string }>(
+    newEm(),
+    sql`SELECT id::text AS id FROM exports
+      WHERE status IN ('queued', 'running')
+        AND coalesce(started_at, created_at) < now() - make_interval(mins => ${stalledAfterMinutes})
+      ORDER BY id LIMIT ${PRUNE_BATCH}`,
+  );
+  let failed = 0;
+  for (const { id } of stalled) {
+    if (await failExport({ em: newEm }, id)) failed++;
+    await files.remove(fileKeyOf(id));
+  }
+  return failed;
 }

@@ -85,8 +85,8 @@ export const listExportsInput = z.object({
   cursor: z
     .string()
     .max(300)
-    .optional()
-    .meta(described('A next_cursor from an earlier page; absent = the newest first.')),
+    .meta(described('A next_cursor from an earlier page; absent = the newest first.'))
+    .optional(),
 });
 export type ListExportsInput = z.output<typeof listExportsInput>;
 

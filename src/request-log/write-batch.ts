@@ -35,7 +35,8 @@ function columns(batch: readonly RequestRecord[], describe: DescribeOperation | 
 /**
  * Writes a batch of finished requests in one multi-row INSERT (arrays unnested), with the credential's
  * display prefix (never its secret: `api_keys.token_prefix`) and the app's client id and name looked
- * up in the same statement, so they survive the key's revocation or the client's rename.
+ * up in the same statement, so they survive the key's revocation or the client's rename. A row of a
+ * store deleted while it waited in the buffer is dropped (the join), not the whole batch with it.
  */
 export async function writeBatch(
   em: EntityManager,
@@ -61,6 +62,7 @@ export async function writeBatch(
         ${c.user_agent}::text[], ${c.created_ms}::double precision[])
         AS r(store_id, livemode, request_id, method, path, query, operation, status, error_type, error_code,
           duration_ms, credential_type, credential_id, app_id, idempotency_key, replayed, user_agent, created_ms)
+      JOIN stores s ON s.id = r.store_id
       LEFT JOIN api_keys k ON r.credential_type = 'api_key' AND k.id = r.credential_id
       LEFT JOIN oauth_clients c ON c.id = r.app_id`,
   );

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows, sql } from '../../src/db/sql.ts';
 import { LocalFileStore } from '../../src/exports/file-store.ts';
-import { pruneExports } from '../../src/exports/prune-exports.ts';
+import { failStalledExports, pruneExports } from '../../src/exports/prune-exports.ts';
 import { type RunExportDeps, runExport } from '../../src/exports/run-export.ts';
 import type { ExportObject } from '../../src/exports/schemas.ts';
 import { checkoutStorefront } from '../../src/orders/checkout-storefront.ts';
@@ -177,6 +177,18 @@ describe('the security table', () => {
     expect(listed.body.exports.map((e) => e.type)).not.toContain('orders');
 
     const reader = await mintAppToken(app, store.id, ['read_orders']);
+    // The key's orders export holds buyers: an app without read_customers neither reads nor lists it.
+    const buyers = await send(app, 'GET', `/api/v1/exports/${orders}`, { key: reader.access_token });
+    expect(buyers.status).toBe(403);
+    expect(buyers.body).toMatchObject({ code: 'INSUFFICIENT_SCOPE', required_scope: 'read_customers' });
+    const readerList = await send<{ exports: ExportObject[] }>(app, 'GET', '/api/v1/exports', {
+      key: reader.access_token,
+    });
+    expect(readerList.body.exports.map((e) => e.id)).not.toContain(orders);
+    const withBuyers = await mintAppToken(app, store.id, ['read_orders', 'read_customers']);
+    const allowed = await send(app, 'GET', `/api/v1/exports/${orders}`, { key: withBuyers.access_token });
+    expect(allowed.status).toBe(200);
+
     const made = await createExport(app, reader.access_token, { type: 'orders' });
     expect(made.status, made.text).toBe(202);
     await runQueuedExports(app, settings);
@@ -353,5 +365,36 @@ describe('retention', () => {
     const kept = made[2] as ExportObject;
     expect((await getExport(app, store.read, kept.id)).status).toBe('completed');
     expect((await fetch(local(app, kept.url ?? ''))).status).toBe(200);
+  });
+
+  it('an export whose job died for good is failed once, its partial file removed, and the store can export again', async () => {
+    const store = await storeWithListing('Stalled');
+    const made = await createExport(app, store.readWrite, { type: 'listings' });
+    const id = made.body.export.id;
+    // The worker died on its last attempt: the job is gone, the export still says running.
+    await rows(app.em(), sql`DELETE FROM graphile_worker._private_jobs WHERE payload::jsonb ? 'export_id'`);
+    await rows(
+      app.em(),
+      sql`UPDATE exports SET status = 'running', started_at = now() - interval '3 hours' WHERE id = ${id.slice(4)}::bigint`,
+    );
+    const part = join(settings.dir, `${id}.jsonl.gz.part`);
+    writeFileSync(part, 'half a file');
+    expect((await createExport(app, store.readWrite, { type: 'listings' })).status).toBe(409);
+    const files = new LocalFileStore(settings.dir);
+    const young = await failStalledExports(() => app.em(), files, 240);
+    expect(young).toBe(0);
+    expect(await failStalledExports(() => app.em(), files)).toBe(1);
+    expect(await failStalledExports(() => app.em(), files)).toBe(0);
+    expect(existsSync(part)).toBe(false);
+    const failed = await getExport(app, store.read, id);
+    expect(failed).toMatchObject({ status: 'failed', error: { code: 'EXPORT_FAILED' } });
+    await dispatch(app);
+    await settled(app, store.id);
+    const events = await send<{ events: { event: string }[] }>(app, 'GET', '/api/v1/events?type=export.*', {
+      key: store.read,
+    });
+    expect(events.body.events.map((e) => e.event)).toEqual(['export.failed']);
+    expect((await createExport(app, store.readWrite, { type: 'listings' })).status).toBe(202);
+    await runQueuedExports(app, settings);
   });
 });

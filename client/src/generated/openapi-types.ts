@@ -430,6 +430,14 @@ export interface ErrorBody {
    */
   variant_ids?: number[];
   /**
+   * With INVALID_TRANSITION: the order's status now, which the move was refused from.
+   */
+  status?: string;
+  /**
+   * With EXPORT_ALREADY_RUNNING: the export queued or running, to wait for.
+   */
+  export_id?: string;
+  /**
    * With PAYMENT_MISMATCH: the order total the payment must equal.
    */
   total_cents?: number;
@@ -2566,6 +2574,9 @@ export interface ListExportsQuery {
    * Exports per page, 1 to 100; default 20.
    */
   limit?: number;
+  /**
+   * A next_cursor from an earlier page; absent = the newest first.
+   */
   cursor?: string;
 }
 
