@@ -1,5 +1,5 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 
@@ -46,15 +46,35 @@ export class LocalFileStore implements ExportFileStore {
     const part = `${path}.part`;
     return {
       stream: createWriteStream(part),
-      commit: () => rename(part, path),
+      commit: () => this.commit(part, path),
       abort: () => rm(part, { force: true }),
     };
   }
 
+  /**
+   * Durable before it is the key's: the file's data, then the rename in its directory, are on disk
+   * before the export is marked completed (a power loss cannot leave a short file called complete).
+   */
+  private async commit(part: string, path: string): Promise<void> {
+    await syncPath(part);
+    await rename(part, path);
+    await syncPath(this.dir);
+  }
+
+  /**
+   * Opened before its size is read, so a file retention deletes mid-download is still read whole (the
+   * open descriptor keeps it), and one already gone is `undefined` (404), never a reset.
+   */
   async open(key: string) {
-    const size = await this.size(key);
-    if (size === undefined) return undefined;
-    return { stream: createReadStream(join(this.dir, checked(key))), size };
+    let handle: Awaited<ReturnType<typeof open>>;
+    try {
+      handle = await open(join(this.dir, checked(key)), 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    const { size } = await handle.stat();
+    return { stream: handle.createReadStream(), size };
   }
 
   async size(key: string): Promise<number | undefined> {
@@ -70,6 +90,15 @@ export class LocalFileStore implements ExportFileStore {
     // A key's unfinished write goes with it (a job that died mid-file leaves its `.part`).
     const path = join(this.dir, checked(key));
     await Promise.all([rm(path, { force: true }), rm(`${path}.part`, { force: true })]);
+  }
+}
+
+async function syncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 
