@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import Denque from 'denque';
 import type { DescribeOperation, RequestRecord } from './entry.ts';
 import { writeBatch } from './write-batch.ts';
 
@@ -32,7 +33,8 @@ export const CAPACITY = 20_000;
  */
 export class RequestRecorder {
   readonly #o: Required<Omit<RecorderOptions, 'describe'>> & Pick<RecorderOptions, 'describe'>;
-  #buffer: RequestRecord[] = [];
+  // A ring: past capacity each new row drops the oldest in constant time, however full it is.
+  #buffer = new Denque<RequestRecord>();
   #dropped = 0;
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> | undefined;
@@ -46,12 +48,11 @@ export class RequestRecorder {
   record(entry: RequestRecord): void {
     if (this.#closed) return;
     this.#buffer.push(entry);
-    if (this.#buffer.length > this.#o.capacity) {
-      const over = this.#buffer.length - this.#o.capacity;
-      this.#buffer.splice(0, over);
-      this.#dropped += over;
+    while (this.#buffer.size() > this.#o.capacity) {
+      this.#buffer.shift();
+      this.#dropped += 1;
     }
-    if (this.#buffer.length >= this.#o.batchRows) this.#startWriting();
+    if (this.#buffer.size() >= this.#o.batchRows) this.#startWriting();
     else this.#schedule();
   }
 
@@ -62,12 +63,12 @@ export class RequestRecorder {
 
   /** Rows waiting to be written. */
   get pending(): number {
-    return this.#buffer.length;
+    return this.#buffer.size();
   }
 
   /** Writes everything recorded so far (and waits for a batch already being written). */
   async flush(): Promise<void> {
-    while (this.#writing || this.#buffer.length > 0) {
+    while (this.#writing || this.#buffer.size() > 0) {
       this.#startWriting();
       await this.#writing;
     }
@@ -91,17 +92,17 @@ export class RequestRecorder {
   #startWriting() {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#writing || this.#buffer.length === 0) return;
+    if (this.#writing || this.#buffer.isEmpty()) return;
     this.#writing = this.#writeAll().finally(() => {
       this.#writing = undefined;
-      if (this.#buffer.length > 0 && !this.#closed) this.#schedule();
+      if (this.#buffer.size() > 0 && !this.#closed) this.#schedule();
     });
   }
 
   async #writeAll() {
     this.#reportDropped();
-    while (this.#buffer.length > 0) {
-      const batch = this.#buffer.splice(0, this.#o.batchRows);
+    while (this.#buffer.size() > 0) {
+      const batch = this.#buffer.remove(0, this.#o.batchRows) ?? [];
       try {
         await writeBatch(this.#o.em(), batch, this.#o.describe);
       } catch (err) {
@@ -109,7 +110,7 @@ export class RequestRecorder {
         this.#o.log.error({ err, rows: batch.length }, 'request log: a batch could not be written');
         return;
       }
-      if (this.#buffer.length < this.#o.batchRows) return;
+      if (this.#buffer.size() < this.#o.batchRows) return;
     }
   }
 

@@ -453,6 +453,52 @@ describe('retention and the writer', () => {
     expect(warnings).toEqual([expect.objectContaining({ dropped: 2 })]);
   });
 
+  it('a buffer past capacity many times over keeps exactly the newest rows, in order (the ring wraps)', async () => {
+    const warnings: { dropped?: number }[] = [];
+    const log = { warn: (o: object) => warnings.push(o), error: () => {} };
+    const { RequestRecorder } = await import('../../src/request-log/recorder.ts');
+    // A batch larger than the buffer: nothing is written until close, as when the database is away.
+    const recorder = new RequestRecorder({
+      em: () => app.em(),
+      log,
+      capacity: 1000,
+      batchRows: 5000,
+      flushMs: 60_000,
+    });
+    const s = await app.createStore('Ring Store');
+    const base = Date.now();
+    for (let i = 1; i <= 25_000; i++) {
+      recorder.record({
+        storeId: s.id,
+        livemode: true,
+        requestId: `ring_${String(i).padStart(5, '0')}`,
+        method: 'GET',
+        path: '/api/v1/vendor/me',
+        search: '',
+        status: 200,
+        errorType: null,
+        errorCode: null,
+        durationMs: 1,
+        credentialType: 'api_key',
+        credentialId: 0,
+        appId: null,
+        idempotencyKey: null,
+        replayed: false,
+        userAgent: null,
+        createdAt: base + i,
+      });
+    }
+    expect(recorder.pending).toBe(1000);
+    await recorder.close();
+    const kept = await rows<{ request_id: string }>(
+      app.em(),
+      sql`SELECT request_id FROM request_log WHERE store_id = ${s.id} ORDER BY created_at, id`,
+    );
+    const expected = Array.from({ length: 1000 }, (_, k) => `ring_${String(24_001 + k).padStart(5, '0')}`);
+    expect(kept.map((r) => r.request_id)).toEqual(expected);
+    expect(warnings.reduce((n, w) => n + (w.dropped ?? 0), 0)).toBe(24_000);
+  });
+
   it('shutdown writes what the buffer holds: requests recorded under a long interval are there after close', async () => {
     const lazy = await startTestApp({}, { requestLog: { flushMs: 600_000 } });
     try {
