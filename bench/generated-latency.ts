@@ -11,13 +11,15 @@ import {
   type Endpoint,
   GENERATED_ENDPOINTS,
   readDomain,
+  resolveWalks,
 } from './generated-queries.ts';
 import { MEASURED_TABLES, printTable, quantile, round, type Statistics, setStatistics } from './lib.ts';
+import { logCredentials, seedExports, seedRequestLog } from './request-log-data.ts';
 
 /** The issue's targets for every endpoint, one request at a time, in ms. */
 export const GENERATED_TARGETS = { p50: 15, p99: 60, max: 250 };
 /** Every table the six endpoints read, whose statistics are cleared for the fresh round. */
-const TABLES = [...MEASURED_TABLES, 'orders', 'webhook_events', 'inventory_feed'];
+const TABLES = [...MEASURED_TABLES, 'orders', 'webhook_events', 'inventory_feed', 'request_log', 'exports'];
 
 interface Side {
   p50_ms: number;
@@ -112,6 +114,8 @@ export async function benchGeneratedQueries(opts: {
   key: string;
   count: number;
   events: number;
+  /** The store's request log, in rows over its 7 days (a busy store's week). */
+  requests: number;
   modes: readonly Statistics[];
 }): Promise<GeneratedResult> {
   const headers = { authorization: `Bearer ${opts.key}` };
@@ -120,8 +124,9 @@ export async function benchGeneratedQueries(opts: {
   let raw: ChildProcess | undefined;
   try {
     await loadEvents(opts.databaseUrl, client, opts.storeId, opts.events);
+    await loadRequestLog(opts.databaseUrl, client, opts.storeId, opts.requests);
     const domain = await readDomain(client, opts.storeId, opts.apiUrl, headers);
-    const drawn = drawQueries(domain, opts.count);
+    const drawn = await resolveWalks(drawQueries(domain, opts.count), opts.apiUrl, headers);
     const result: GeneratedResult = {
       combinations: drawn.length,
       refused: {},
@@ -225,6 +230,40 @@ async function loadEvents(databaseUrl: string, client: pg.Client, storeId: numbe
   }
   await client.query('SELECT webhook_events_reclassify()');
   await client.query('VACUUM ANALYZE webhook_events');
+}
+
+/**
+ * The store's request log up to `requests` rows over the last 7 days, and a week of exports (50 a
+ * day, the limit); other stores' logs beside it, a tenth as many each for three of them.
+ */
+async function loadRequestLog(databaseUrl: string, client: pg.Client, storeId: number, requests: number) {
+  const count = async (table: string, store: number) =>
+    (
+      await client.query<{ n: number }>(`SELECT count(*)::integer AS n FROM ${table} WHERE store_id = $1`, [
+        store,
+      ])
+    ).rows[0]?.n ?? 0;
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  try {
+    const others = (
+      await client.query<{ id: number }>('SELECT id FROM stores WHERE id <> $1 ORDER BY id LIMIT 3', [
+        storeId,
+      ])
+    ).rows.map((r) => r.id);
+    for (const [store, n] of [
+      [storeId, requests] as const,
+      ...others.map((o) => [o, requests / 10] as const),
+    ]) {
+      const missing = Math.floor(n - (await count('request_log', store)));
+      if (missing <= 0) continue;
+      console.log(`loading ${missing} requests into store ${store}'s request log…`);
+      await seedRequestLog(pool, store, missing, await logCredentials(pool, store));
+    }
+    if ((await count('exports', storeId)) < 350) await seedExports(pool, storeId, 350);
+  } finally {
+    await pool.end();
+  }
+  await client.query('VACUUM ANALYZE request_log, exports');
 }
 
 export function printGenerated(result: GeneratedResult, products: number): void {

@@ -23,6 +23,8 @@ export const GENERATED_ENDPOINTS = [
   '/api/v1/orders',
   '/api/v1/inventory',
   '/api/v1/events',
+  '/api/v1/requests',
+  '/api/v1/exports',
 ] as const;
 export type Endpoint = (typeof GENERATED_ENDPOINTS)[number];
 
@@ -59,7 +61,18 @@ export interface Domain {
   eventTimes: [from: number, to: number];
   inventoryCursors: string[];
   eventCursors: string[];
+  /** The request log's span, its operations, credentials (key prefixes, app client ids) and keys. */
+  requestTimes: [from: number, to: number];
+  operations: string[];
+  requestCredentials: string[];
+  idempotencyKeys: string[];
 }
+
+/**
+ * A cursor of the request log or the export list reads on only under the filters it was issued with:
+ * the draw marks it, and `resolveWalks` walks the combination's own pages to get a real one.
+ */
+export const WALK = '__walk__';
 
 /** Draws from a seeded stream (lib.ts): integers, picks, log-uniform integers and chances. */
 function random(seed: number) {
@@ -132,6 +145,24 @@ export async function readDomain(
     eventTimes: await range(
       'SELECT min(created_at) AS lo, max(created_at) AS hi FROM webhook_events WHERE store_id = $1',
     ),
+    requestTimes: await range(
+      'SELECT min(created_at) AS lo, max(created_at) AS hi FROM request_log WHERE store_id = $1',
+    ),
+    operations: await list<string>(
+      'SELECT DISTINCT operation AS v FROM request_log WHERE store_id = $1 AND operation IS NOT NULL',
+      [storeId],
+    ),
+    requestCredentials: await list<string>(
+      `SELECT DISTINCT coalesce(credential_prefix, app_client_id) AS v FROM (
+         SELECT credential_prefix, app_client_id FROM request_log WHERE store_id = $1 LIMIT 5000) r
+       WHERE coalesce(credential_prefix, app_client_id) IS NOT NULL`,
+      [storeId],
+    ),
+    idempotencyKeys: await list<string>(
+      `SELECT idempotency_key AS v FROM request_log WHERE store_id = $1 AND idempotency_key IS NOT NULL
+       ORDER BY created_at DESC LIMIT 200`,
+      [storeId],
+    ),
     inventoryCursors: await cursors(`${apiUrl}/api/v1/inventory?limit=500`, 'updated_since', headers),
     eventCursors: [
       ...(await cursors(`${apiUrl}/api/v1/events?limit=100`, 'cursor', headers)),
@@ -187,6 +218,10 @@ function valueFor(r: Random, d: Domain, endpoint: Endpoint, p: Param): string | 
   const name = p.name;
   // A long poll waits by design; the platform-day part times it. Here every page answers at once.
   if (name === 'wait') return undefined;
+  if (endpoint === '/api/v1/requests' || endpoint === '/api/v1/exports') {
+    const value = logValue(r, d, name);
+    if (value !== null) return value;
+  }
   if (s.enum) return r.pick(s.enum);
   if (s.type === 'boolean') return String(r.chance(0.5));
   if (s.type === 'integer') {
@@ -198,7 +233,10 @@ function valueFor(r: Random, d: Domain, endpoint: Endpoint, p: Param): string | 
     if (name === 'limit') return String(r.chance(0.6) ? r.pick([1, 10, 20, 50, 100]) : max);
     return String(r.int(s.minimum ?? 0, Math.min(max, 1000)));
   }
-  if (s.format === 'date-time') return iso(r.int(d.eventTimes[0] - 86_400_000, d.eventTimes[1] + 3_600_000));
+  if (s.format === 'date-time') {
+    const [lo, hi] = endpoint === '/api/v1/requests' ? d.requestTimes : d.eventTimes;
+    return iso(r.int(lo - 86_400_000, hi + 3_600_000));
+  }
   switch (name) {
     case 'search':
       return endpoint === '/api/v1/orders' ? r.pick(d.orderTerms) : searchTerm(r, d, true);
@@ -237,6 +275,27 @@ function valueFor(r: Random, d: Domain, endpoint: Endpoint, p: Param): string | 
   }
 }
 
+/**
+ * The request log's own free strings: operations as the log names them (and ones it never saw), the
+ * store's credentials and Idempotency-Keys, with a share matching nothing; null for the shared cases.
+ */
+function logValue(r: Random, d: Domain, name: string): string | undefined | null {
+  switch (name) {
+    case 'cursor':
+      return WALK;
+    case 'status':
+      return String(r.chance(0.8) ? r.pick([200, 201, 400, 404, 409, 429, 500]) : r.int(100, 599));
+    case 'operation':
+      return r.chance(0.85) && d.operations.length ? r.pick(d.operations) : 'noSuchOperation';
+    case 'credential':
+      return r.chance(0.85) && d.requestCredentials.length ? r.pick(d.requestCredentials) : 'sl_live_nobody';
+    case 'idempotency_key':
+      return r.chance(0.7) && d.idempotencyKeys.length ? r.pick(d.idempotencyKeys) : 'no-such-key';
+    default:
+      return null;
+  }
+}
+
 /** The GET operations' query parameters, as the contract documents them. */
 export function contractParameters(): Record<Endpoint, Param[]> {
   const doc = buildOpenApiDocument();
@@ -269,4 +328,42 @@ export function drawQueries(domain: Domain, count: number, seed = 27): Drawn[] {
     out.push({ endpoint, url: q ? `${endpoint}?${q}` : endpoint });
   }
   return out;
+}
+
+/**
+ * Replaces each drawn `cursor=WALK` with a real cursor of the same combination: its pages walked from
+ * the first, 1 to 10 pages deep (by the draw's position, so a run resolves the same way). A
+ * combination with no page that deep is asked without a cursor.
+ */
+export async function resolveWalks(
+  drawn: Drawn[],
+  apiUrl: string,
+  headers: Record<string, string>,
+): Promise<Drawn[]> {
+  const depths = [1, 2, 3, 10];
+  const out: Drawn[] = [];
+  // One at a time, as the timed passes ask: a walk is untimed, but must not crowd the others.
+  for (const [i, d] of drawn.entries()) out.push(await resolveWalk(d, depths[i % depths.length] as number));
+  return out;
+
+  async function resolveWalk(d: Drawn, depth: number): Promise<Drawn> {
+    const [path, q = ''] = d.url.split('?');
+    const query = new URLSearchParams(q);
+    if (query.get('cursor') !== WALK) return d;
+    query.delete('cursor');
+    const base = query.toString() ? `${path}?${query}` : `${path}`;
+    let cursor: string | undefined;
+    for (let page = 0; page < depth; page++) {
+      const url = cursor
+        ? `${base}${base.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}`
+        : base;
+      const res = await request(apiUrl + url, { headers });
+      const body = (await res.body.json()) as { next_cursor?: string | null };
+      if (res.statusCode !== 200 || !body.next_cursor) break;
+      cursor = body.next_cursor;
+    }
+    if (cursor) query.set('cursor', cursor);
+    const q2 = query.toString();
+    return { endpoint: d.endpoint, url: q2 ? `${path}?${q2}` : `${path}` };
+  }
 }

@@ -2,12 +2,15 @@ import { SORT_KEYS } from '../src/catalogue/schemas.ts';
 import { ADJECTIVES, CATEGORIES, COLOURS, MATERIALS } from '../src/demo/taxonomy.ts';
 import { ORDER_STATUSES } from '../src/order-status.ts';
 
-/** Issue 27's mix, in percent of requests. */
+/** Issue 27's mix, in percent of requests, and issue 30's reads beside it (3 in 103). */
 export const WEIGHTS = {
   ...{ browse: 15, filtered: 15, search: 12, facets: 8, product: 12 }, // the catalogue
   ...{ 'my-products': 8, orders: 5, order: 4, inventory: 6, events: 3 }, // the store's own reads
   ...{ wholesale: 7, marketplace: 5 }, // orders placed
+  ...{ requests: 2, exports: 1 }, // issue 30's reads: a partner tailing its request log, its exports
 };
+/** The weights' sum: a class is drawn by a roll of 0 to it. */
+export const TOTAL_WEIGHT = Object.values(WEIGHTS).reduce((n, w) => n + w, 0);
 export type ClassName = keyof typeof WEIGHTS;
 export const CLASSES = Object.keys(WEIGHTS) as ClassName[];
 /** A long poll waits by design (up to `wait` s): timed as a class of its own, left out of the overall p50/p99. */
@@ -76,6 +79,19 @@ export function dayCalls(state: DayState, rnd: () => number, index: number): Rec
     order: () => [state.orderIds.length ? `/orders/${pick(state.orderIds)}` : '/orders'],
     inventory: () => [`/inventory?limit=100&updated_since=${encodeURIComponent(state.feed)}`],
     events: () => [`/events?order=asc&wait=${int(1, 2)}&cursor=${encodeURIComponent(state.eventCursor)}`],
+    requests: () => {
+      const since = new Date(Date.now() - int(1, 7 * 24) * 3_600_000).toISOString();
+      const filter = pick([
+        '',
+        '',
+        'status_class=4xx&',
+        'status=429&',
+        'operation=listProducts&',
+        `created_gte=${since}&`,
+      ]);
+      return [`/requests?${filter}limit=${pick([20, 100])}`];
+    },
+    exports: () => [`/exports?limit=${pick([10, 20, 100])}`],
     wholesale: () => {
       const { product_id, variant_id } = state.buyable[state.bought++ % state.buyable.length] as {
         product_id: number;

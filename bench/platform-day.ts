@@ -31,12 +31,13 @@ import {
   dayCalls,
   LONG_POLL,
   READ_CLASSES,
+  TOTAL_WEIGHT,
   WEIGHTS,
 } from './platform-day-calls.ts';
 import { priceAgainstRaw, type RawPricing, type SideFigures } from './platform-day-raw.ts';
 import { BENCH_SECRET_KEY, receiverCertificate, spawnBenchWorker, until } from './webhook-harness.ts';
 
-/** Each class's upper bound on a roll of 0 to 100. */
+/** Each class's upper bound on a roll of 0 to TOTAL_WEIGHT. */
 const BOUNDS = CLASSES.map((_, i) => CLASSES.slice(0, i + 1).reduce((n, c) => n + WEIGHTS[c], 0));
 const TARGETS = { rps: 300, p99: 100, errors: 0 };
 /** Resolved to the local receiver by the worker (WEBHOOK_TEST_HOSTS) and by this process, as DNS would. */
@@ -66,8 +67,8 @@ const cpus = availableParallelism();
  */
 function mixCost(cost: (c: ClassName) => number | undefined) {
   const costed = CLASSES.filter((c) => cost(c) !== undefined);
-  const weighted = (c: ClassName) => (WEIGHTS[c] / 100) * (cost(c) ?? 0);
-  const weightOf = costed.reduce((n, c) => n + WEIGHTS[c] / 100, 0);
+  const weighted = (c: ClassName) => (WEIGHTS[c] / TOTAL_WEIGHT) * (cost(c) ?? 0);
+  const weightOf = costed.reduce((n, c) => n + WEIGHTS[c] / TOTAL_WEIGHT, 0);
   const perRequest = costed.reduce((n, c) => n + weighted(c), 0) / (weightOf || 1);
   /** A class's part of that CPU. */
   const share = (c: ClassName) => round(weighted(c) / weightOf / (perRequest || 1));
@@ -231,7 +232,7 @@ export async function benchPlatformDay(opts: {
         const rnd = seeded(27_000 + index);
         const calls = dayCalls(state, rnd, index);
         while (performance.now() < end) {
-          const roll = rnd() * 100;
+          const roll = rnd() * TOTAL_WEIGHT;
           const c = only ? CLASSES.indexOf(only) : BOUNDS.findIndex((b) => roll < b);
           const cls = CLASSES[c] as ClassName;
           const [path, credential = readKey, body] = calls[cls]();

@@ -414,6 +414,7 @@ async function main() {
         key: liveKey,
         count: Number(process.env.BENCH_GENERATED ?? (SMALL ? 300 : 2000)),
         events: SMALL ? 20_000 : 1_000_000,
+        requests: SMALL ? 20_000 : 2_000_000,
         modes: STATS === 'both' ? ['fresh', 'analysed'] : [STATS],
       });
       results['generated queries'] = generated;

@@ -4,7 +4,7 @@ import { rows } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { pageQuery, toLoggedRequest } from './queries.ts';
+import { pageQuery, toLoggedRequest, WINDOW_ROWS, windowEdgeQuery } from './queries.ts';
 import type { ListRequestsInput } from './schemas.ts';
 
 export const DEFAULT_LIMIT = 20;
@@ -45,16 +45,19 @@ export async function listRequests(ctx: PartnerContext, input: ListRequestsInput
   const digest = filtersDigest(input);
   const from = input.cursor !== undefined ? await decodeCursor(em, actor, digest, input.cursor) : null;
   const limit = input.limit ?? DEFAULT_LIMIT;
-  const page = await rows(em, pageQuery(actor, input, from, limit + 1));
+  const { windowed, query } = pageQuery(actor, input, from, limit + 1);
+  const page = await rows(em, query);
   const shown = page.slice(0, limit);
   const last = shown.at(-1);
-  const hasMore = page.length > limit;
+  let next = page.length > limit && last ? { createdAt: last.position, id: last.id } : null;
+  if (!next && windowed) {
+    // A short page of combined filters: more may match past the window it read, so read on from its edge.
+    const [edge] = await rows(em, windowEdgeQuery(actor, input, from));
+    if (edge && edge.n >= WINDOW_ROWS) next = { createdAt: edge.position, id: edge.id };
+  }
   return {
     requests: shown.map(toLoggedRequest),
-    next_cursor:
-      hasMore && last
-        ? await encodeCursor(em, actor, digest, { createdAt: last.position, id: last.id })
-        : null,
-    has_more: hasMore,
+    next_cursor: next ? await encodeCursor(em, actor, digest, next) : null,
+    has_more: next !== null,
   };
 }

@@ -39,39 +39,96 @@ const COLUMNS = sql`r.id::text AS id, r.created_at::text AS position, r.request_
  */
 function readable(actor: Actor): RawBuilder<unknown> {
   const owned = ownedBy(actor, 'request_log as r');
-  const wholeStore = actor.kind === 'api_key' || actor.mcpScopes?.has('manage_webhooks') === true;
-  return wholeStore ? owned : sql`${owned} AND r.app_id = ${actor.appId ?? -1}`;
+  return wholeStore(actor) ? owned : sql`${owned} AND r.app_id = ${actor.appId ?? -1}`;
+}
+
+function wholeStore(actor: Actor): boolean {
+  return actor.kind === 'api_key' || actor.mcpScopes?.has('manage_webhooks') === true;
 }
 
 const CLASS_BOUNDS = { '2xx': [200, 299], '4xx': [400, 499], '5xx': [500, 599] } as const;
 
-function filters(input: ListRequestsInput): RawBuilder<unknown>[] {
-  const conds: RawBuilder<unknown>[] = [];
-  if (input.status !== undefined) conds.push(sql`r.status = ${input.status}`);
-  if (input.status_class) {
+/** At most this many of the log's rows are read for one page of combined filters. */
+export const WINDOW_ROWS = 10_000;
+
+/**
+ * How a page is read: `branches` are the driving conditions, each walked newest first on an index of
+ * its own (more than one: merged, as `credential` names a key prefix or an app); `residual` are the
+ * filters checked on the rows walked. With no residual a page reads only matching rows; with one, it
+ * reads at most WINDOW_ROWS rows, so a rare combination answers a short page rather than walking the
+ * store's week.
+ */
+interface ReadPlan {
+  base: RawBuilder<unknown>[];
+  branches: RawBuilder<unknown>[];
+  residual: RawBuilder<unknown>[];
+}
+
+function credentialIs(value: string, driving: boolean): RawBuilder<unknown>[] {
+  const app = sql`r.app_id = (SELECT c.id FROM oauth_clients c WHERE c.client_id = ${value})`;
+  const prefix = sql`r.credential_prefix = ${value}`;
+  return driving ? [prefix, app] : [sql`(${prefix} OR ${app})`];
+}
+
+function readPlan(actor: Actor, input: ListRequestsInput, from: Position | null): ReadPlan {
+  const base = [readable(actor)];
+  if (input.created_gte) base.push(sql`r.created_at >= ${input.created_gte}::timestamptz`);
+  if (input.created_lt) base.push(sql`r.created_at < ${input.created_lt}::timestamptz`);
+  if (from) base.push(sql`(r.created_at, r.id) < (${from.createdAt}::timestamptz, ${from.id}::bigint)`);
+  const filters: [keyof ListRequestsInput, () => RawBuilder<unknown>[], boolean][] = [
+    ['idempotency_key', () => [sql`r.idempotency_key = ${input.idempotency_key}`], false],
+    ['credential', () => credentialIs(input.credential ?? '', true), false],
+    ['operation', () => [sql`r.operation = ${input.operation}`], false],
+    ['status', () => [sql`r.status = ${input.status}`], false],
+  ];
+  // An app token's own list is already one index (its app's rows): every filter is checked on it.
+  const appOnly = !wholeStore(actor);
+  const chosen = appOnly ? undefined : filters.find(([name]) => input[name] !== undefined);
+  const residual: RawBuilder<unknown>[] = [];
+  for (const [name, conds] of filters) {
+    if (input[name] === undefined || name === chosen?.[0]) continue;
+    residual.push(...(name === 'credential' ? credentialIs(input.credential ?? '', false) : conds()));
+  }
+  // A status is already in its class (the list refuses one that is not).
+  if (input.status_class && input.status === undefined) {
     const [lo, hi] = CLASS_BOUNDS[input.status_class];
-    conds.push(sql`r.status BETWEEN ${lo} AND ${hi}`);
+    residual.push(sql`r.status BETWEEN ${lo} AND ${hi}`);
   }
-  if (input.operation) conds.push(sql`r.operation = ${input.operation}`);
-  if (input.created_gte) conds.push(sql`r.created_at >= ${input.created_gte}::timestamptz`);
-  if (input.created_lt) conds.push(sql`r.created_at < ${input.created_lt}::timestamptz`);
-  if (input.idempotency_key) conds.push(sql`r.idempotency_key = ${input.idempotency_key}`);
-  if (input.credential) {
-    conds.push(sql`(r.credential_prefix = ${input.credential} OR r.app_client_id = ${input.credential})`);
-  }
-  return conds;
+  return { base, branches: chosen ? chosen[1]() : [sql`true`], residual };
+}
+
+/** The rows the plan walks, newest first, at most `limit` of them (each branch on its own index). */
+function walked(plan: ReadPlan, columns: RawBuilder<unknown>, limit: number) {
+  const branch = (cond: RawBuilder<unknown>) =>
+    sql`(SELECT ${columns} FROM request_log r WHERE ${sql.join([...plan.base, cond], sql` AND `)}
+      ORDER BY r.created_at DESC, r.id DESC LIMIT ${limit})`;
+  if (plan.branches.length === 1) return branch(plan.branches[0] as RawBuilder<unknown>);
+  return sql`(SELECT * FROM (${sql.join(plan.branches.map(branch), sql` UNION ALL `)}) b
+    ORDER BY b.created_at DESC, b.id DESC LIMIT ${limit})`;
 }
 
 /**
- * A page of the log, newest first by arrival (ties by id), after `from`. The store's rows of 7 days are
- * walked backwards on `request_log_list_idx` (or `request_log_status_idx` for one status), so a page
- * costs its rows plus the rows the filters pass over.
+ * A page of the log, newest first by arrival (ties by id), after `from`: `limit` rows at most, from
+ * the rows the plan walks (all matching ones, or a window of WINDOW_ROWS when filters combine).
  */
 export function pageQuery(actor: Actor, input: ListRequestsInput, from: Position | null, limit: number) {
-  const conds = [readable(actor), ...filters(input)];
-  if (from) conds.push(sql`(r.created_at, r.id) < (${from.createdAt}::timestamptz, ${from.id}::bigint)`);
-  return sql<LogRow>`SELECT ${COLUMNS} FROM request_log r WHERE ${sql.join(conds, sql` AND `)}
-    ORDER BY r.created_at DESC, r.id DESC LIMIT ${limit}`;
+  const plan = readPlan(actor, input, from);
+  const windowed = plan.residual.length > 0;
+  const source = walked(plan, sql`r.*`, windowed ? WINDOW_ROWS : limit);
+  const where = windowed ? sql`WHERE ${sql.join(plan.residual, sql` AND `)}` : sql``;
+  return {
+    windowed,
+    query: sql<LogRow>`SELECT ${COLUMNS} FROM ${source} r ${where}
+      ORDER BY r.created_at DESC, r.id DESC LIMIT ${limit}`,
+  };
+}
+
+/** The oldest row of a page's window and how many rows it held: where the next page starts reading. */
+export function windowEdgeQuery(actor: Actor, input: ListRequestsInput, from: Position | null) {
+  const source = walked(readPlan(actor, input, from), sql`r.created_at, r.id`, WINDOW_ROWS);
+  return sql<{ position: string; id: string; n: number }>`SELECT w.created_at::text AS position,
+      w.id::text AS id, count(*) OVER ()::integer AS n
+    FROM ${source} w ORDER BY w.created_at, w.id LIMIT 1`;
 }
 
 /** One request by its id (a client may reuse its own X-Request-Id: the newest such request). */

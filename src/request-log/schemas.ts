@@ -125,8 +125,22 @@ export const listRequestsOutput = z.object({
   next_cursor: z
     .string()
     .nullable()
-    .meta(described('Pass back as `cursor` for the next (older) page; null when this page is the last.')),
-  has_more: z.boolean().meta(described('Older requests match beyond this page.')),
+    .meta(
+      described(
+        'Pass back as `cursor` for the next (older) page; null when this page is the last. A page that ' +
+          'combines filters (say `operation` with `status_class`) reads at most 10,000 of the log\'s ' +
+          'requests, so a rare combination can answer a short or even empty page with a `next_cursor`: ' +
+          'keep following it until `has_more` is false.',
+      ),
+    ),
+  has_more: z
+    .boolean()
+    .meta(
+      described(
+        'Older requests may match beyond this page: true whenever `next_cursor` is set. A page of one ' +
+          'filter holds `limit` requests unless it is the last; one of combined filters may be shorter.',
+      ),
+    ),
 });
 
 export const getRequestInput = z.object({

@@ -331,6 +331,54 @@ describe('filters and pages', () => {
     expect(await ids(`?created_lt=${future}`)).toEqual([d.id, c.id, b.id, a.id]);
   });
 
+  it('a rare combination of filters reads a bounded window a page: short pages with next_cursor, every match once, in order', async () => {
+    const s = await app.createStore('Windowed Store');
+    const prefix = s.read.slice(0, 12);
+    // 25,000 requests of one key, oldest first; six 409s: the three oldest and three in the middle.
+    const rare = [1, 2, 3, 12_000, 12_001, 12_002];
+    await rows(
+      app.em(),
+      sql`INSERT INTO request_log (store_id, livemode, request_id, method, path, operation, status, error_type,
+          error_code, duration_ms, credential_type, credential_id, credential_prefix, created_at)
+        SELECT ${s.id}, true, 'win_' || g, 'GET', '/api/v1/products',
+          CASE WHEN g = ANY (${rare}::int[]) THEN 'createOrder' ELSE 'listProducts' END,
+          CASE WHEN g = ANY (${rare}::int[]) THEN 409 ELSE 200 END, NULL, NULL, 1, 'api_key', 0, ${prefix},
+          now() - interval '1 day' + g * interval '1 second'
+        FROM generate_series(1, 25000) g`,
+    );
+    const pages: { n: number; more: boolean }[] = [];
+    const found: string[] = [];
+    let cursor = '';
+    for (let i = 0; i < 10; i++) {
+      const q = `?status_class=4xx&credential=${prefix}&limit=20${cursor}`;
+      const page = await list(q, s.read);
+      expect(page.status).toBe(200);
+      pages.push({ n: page.body.requests.length, more: page.body.has_more });
+      found.push(...page.body.requests.map((r) => r.id));
+      if (!page.body.next_cursor) break;
+      expect(page.body.has_more).toBe(true);
+      cursor = `&cursor=${encodeURIComponent(page.body.next_cursor)}`;
+    }
+    // Windows of 10,000: the newest holds no 409, the next the middle three, the last the oldest three.
+    expect(pages).toEqual([
+      { n: 0, more: true },
+      { n: 3, more: true },
+      { n: 3, more: false },
+    ]);
+    expect(found).toEqual(['win_12002', 'win_12001', 'win_12000', 'win_3', 'win_2', 'win_1']);
+    // One filter walks its own index: full pages, and has_more only while matches are left.
+    const single = [];
+    cursor = '';
+    for (;;) {
+      const page = await list(`?status=409&limit=4${cursor}`, s.read);
+      single.push(page.body.requests.length);
+      if (!page.body.next_cursor) break;
+      cursor = `&cursor=${encodeURIComponent(page.body.next_cursor)}`;
+    }
+    expect(single).toEqual([4, 2]);
+    expect((await list('?operation=createOrder&status=409', s.read)).body).toMatchObject({ has_more: false });
+  });
+
   it('pages follow next_cursor, newest first, each request once; a cursor holds to its filters', async () => {
     const s = await app.createStore('Paged Store');
     const made: string[] = [];

@@ -1,10 +1,10 @@
 /**
- * Generated from openapi.json (Stockless Partner API 2.0.1) by client/scripts/generate-types.ts.
+ * Generated from openapi.json (Stockless Partner API 2.0.2) by client/scripts/generate-types.ts.
  * Do not edit: run `npm run sdk:types`.
  */
 
 /** The contract version these types were generated from. */
-export const CONTRACT_VERSION = '2.0.1';
+export const CONTRACT_VERSION = '2.0.2';
 
 // Components
 
@@ -2492,11 +2492,11 @@ export interface ListRequestsQuery {
 export interface ListRequestsResponse {
   requests: LoggedRequest[];
   /**
-   * Pass back as `cursor` for the next (older) page; null when this page is the last.
+   * Pass back as `cursor` for the next (older) page; null when this page is the last. A page that combines filters (say `operation` with `status_class`) reads at most 10,000 of the log's requests, so a rare combination can answer a short or even empty page with a `next_cursor`: keep following it until `has_more` is false.
    */
   next_cursor: string | null;
   /**
-   * Older requests match beyond this page.
+   * Older requests may match beyond this page: true whenever `next_cursor` is set. A page of one filter holds `limit` requests unless it is the last; one of combined filters may be shorter.
    */
   has_more: boolean;
 }

@@ -13,6 +13,22 @@ export const RequestLogEntry = defineEntity({
     { name: 'request_log_status_idx', properties: ['store', 'livemode', 'status', 'createdAt', 'id'] },
     { name: 'request_log_request_id_idx', properties: ['store', 'livemode', 'requestId'] },
     { name: 'request_log_created_brin', properties: ['createdAt'], type: 'brin' },
+    {
+      name: 'request_log_app_idx',
+      properties: ['store', 'livemode', 'appId', 'createdAt', 'id'],
+      where: 'app_id IS NOT NULL',
+    },
+    {
+      name: 'request_log_prefix_idx',
+      properties: ['store', 'livemode', 'credentialPrefix', 'createdAt', 'id'],
+      where: 'credential_prefix IS NOT NULL',
+    },
+    { name: 'request_log_operation_idx', properties: ['store', 'livemode', 'operation', 'createdAt', 'id'] },
+    {
+      name: 'request_log_idempotency_idx',
+      properties: ['store', 'livemode', 'idempotencyKey', 'createdAt', 'id'],
+      where: 'idempotency_key IS NOT NULL',
+    },
   ],
   properties: {
     id: p.bigint().primary().autoincrement().generated('identity'),
