@@ -4,7 +4,7 @@ import { rows } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
 import type { PartnerContext } from '../trpc/context.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { pageQuery, toLoggedRequest, WINDOW_ROWS, windowEdgeQuery } from './queries.ts';
+import { pageQuery, toLoggedRequest, WINDOW_ROWS } from './queries.ts';
 import type { ListRequestsInput } from './schemas.ts';
 
 export const DEFAULT_LIMIT = 20;
@@ -46,14 +46,16 @@ export async function listRequests(ctx: PartnerContext, input: ListRequestsInput
   const from = input.cursor !== undefined ? await decodeCursor(em, actor, digest, input.cursor) : null;
   const limit = input.limit ?? DEFAULT_LIMIT;
   const { windowed, query } = pageQuery(actor, input, from, limit + 1);
-  const page = await rows(em, query);
+  const read = await rows(em, query);
+  // Under combined filters a window with no match answers one row of its edge alone.
+  const page = read.filter((r) => r.id !== null);
   const shown = page.slice(0, limit);
   const last = shown.at(-1);
   let next = page.length > limit && last ? { createdAt: last.position, id: last.id } : null;
-  if (!next && windowed) {
-    // A short page of combined filters: more may match past the window it read, so read on from its edge.
-    const [edge] = await rows(em, windowEdgeQuery(actor, input, from));
-    if (edge && edge.n >= WINDOW_ROWS) next = { createdAt: edge.position, id: edge.id };
+  const edge = read[0];
+  if (!next && windowed && edge?.edge_position && edge.edge_id && (edge.window_rows ?? 0) >= WINDOW_ROWS) {
+    // A short page: more may match past the window it read, so the next page reads on from its edge.
+    next = { createdAt: edge.edge_position, id: edge.edge_id };
   }
   return {
     requests: shown.map(toLoggedRequest),

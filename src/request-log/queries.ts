@@ -49,7 +49,7 @@ function wholeStore(actor: Actor): boolean {
 const CLASS_BOUNDS = { '2xx': [200, 299], '4xx': [400, 499], '5xx': [500, 599] } as const;
 
 /** At most this many of the log's rows are read for one page of combined filters. */
-export const WINDOW_ROWS = 10_000;
+export const WINDOW_ROWS = 2_000;
 
 /**
  * How a page is read: `branches` are the driving conditions, each walked newest first on an index of
@@ -107,28 +107,40 @@ function walked(plan: ReadPlan, columns: RawBuilder<unknown>, limit: number) {
     ORDER BY b.created_at DESC, b.id DESC LIMIT ${limit})`;
 }
 
+/** A page's row; under combined filters, also the window read (on every row, and on one row with no match). */
+export type PageRow = LogRow & {
+  window_rows: number | null;
+  edge_position: string | null;
+  edge_id: string | null;
+};
+
 /**
  * A page of the log, newest first by arrival (ties by id), after `from`: `limit` rows at most, from
- * the rows the plan walks (all matching ones, or a window of WINDOW_ROWS when filters combine).
+ * the rows the plan walks (all matching ones, or a window of WINDOW_ROWS when filters combine). A
+ * windowed page also answers how many rows its window held and the oldest of them (where the next page
+ * reads on), in the same statement: with no match it is one row of those alone.
  */
 export function pageQuery(actor: Actor, input: ListRequestsInput, from: Position | null, limit: number) {
   const plan = readPlan(actor, input, from);
-  const windowed = plan.residual.length > 0;
-  const source = walked(plan, sql`r.*`, windowed ? WINDOW_ROWS : limit);
-  const where = windowed ? sql`WHERE ${sql.join(plan.residual, sql` AND `)}` : sql``;
+  if (plan.residual.length === 0) {
+    return {
+      windowed: false,
+      query: sql<PageRow>`SELECT ${COLUMNS}, NULL::integer AS window_rows, NULL::text AS edge_position,
+          NULL::text AS edge_id
+        FROM ${walked(plan, sql`r.*`, limit)} r ORDER BY r.created_at DESC, r.id DESC LIMIT ${limit}`,
+    };
+  }
   return {
-    windowed,
-    query: sql<LogRow>`SELECT ${COLUMNS} FROM ${source} r ${where}
-      ORDER BY r.created_at DESC, r.id DESC LIMIT ${limit}`,
+    windowed: true,
+    query: sql<PageRow>`WITH w AS MATERIALIZED ${walked(plan, sql`r.*`, WINDOW_ROWS)},
+      edge AS (SELECT (SELECT count(*) FROM w)::integer AS window_rows, e.created_at::text AS edge_position,
+          e.id::text AS edge_id
+        FROM (SELECT 1) one
+        LEFT JOIN LATERAL (SELECT w.created_at, w.id FROM w ORDER BY w.created_at, w.id LIMIT 1) e ON true)
+      SELECT p.*, edge.* FROM edge LEFT JOIN LATERAL (
+        SELECT ${COLUMNS} FROM w r WHERE ${sql.join(plan.residual, sql` AND `)}
+        ORDER BY r.created_at DESC, r.id DESC LIMIT ${limit}) p ON true`,
   };
-}
-
-/** The oldest row of a page's window and how many rows it held: where the next page starts reading. */
-export function windowEdgeQuery(actor: Actor, input: ListRequestsInput, from: Position | null) {
-  const source = walked(readPlan(actor, input, from), sql`r.created_at, r.id`, WINDOW_ROWS);
-  return sql<{ position: string; id: string; n: number }>`SELECT w.created_at::text AS position,
-      w.id::text AS id, count(*) OVER ()::integer AS n
-    FROM ${source} w ORDER BY w.created_at, w.id LIMIT 1`;
 }
 
 /** One request by its id (a client may reuse its own X-Request-Id: the newest such request). */

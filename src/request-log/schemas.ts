@@ -128,7 +128,7 @@ export const listRequestsOutput = z.object({
     .meta(
       described(
         'Pass back as `cursor` for the next (older) page; null when this page is the last. A page that ' +
-          'combines filters (say `operation` with `status_class`) reads at most 10,000 of the log\'s ' +
+          "combines filters (say `operation` with `status_class`) reads at most 2,000 of the log's " +
           'requests, so a rare combination can answer a short or even empty page with a `next_cursor`: ' +
           'keep following it until `has_more` is false.',
       ),
