@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../server/logger.ts';
 import { migrate, type Orm, openOrm } from '../../server/orm.ts';
+import { ReplicaSet } from '../../server/replicas/replica-set.ts';
+import { replicaSnapshot } from '../../server/replicas/snapshot.ts';
 import { createApiKey } from '../../src/store/create-api-key.ts';
 import { createStore } from '../../src/store/create-store.ts';
 import { fixtures } from '../helpers/fixtures.ts';
@@ -23,6 +26,8 @@ let C: ApiProcess;
 /** The primary alone. */
 let P: ApiProcess;
 let store: { id: number; readWrite: string; read: string };
+/** An in-process replica set on the same standby, for its snapshot (what /metrics and /health/ready show). */
+let inProcess: ReplicaSet;
 let products: number[] = [];
 
 const INVENTORY_LIMIT = 8;
@@ -90,17 +95,38 @@ beforeAll(async () => {
   B = await startApiProcess(cluster.primaryUrl, { ...env, REPLICA_MAX_LAG: '60s' });
   C = await startApiProcess(cluster.primaryUrl, { ...env, REPLICA_MAX_LAG: '300ms' });
   P = await startApiProcess(cluster.primaryUrl, { INVENTORY_RATE_LIMIT: String(INVENTORY_LIMIT) });
+  inProcess = await ReplicaSet.open({
+    urls: [cluster.standbyUrl],
+    primary: orm,
+    poolSize: 2,
+    budget: { onCancelled: () => {} },
+    maxLagMs: 60_000,
+    log: createLogger('silent'),
+  });
   await cluster.caughtUp();
   await probed();
 }, 180_000);
 
 afterAll(async () => {
   await Promise.all([A, B, C, P].map((p) => p?.stop()));
+  await inProcess?.close();
   await orm?.close(true);
   await cluster?.close();
 });
 
 describe('read replicas (docs/scaling.md §4)', () => {
+  it("the snapshot shows each replica's host, port, state, lag and replay LSN, never its credentials", async () => {
+    await inProcess.probe();
+    const [one, ...more] = replicaSnapshot(inProcess);
+    const port = Number(new URL(cluster.standbyUrl).port);
+    expect(more).toEqual([]);
+    expect(one).toMatchObject({ host: '127.0.0.1', port, up: true, serving: true, reason: null });
+    expect(one?.replayLsn).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
+    expect(one?.replayLagMs).toBeGreaterThanOrEqual(0);
+    expect(one?.replayLagMs).toBeLessThan(60_000);
+    expect(JSON.stringify(one)).not.toContain('stockless:stockless');
+  });
+
   it('a partner read is served by the replica: it misses a write the primary has while replay is paused', async () => {
     await cluster.pauseReplay();
     try {
@@ -240,5 +266,12 @@ describe('read replicas (docs/scaling.md §4)', () => {
     expect(await storeName(B, store.read)).toBe('After the standby');
     expect(A.child.exitCode).toBeNull();
     expect(B.child.exitCode).toBeNull();
+    await inProcess.probe();
+    expect(replicaSnapshot(inProcess)[0]).toMatchObject({
+      up: false,
+      serving: false,
+      reason: expect.any(String),
+    });
+    expect(inProcess.choose(undefined)).toBeUndefined();
   });
 });
