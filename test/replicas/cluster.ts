@@ -153,6 +153,8 @@ function startStandby(
 ): Promise<ChildProcess> {
   const args = ['-D', dir, '-p', String(port), '-c', 'max_connections=300', '-c', 'shared_buffers=64MB'];
   args.push('-c', `primary_conninfo=${conninfo}`, '-c', 'primary_slot_name=standby', '-c', 'hot_standby=on');
+  // Recovery conflicts cancel a standby statement after 200 ms instead of 30 s, so a test can cause one.
+  args.push('-c', 'max_standby_streaming_delay=200ms');
   const child = spawn(join(programs, 'bin', 'postgres'), args, {
     ...(ids ?? {}),
     cwd: dir,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/logger.ts';
 import { migrate, type Orm, openOrm } from '../../server/orm.ts';
+import { replicaFailure } from '../../server/replicas/failures.ts';
 import { ReplicaSet } from '../../server/replicas/replica-set.ts';
 import { replicaSnapshot } from '../../server/replicas/snapshot.ts';
 import { createApiKey } from '../../src/store/create-api-key.ts';
@@ -240,6 +241,29 @@ describe('read replicas (docs/scaling.md §4)', () => {
     } finally {
       await cluster.resumeReplay();
     }
+  });
+
+  it("a statement the standby cancels for a recovery conflict is the replica's failure: the read goes back to the primary", async () => {
+    await cluster.caughtUp();
+    await inProcess.probe();
+    const choice = inProcess.choose(undefined);
+    if (!choice) throw new Error('the caught-up standby was not offered');
+    // A read holding its lock on `stores` while the primary's ACCESS EXCLUSIVE lock replays.
+    const reading = choice.em
+      .getConnection()
+      .execute('SELECT pg_sleep(10) FROM stores LIMIT 1')
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    await new Promise((r) => setTimeout(r, 300));
+    await cluster.onPrimary('BEGIN; LOCK TABLE stores IN ACCESS EXCLUSIVE MODE; COMMIT');
+    const err = await reading;
+    expect(String(err)).toMatch(/conflict with recovery/);
+    expect(replicaFailure(err)).toBe('conflict');
+    expect(choice.failed(err)).toBe(true);
+    // A conflict is the statement's bad luck, not the replica's state: it stays up.
+    expect(replicaSnapshot(inProcess)[0]?.up).toBe(true);
   });
 
   it('a stopped replica: every read is answered by the primary with 200', async () => {
