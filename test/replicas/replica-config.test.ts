@@ -93,3 +93,29 @@ describe('replica lag, measured against samples of the primary', () => {
     expect(probeIntervalMs(60_000)).toBe(1000);
   });
 });
+
+describe('which procedures read from a replica (docs/scaling.md §4, the table)', () => {
+  it('exactly the partner reads the table names, each a GET', async () => {
+    const { appRouter } = await import('../../src/router.ts');
+    const { proceduresMeta } = await import('../../src/trpc/meta.ts');
+    const routed = [...proceduresMeta(appRouter)].filter(([, meta]) => meta.readsFrom === 'replica');
+    for (const [path, meta] of routed) expect(meta.openapi?.method, path).toBe('GET');
+    expect(routed.map(([, meta]) => meta.openapi?.path).sort()).toEqual(
+      [
+        '/api/v1/products',
+        '/api/v1/products/facets',
+        '/api/v1/products/{id}',
+        '/api/v1/my-products',
+        '/api/v1/my-products/{productId}',
+        '/api/v1/orders',
+        '/api/v1/orders/{id}',
+        '/api/v1/vendor/me',
+        '/api/v1/inventory',
+        '/api/v1/requests',
+        '/api/v1/requests/{request_id}',
+        '/api/v1/exports',
+        '/api/v1/exports/{id}',
+      ].sort(),
+    );
+  });
+});
