@@ -42,6 +42,7 @@ import {
 } from './lib.ts';
 import { benchWholesale, contentionRound } from './orders.ts';
 import { benchPlatformDay, printPlatformDay } from './platform-day.ts';
+import { benchReplica, runReplicaPart } from './replica.ts';
 import { benchRequestLog } from './request-log.ts';
 import { benchSearchMix, searchQueries, searchUrl } from './search-mix.ts';
 import { benchUnderLoad } from './under-load.ts';
@@ -78,6 +79,7 @@ const PARTS = [
   'soak',
   'request-log',
   'export',
+  'replica',
 ] as const;
 const ONLY = process.env.BENCH_ONLY;
 if (ONLY !== undefined && !(PARTS as readonly string[]).includes(ONLY)) {
@@ -122,6 +124,7 @@ const COUNT_SQL: Record<string, string> = {
 };
 
 async function main() {
+  if (ONLY === 'replica') return runReplicaPart(); // its own primary and standby (bench/replica.ts)
   // Sized as a database server would be for its data (a quarter of memory): at 2M products the
   // catalogue is ~5 GB, and behind the demo's 256 MB every request read it through the OS cache.
   // At 4 MB of work_mem a broad search's bitmap (100,000 matches) went lossy and rechecked every
@@ -250,6 +253,7 @@ async function main() {
     if (runs('soak')) await benchSoak();
     if (runs('request-log')) await benchReqLog();
     if (runs('export')) await benchExportPart();
+    if (runs('replica')) results.replica = await benchReplica();
 
     /**
      * The whole catalogue exported through the API and a worker (bench/export.ts), against a bare pg

@@ -18,6 +18,7 @@ import { malformedRefusal } from './malformed-request.ts';
 import { MCP_PATH, serveMcp } from './mcp/route.ts';
 import { handleOAuth, type OAuthDeps } from './oauth/routes.ts';
 import type { Orm } from './orm.ts';
+import type { ReplicaSet } from './replicas/replica-set.ts';
 import { recordRequest } from './request-log-hook.ts';
 import { startRequest, stateOf } from './request-state.ts';
 import { readTarget } from './request-target.ts';
@@ -37,6 +38,8 @@ export interface AppDeps {
   log: Logger;
   /** The request log's writer (src/request-log/recorder.ts); none: requests are not logged. */
   requestLog?: RequestRecorder;
+  /** Read replicas (server/replicas/): partner reads declared `readsFrom: 'replica'` go there. */
+  replicas?: ReplicaSet;
 }
 
 type Route = (req: IncomingMessage, res: ServerResponse, state: RequestState) => Promise<void>;
@@ -79,7 +82,12 @@ function oauthDepsOf(orm: Orm, config: Config): OAuthDeps {
  * A request's procedure context from its state: the keyed write's transaction and credential when the
  * idempotency layer settled them, else a fresh EntityManager and the credential left to resolve.
  */
-function contextFactory(orm: Orm, settings: Context['settings'], log: Logger): CreateContext {
+function contextFactory(
+  orm: Orm,
+  settings: Context['settings'],
+  log: Logger,
+  replicas?: ReplicaSet,
+): CreateContext {
   return (req, state) => ({
     em: state.keyed?.em ?? orm.em.fork(),
     requestId: state.id,
@@ -88,6 +96,7 @@ function contextFactory(orm: Orm, settings: Context['settings'], log: Logger): C
     log,
     actor: state.keyed?.credential,
     request: state,
+    replicas,
   });
 }
 
@@ -99,9 +108,9 @@ function sendOpenApi(res: ServerResponse, text: string) {
 }
 
 /** Every path the service answers, in the order they are tried. */
-function router({ orm, config, log, requestLog }: AppDeps): Route {
+function router({ orm, config, log, requestLog, replicas }: AppDeps): Route {
   const settings = domainSettingsOf(config);
-  const createContext = contextFactory(orm, settings, log);
+  const createContext = contextFactory(orm, settings, log, replicas);
   const openapi = buildOpenApiDocument(config.publicUrl);
   const openapiText = JSON.stringify(openapi);
   const routes = restRoutes(openapi);

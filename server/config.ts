@@ -41,6 +41,25 @@ const postgresUrl = z
     'must be a postgres:// URL, e.g. postgres://user:password@localhost:5432/stockless',
   );
 
+/** DATABASE_REPLICA_URLS: comma-separated postgres:// URLs, none by default. */
+const replicaUrls = z
+  .string()
+  .default('')
+  .transform((value, ctx) => {
+    const urls = value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    for (const url of urls) {
+      if (!postgresUrl.safeParse(url).success)
+        ctx.addIssue({
+          code: 'custom',
+          message: `not a postgres:// URL: ${url.replace(/\/\/[^@/]*@/, '//…@')}`,
+        });
+    }
+    return urls as readonly string[];
+  });
+
 const configFields = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -49,6 +68,12 @@ const configFields = z.object({
   DATABASE_URL: postgresUrl.optional(),
   // Behind a pooler in transaction mode: the server itself, for migrations and the worker's queue.
   DATABASE_DIRECT_URL: postgresUrl.optional(),
+  // Read replicas (hot standbys of DATABASE_URL's server): partner reads go there (docs/scaling.md §4).
+  DATABASE_REPLICA_URLS: replicaUrls,
+  // A replica further behind the primary than this serves no read until it catches up.
+  REPLICA_MAX_LAG: duration('1s').refine((ms) => ms >= 10 && ms <= 600_000, {
+    message: 'must be between 10ms and 10m (e.g. 1s)',
+  }),
   DATA_DIR: z.string().default('.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -167,6 +192,13 @@ const configSchema = configFields.superRefine((cfg, ctx) => {
       code: 'custom',
       path: ['DATABASE_DIRECT_URL'],
       message: 'DATABASE_DIRECT_URL goes with DATABASE_URL (the pooled URL); set both or neither',
+    });
+  }
+  if (cfg.DATABASE_REPLICA_URLS.length > 0 && !cfg.DATABASE_URL) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['DATABASE_REPLICA_URLS'],
+      message: "DATABASE_REPLICA_URLS are standbys of DATABASE_URL's server: set DATABASE_URL too",
     });
   }
   // Refused rather than ignored: a test setting that reached production is a mistake to see at boot.

@@ -251,7 +251,7 @@ type Settled = Exclude<Lookup, { outcome: 'run' }> | { outcome: 'ran'; held: Hel
  */
 export async function runKeyed(
   res: ServerResponse,
-  origin: ErrorOrigin,
+  origin: ErrorOrigin & Pick<RequestState, 'afterCommit'>,
   keyed: KeyedWrite,
   deps: IdempotencyDeps,
   operate: (em: EntityManager) => Promise<HeldAnswer>,
@@ -285,7 +285,10 @@ export async function runKeyed(
         { ignoreNestedTransactions: true },
       );
     settled = await (keyed.commitsInSteps ? deps.steps(inOneTransaction) : inOneTransaction());
-    if (settled.outcome === 'ran') return settled.held.send();
+    if (settled.outcome === 'ran') {
+      await origin.afterCommit?.(deps.em());
+      return settled.held.send();
+    }
   } catch (err) {
     if (err instanceof RolledBack && err.why === 'not kept') return err.held.send();
     try {

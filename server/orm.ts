@@ -39,11 +39,17 @@ export interface CancelledStatement {
   ms: number;
 }
 
-export async function openOrm(url: string, poolSize?: number, budget?: StatementBudget): Promise<Orm> {
+export async function openOrm(
+  url: string,
+  poolSize?: number,
+  budget?: StatementBudget,
+  /** More of pg's pool options (a replica's connect timeout). */
+  pool?: pg.PoolConfig,
+): Promise<Orm> {
   const config = ormConfig(url, poolSize);
   if (!budget) return MikroORM.init(config);
   // pg's pool options, merged by MikroORM over the ones it derives (PostgreSqlConnection.mapOptions).
-  const driverOptions: pg.PoolConfig = { Client: budgetedClient(budget) };
+  const driverOptions: pg.PoolConfig = { ...pool, Client: budgetedClient(budget) };
   if (budget.timeoutMs !== undefined) driverOptions.statement_timeout = budget.timeoutMs;
   if (budget.serial) driverOptions.options = '-c max_parallel_workers_per_gather=0';
   return MikroORM.init({ ...config, driverOptions });

@@ -10,6 +10,8 @@ import { type Config, exportSettingsOf, merchantOf, webhookResolverOf, webhookSe
 import { type ClusterPlace, type Database, startEmbeddedPostgres } from './database.ts';
 import type { Logger } from './logger.ts';
 import { migrateDirect, type Orm, openOrm, type StatementBudget } from './orm.ts';
+import { openReplicas } from './replicas/open.ts';
+import type { ReplicaSet } from './replicas/replica-set.ts';
 import { resolveSecretKey } from './secret-key.ts';
 
 export interface Runtime {
@@ -18,6 +20,8 @@ export interface Runtime {
   orm: Orm;
   /** The API's ORM, when this process serves: its pool runs under the statement budget. */
   apiOrm?: Orm;
+  /** The API's read replicas (DATABASE_REPLICA_URLS), when this process serves and has any. */
+  replicas?: ReplicaSet;
   databaseUrl: string;
   /** The embedded cluster, when DATABASE_URL is not set. */
   cluster?: ClusterPlace;
@@ -74,6 +78,10 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
     ? await openOrm(db.url, config.DB_POOL_SIZE, apiStatementBudget(config, log, directUrl !== db.url))
     : undefined;
   if (apiOrm) await checkStatementBudget(apiOrm, config, log);
+  // A standby is reached directly, never through a pooler: the budget goes as startup parameters.
+  const replicas = apiOrm
+    ? await openReplicas(config, apiOrm, apiStatementBudget(config, log), log)
+    : undefined;
 
   const worker = opts.work
     ? await startWorker({
@@ -94,12 +102,13 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
     ? new RequestRecorder({ em: () => apiOrm.em.fork(), log, flushMs: config.REQUEST_LOG_FLUSH })
     : undefined;
   if (apiOrm) {
-    const app = createApp({ orm: apiOrm, config, log, requestLog });
+    const app = createApp({ orm: apiOrm, config, log, requestLog, replicas });
     scopeRequests(app);
     server = app;
     await listen(app, config.PORT, config.HOST).catch(async (err: unknown) => {
       // Nothing of this start may outlive it: the worker, both pools and the embedded cluster.
       await worker?.stop();
+      await replicas?.close();
       await apiOrm.close(true);
       await orm.close(true);
       await db.stop();
@@ -110,11 +119,12 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
     url = `http://localhost:${port}`;
   }
 
-  const stop = stopper(config, { server, requestLog, worker, apiOrm, orm, db });
+  const stop = stopper(config, { server, requestLog, worker, replicas, apiOrm, orm, db });
   return {
     config,
     orm,
     apiOrm,
+    replicas,
     databaseUrl: db.url,
     cluster: db.cluster,
     server,
@@ -131,7 +141,15 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
  */
 function stopper(
   config: Config,
-  p: { server?: Server; requestLog?: RequestRecorder; worker?: Runner; apiOrm?: Orm; orm: Orm; db: Database },
+  p: {
+    server?: Server;
+    requestLog?: RequestRecorder;
+    worker?: Runner;
+    replicas?: ReplicaSet;
+    apiOrm?: Orm;
+    orm: Orm;
+    db: Database;
+  },
 ): () => Promise<void> {
   let stopping: Promise<void> | undefined;
   return () => {
@@ -146,6 +164,7 @@ function stopper(
       }
       await p.requestLog?.close();
       await p.worker?.stop();
+      await p.replicas?.close();
       await p.apiOrm?.close(true);
       await p.orm.close(true);
       await p.db.stop();

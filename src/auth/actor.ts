@@ -48,6 +48,11 @@ export interface Actor {
    * act in live mode.
    */
   livemode: boolean;
+  /**
+   * The WAL position (pg_lsn text) of this credential's last write, as its lookup read it: a replica
+   * serves its reads only once it has replayed past it (write-marks.ts). Absent: no write recorded.
+   */
+  lastWriteLsn?: string;
 }
 
 export function isAppScope(s: string): s is AppScope {

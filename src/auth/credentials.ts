@@ -7,6 +7,7 @@ import { type Actor, isAppScope, type McpOnlyScope } from './actor.ts';
 import { API_KEY_PATTERN } from './api-keys.ts';
 import { apiResource, mcpResource } from './resources.ts';
 import { hashToken } from './secret-tokens.ts';
+import { writeMarkOf } from './write-marks.ts';
 
 const ACCESS_TOKEN_PATTERN = /^sl_at_[a-z2-7]{40}$/;
 const USAGE_WRITE_INTERVAL_MS = 60_000;
@@ -50,6 +51,10 @@ async function findAccessToken(em: EntityManager, token: string) {
           'scopes',
         ),
         't.resource',
+        // Read-your-writes (write-marks.ts): the client's last write, read where the request already is.
+        writeMarkOf(sql<string>`'oauth:' || ${eb.ref('g.store_id')} || ':' || ${eb.ref('g.client_id')}`).as(
+          'write_lsn',
+        ),
       ])
       .where('t.token_hash', '=', hashToken(token))
       // Literals, not parameters: the statement every request runs keeps its shape.
@@ -83,6 +88,7 @@ function oauthActor(t: AccessToken, kind: 'app' | 'mcp'): Actor {
     appId: t.client_id,
     canReadCustomers: appScopes.has('read_customers'),
     livemode: true,
+    ...(t.write_lsn ? { lastWriteLsn: t.write_lsn } : {}),
   };
 }
 
@@ -116,6 +122,7 @@ export async function resolveCredential(
     db(em)
       .selectFrom('api_keys')
       .select(['id', 'store_id', 'scope', 'mode'])
+      .select(writeMarkOf(sql<string>`'api_key:' || api_keys.id`).as('write_lsn'))
       .where('token_hash', '=', hashToken(token))
       .where('revoked_at', 'is', null),
   );
@@ -129,6 +136,7 @@ export async function resolveCredential(
     credentialId: key.id,
     canReadCustomers: true,
     livemode: key.mode === 'live',
+    ...(key.write_lsn ? { lastWriteLsn: key.write_lsn } : {}),
   };
 }
 

@@ -19,6 +19,7 @@ export const catalogueRouter = router({
   list: partnerProcedure
     .meta({
       appScope: 'read_products',
+      readsFrom: 'replica',
       openapi: {
         method: 'GET',
         path: '/api/v1/products',
@@ -38,6 +39,7 @@ export const catalogueRouter = router({
   facets: partnerProcedure
     .meta({
       appScope: 'read_products',
+      readsFrom: 'replica',
       openapi: {
         method: 'GET',
         path: '/api/v1/products/facets',
@@ -57,6 +59,7 @@ export const catalogueRouter = router({
   get: partnerProcedure
     .meta({
       appScope: 'read_products',
+      readsFrom: 'replica',
       openapi: {
         method: 'GET',
         path: '/api/v1/products/{id}',

@@ -54,6 +54,7 @@ export const exportsRouter = router({
   list: partnerProcedure
     .meta({
       appScope: '*',
+      readsFrom: 'replica',
       openapi: {
         method: 'GET',
         path: '/api/v1/exports',
@@ -73,6 +74,7 @@ export const exportsRouter = router({
   get: partnerProcedure
     .meta({
       appScope: '*',
+      readsFrom: 'replica',
       openapi: {
         method: 'GET',
         path: '/api/v1/exports/{id}',

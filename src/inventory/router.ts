@@ -24,6 +24,7 @@ export const inventoryRouter = router({
     .meta({
       appScope: 'read_inventory',
       rateLimit: 'inventory',
+      readsFrom: 'replica',
       openapi: {
         method: 'GET',
         path: '/api/v1/inventory',

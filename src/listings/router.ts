@@ -36,6 +36,7 @@ export const listingsRouter = router({
   list: partnerProcedure
     .meta({
       appScope: 'read_products',
+      readsFrom: 'replica',
       openapi: {
         method: 'GET',
         path: '/api/v1/my-products',
@@ -114,6 +115,7 @@ export const listingsRouter = router({
   get: partnerProcedure
     .meta({
       appScope: 'read_products',
+      readsFrom: 'replica',
       openapi: {
         method: 'GET',
         path: '/api/v1/my-products/{productId}',

@@ -30,6 +30,7 @@ export const ordersRouter = router({
   list: partnerProcedure
     .meta({
       appScope: ORDER_READ_SCOPE,
+      readsFrom: 'replica',
       openapi: {
         method: 'GET',
         path: '/api/v1/orders',
@@ -76,6 +77,7 @@ export const ordersRouter = router({
   get: partnerProcedure
     .meta({
       appScope: ORDER_READ_SCOPE,
+      readsFrom: 'replica',
       openapi: {
         method: 'GET',
         path: '/api/v1/orders/{id}',

@@ -14,6 +14,7 @@ export const requestLogRouter = router({
   list: partnerProcedure
     .meta({
       appScope: '*',
+      readsFrom: 'replica',
       openapi: {
         method: 'GET',
         path: '/api/v1/requests',
@@ -38,6 +39,7 @@ export const requestLogRouter = router({
   get: partnerProcedure
     .meta({
       appScope: '*',
+      readsFrom: 'replica',
       openapi: {
         method: 'GET',
         path: '/api/v1/requests/{request_id}',

@@ -7,6 +7,7 @@ export const storeRouter = router({
   me: partnerProcedure
     .meta({
       appScope: '*',
+      readsFrom: 'replica',
       openapi: {
         method: 'GET',
         path: '/api/v1/vendor/me',

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Actor } from '../auth/actor.ts';
+import type { ReplicaReads } from '../db/replica-reads.ts';
 import type { ExportSettings, Merchant, WebhookSettings } from '../settings.ts';
 import type { RequestState } from './request-state.ts';
 
@@ -28,6 +29,8 @@ export interface Context {
   actor?: Actor;
   /** The HTTP request this call answers, shared with its edge; absent for in-process callers. */
   request?: RequestState;
+  /** The process's read replicas (server/replicas/); none: every statement goes to the primary. */
+  replicas?: ReplicaReads;
 }
 
 /**

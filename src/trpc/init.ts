@@ -21,6 +21,12 @@ export type Meta = OpenApiMeta<{
    * beside the key's transaction instead of in it.
    */
   commitsInSteps?: (body: unknown) => boolean;
+  /**
+   * A query that may read from a read replica (docs/scaling.md §4): it runs there when the process
+   * has one that is up, within REPLICA_MAX_LAG and past the credential's last write; else on the
+   * primary. Credentials, scopes and limits are settled on the primary first whatever this says.
+   */
+  readsFrom?: 'replica';
 }>;
 
 const t = initTRPC

@@ -7,6 +7,7 @@ import { partnerLimits } from '../ratelimit/keys.ts';
 import { type ChargedLimits, enforceLimit } from '../ratelimit/limiter.ts';
 import type { Context, DomainSettings } from './context.ts';
 import { baseProcedure, type Meta } from './init.ts';
+import { routed } from './replica-routing.ts';
 
 /**
  * Partners: an API key, an app token, or a vendor MCP token (preset by the MCP endpoint). Applies the
@@ -29,7 +30,7 @@ export const partnerProcedure = baseProcedure.use(async ({ ctx, meta, type, next
   if (charged.refusal) throw charged.refusal;
   // The order rule (RequestState.refusedInput): the input's refusal comes after all of the above.
   if (request?.refusedInput) throw request.refusedInput;
-  return next({ ctx: { ...ctx, actor } });
+  return routed(ctx, actor, meta, type, (em) => next({ ctx: { ...ctx, actor, ...(em ? { em } : {}) } }));
 });
 
 /**

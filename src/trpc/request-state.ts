@@ -39,6 +39,11 @@ export interface RequestState {
    * transaction (a replay counts as the request would): its procedure charges no other.
    */
   precharged?: ChargedLimits;
+  /**
+   * Run by the idempotency layer once a keyed write's transaction has committed, before its answer
+   * is sent, on an EntityManager apart from it (the write mark of read-your-writes, replica-routing.ts).
+   */
+  afterCommit?: (em: EntityManager) => Promise<void>;
   /** Headers the answer carries whatever it is (rate-limit headers), success or error. */
   readonly headers: Record<string, string>;
   /** The success status when an operation varies it (200/201/202); the procedure's meta otherwise. */

@@ -39,6 +39,7 @@ import { RequestLogEntry } from './request-log.ts';
 import { SchemaFunction } from './schema-functions.ts';
 import { ApiKey, Store } from './store.ts';
 import { WebhookAttempt, WebhookDelivery, WebhookEvent, WebhookSubscription } from './webhooks.ts';
+import { CredentialWriteMark } from './write-marks.ts';
 
 /** Every table's entity, by name: spelled out so declaration emit (the SDK build) stays small. */
 export type AnyEntity =
@@ -93,6 +94,7 @@ export type AnyEntity =
   | typeof WebhookEvent
   | typeof SchemaFunction
   | typeof RequestLogEntry
+  | typeof CredentialWriteMark
   | typeof Export;
 
 /** Every table as an entity; discovery is explicit, not by file globbing. */
@@ -148,5 +150,6 @@ export const entities: AnyEntity[] = [
   WebhookEvent,
   SchemaFunction,
   RequestLogEntry,
+  CredentialWriteMark,
   Export,
 ];
