@@ -12,6 +12,7 @@ import { buildOpenApiDocument, CONTRACT_VERSION } from './contract/document.ts';
 import { serveDocs } from './docs-route.ts';
 import { EXPORT_FILE_PATH, serveExportFile } from './export-file-route.ts';
 import { checkHealth } from './health.ts';
+import { traceRequest } from './http-span.ts';
 import { INVOICE_PATH, serveInvoice } from './invoice-route.ts';
 import type { Logger } from './logger.ts';
 import { malformedRefusal } from './malformed-request.ts';
@@ -214,7 +215,7 @@ export function createApp(deps: AppDeps): Server {
       );
       recordRequest(deps.requestLog, req, res, state, { arrived, ms });
     });
-    route(req, res, state).catch((err: unknown) => {
+    traceRequest(req, res, () => route(req, res, state)).catch((err: unknown) => {
       log.error({ err, request_id: requestId }, 'unhandled request failure');
       if (!res.headersSent) sendError(res, 500, INTERNAL_ERROR_BODY, state);
       else res.destroy();

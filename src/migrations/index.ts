@@ -47,6 +47,7 @@ import { Migration20261129020000_variant_previous_price } from './Migration20261
 import { Migration20261129031000_schema_functions } from './Migration20261129031000_schema_functions.ts';
 import { Migration20261129040000_exports } from './Migration20261129040000_exports.ts';
 import { Migration20261129140000_request_log } from './Migration20261129140000_request_log.ts';
+import { Migration20261129150000_trace_context } from './Migration20261129150000_trace_context.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
 export const migrationsList = [
@@ -168,4 +169,5 @@ export const migrationsList = [
   { name: 'Migration20261129031000_schema_functions', class: Migration20261129031000_schema_functions },
   { name: 'Migration20261129040000_exports', class: Migration20261129040000_exports },
   { name: 'Migration20261129140000_request_log', class: Migration20261129140000_request_log },
+  { name: 'Migration20261129150000_trace_context', class: Migration20261129150000_trace_context },
 ];
