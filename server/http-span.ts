@@ -48,6 +48,8 @@ export function traceRequest(
       [ATTR_URL_PATH]: (req.url ?? '/').split('?')[0] ?? '/',
       [ATTR_URL_SCHEME]: 'http',
       [ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
+      // The id the answer and the log line carry (X-Request-Id): from a partner's report to the trace.
+      'stockless.request_id': String(res.getHeader('X-Request-Id') ?? ''),
       ...(agent ? { [ATTR_USER_AGENT_ORIGINAL]: agent.slice(0, 256) } : {}),
     },
   });
