@@ -50,7 +50,7 @@ interface ExportRequest {
   }[];
 }
 
-function valueOf(v: AnyValue): string | number | boolean {
+function plainValue(v: AnyValue): string | number | boolean {
   if (v.stringValue !== undefined) return v.stringValue;
   if (v.intValue !== undefined) return Number(v.intValue);
   if (v.doubleValue !== undefined) return v.doubleValue;
@@ -58,7 +58,7 @@ function valueOf(v: AnyValue): string | number | boolean {
 }
 
 function attributesOf(list: { key: string; value: AnyValue }[] = []) {
-  return Object.fromEntries(list.map((a) => [a.key, valueOf(a.value)]));
+  return Object.fromEntries(list.map((a) => [a.key, plainValue(a.value)]));
 }
 
 /** The spans of one OTLP/HTTP JSON export request (ExportTraceServiceRequest). */
