@@ -1,10 +1,10 @@
 /**
- * Generated from openapi.json (Stockless Partner API 2.0.1) by client/scripts/generate-types.ts.
+ * Generated from openapi.json (Stockless Partner API 2.0.2) by client/scripts/generate-types.ts.
  * Do not edit: run `npm run sdk:types`.
  */
 
 /** The contract version these types were generated from. */
-export const CONTRACT_VERSION = '2.0.1';
+export const CONTRACT_VERSION = '2.0.2';
 
 // Components
 
