@@ -33,6 +33,8 @@ export interface TracingBench {
   p50_diff_ms: number;
   p99_diff_ms: number;
   mean_diff_ms: number;
+  /** This process's CPU (server, client and exporter) per request, each side; the traced side's exports included. */
+  cpu_us_per_request: { off: number; on: number; diff: number };
   exported: { requests: number; bytes: number; bytes_per_request: number };
 }
 
@@ -97,19 +99,25 @@ export async function benchTracing(databaseUrl: string, config: Config, key: str
   const urls = { off: await listen(sides.off), on: await listen(sides.on) };
   const agent = new Agent({ connections: 1 });
   const times = { on: [] as number[], off: [] as number[] };
+  const cpu = { on: 0, off: 0 };
   try {
     for (let r = -1; r < ROUNDS; r++) {
       const order = r % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
       for (const side of order) {
         setTracingOn(side === 'on');
+        const used = process.cpuUsage();
         // Round -1 warms both sides up and is not counted.
         await round(urls[side], key, agent, r < 0 ? [] : times[side]);
+        if (side === 'on') await tracing?.flush();
+        const spent = process.cpuUsage(used);
+        if (r >= 0) cpu[side] += spent.user + spent.system;
       }
     }
     setTracingOn(true);
     await tracing?.shutdown();
     const [off, on] = [summary(times.off), summary(times.on)];
     const traced_requests = (ROUNDS + 1) * PER_ROUND;
+    const perRequest = (side: 'on' | 'off') => Math.round(cpu[side] / times[side].length);
     return {
       requests_per_side: times.on.length,
       off,
@@ -117,6 +125,11 @@ export async function benchTracing(databaseUrl: string, config: Config, key: str
       p50_diff_ms: us(on.p50_ms - off.p50_ms),
       p99_diff_ms: us(on.p99_ms - off.p99_ms),
       mean_diff_ms: us(on.mean_ms - off.mean_ms),
+      cpu_us_per_request: {
+        off: perRequest('off'),
+        on: perRequest('on'),
+        diff: perRequest('on') - perRequest('off'),
+      },
       exported: {
         requests: received.requests,
         bytes: received.bytes,
@@ -145,6 +158,8 @@ export function printTracing(r: TracingBench): void {
   console.log(
     `  difference: p50 ${r.p50_diff_ms} ms, p99 ${r.p99_diff_ms} ms, mean ${r.mean_diff_ms} ms a request`,
   );
+  const c = r.cpu_us_per_request;
+  console.log(`  CPU of this process a request: off ${c.off} µs, on ${c.on} µs, difference ${c.diff} µs`);
   console.log(
     `  exported: ${r.exported.requests} OTLP requests, ${r.exported.bytes} bytes (${r.exported.bytes_per_request} B a traced request)`,
   );

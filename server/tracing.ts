@@ -19,6 +19,8 @@ import type { Logger } from './logger.ts';
 import { type TracingSettings, tracingSettingsOf } from './tracing-config.ts';
 
 export interface Tracing {
+  /** Exports what is buffered now (the bench counts the export in the traced side's cost). */
+  flush(): Promise<void>;
   /** Exports what is buffered and stops: the last step of shutdown. */
   shutdown(): Promise<void>;
 }
@@ -78,6 +80,7 @@ export function startTracing(config: Config, log: Logger): Tracing | undefined {
   mine.users++;
   let stopped = false;
   return {
+    flush: () => mine.provider.forceFlush(),
     async shutdown() {
       if (stopped) return;
       stopped = true;
