@@ -44,7 +44,7 @@ import { benchWholesale, contentionRound } from './orders.ts';
 import { benchPlatformDay, printPlatformDay } from './platform-day.ts';
 import { benchRequestLog } from './request-log.ts';
 import { benchSearchMix, searchQueries, searchUrl } from './search-mix.ts';
-import { benchTracing, printTracing } from './tracing.ts';
+import { benchTracing } from './tracing.ts';
 import { benchUnderLoad } from './under-load.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { benchWholesaleSoak, printSoak } from './wholesale-soak.ts';
@@ -252,7 +252,7 @@ async function main() {
     if (runs('soak')) await benchSoak();
     if (runs('request-log')) await benchReqLog();
     if (runs('export')) await benchExportPart();
-    if (runs('tracing')) printTracing((results.tracing = await benchTracing(db.url, config, key)));
+    if (runs('tracing')) results.tracing = await benchTracing(db.url, config, key);
 
     /**
      * The whole catalogue exported through the API and a worker (bench/export.ts), against a bare pg

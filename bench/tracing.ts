@@ -118,7 +118,7 @@ export async function benchTracing(databaseUrl: string, config: Config, key: str
     const [off, on] = [summary(times.off), summary(times.on)];
     const traced_requests = (ROUNDS + 1) * PER_ROUND;
     const perRequest = (side: 'on' | 'off') => Math.round(cpu[side] / times[side].length);
-    return {
+    const result: TracingBench = {
       requests_per_side: times.on.length,
       off,
       on,
@@ -136,6 +136,8 @@ export async function benchTracing(databaseUrl: string, config: Config, key: str
         bytes_per_request: Math.round(received.bytes / traced_requests),
       },
     };
+    printTracing(result);
+    return result;
   } finally {
     await tracing?.shutdown();
     await agent.close();
@@ -151,7 +153,7 @@ export async function benchTracing(databaseUrl: string, config: Config, key: str
 }
 
 /** The part's lines in `npm run bench`'s output. */
-export function printTracing(r: TracingBench): void {
+function printTracing(r: TracingBench): void {
   console.log(`\nTracing: ${r.requests_per_side} requests a side, one at a time, alternating rounds`);
   console.log(`  off: p50 ${r.off.p50_ms} ms, p99 ${r.off.p99_ms} ms, mean ${r.off.mean_ms} ms`);
   console.log(`  on:  p50 ${r.on.p50_ms} ms, p99 ${r.on.p99_ms} ms, mean ${r.on.mean_ms} ms`);
