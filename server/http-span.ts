@@ -23,6 +23,15 @@ const KNOWN_METHODS = new Set([
   'CONNECT',
 ]);
 
+/** Each traced response's trace id, for its log line (weak: gone with the response). */
+const traceIds = new WeakMap<ServerResponse, string>();
+
+/** `{ trace_id }` for the request log line of a traced response; nothing when tracing is off. */
+export function traceFields(res: ServerResponse): { trace_id?: string } {
+  const id = traceIds.get(res);
+  return id ? { trace_id: id } : {};
+}
+
 /**
  * Runs a request's handling inside its HTTP server span, a child of the caller's `traceparent` when it
  * sent a valid one (a malformed one is ignored: a fresh trace, never an error). The span is named
@@ -53,6 +62,7 @@ export function traceRequest(
       ...(agent ? { [ATTR_USER_AGENT_ORIGINAL]: agent.slice(0, 256) } : {}),
     },
   });
+  traceIds.set(res, span.spanContext().traceId);
   // 'close' comes after 'finish', and alone when the client went away first.
   res.once('close', () => {
     const status = res.statusCode;

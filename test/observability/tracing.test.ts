@@ -49,7 +49,8 @@ beforeAll(async () => {
   store = created.first;
   const supplierId = await fixtures(db.em()).supplier({ name: 'Traced Supplier' });
   productId = await fixtures(db.em()).product({ supplierId });
-  api = await startApiProcess(db.databaseUrl, tracingEnv('stockless-api'));
+  // `info`: the request log lines, which name their trace.
+  api = await startApiProcess(db.databaseUrl, { ...tracingEnv('stockless-api'), LOG_LEVEL: 'info' });
   worker = await startWorkerProcess(db.databaseUrl, hooks.caFile, tracingEnv('stockless-worker'));
   const res = await requestTo(api.url)('/api/v1/vendor/webhooks', {
     key: store.readWrite,
@@ -127,6 +128,8 @@ describe('tracing on', () => {
       'http.response.status_code': 201,
       'url.path': '/api/v1/orders',
     });
+    // The request's log line names its trace, so an operator goes from a log line to the trace.
+    expect(api.output()).toMatch(new RegExp(`"path":"/api/v1/orders".*"trace_id":"${traceId}"`));
     const procedure = one(spans, (s) => s.name === 'orders.create', 'the procedure span');
     expect(procedure.parentSpanId).toBe(server.spanId);
     expect(procedure.attributes).toMatchObject({ 'rpc.system': 'trpc', 'rpc.method': 'orders.create' });
