@@ -45,6 +45,7 @@ import { benchPlatformDay, printPlatformDay } from './platform-day.ts';
 import { benchReplica, runReplicaPart } from './replica.ts';
 import { benchRequestLog } from './request-log.ts';
 import { benchSearchMix, searchQueries, searchUrl } from './search-mix.ts';
+import { benchTracing } from './tracing.ts';
 import { benchUnderLoad } from './under-load.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { benchWholesaleSoak, printSoak } from './wholesale-soak.ts';
@@ -80,6 +81,7 @@ const PARTS = [
   'request-log',
   'export',
   'replica',
+  'tracing',
 ] as const;
 const ONLY = process.env.BENCH_ONLY;
 if (ONLY !== undefined && !(PARTS as readonly string[]).includes(ONLY)) {
@@ -254,6 +256,7 @@ async function main() {
     if (runs('request-log')) await benchReqLog();
     if (runs('export')) await benchExportPart();
     if (runs('replica')) results.replica = await benchReplica();
+    if (runs('tracing')) results.tracing = await benchTracing(db.url, config, key);
 
     /**
      * The whole catalogue exported through the API and a worker (bench/export.ts), against a bare pg

@@ -12,6 +12,7 @@ import { buildOpenApiDocument, CONTRACT_VERSION } from './contract/document.ts';
 import { serveDocs } from './docs-route.ts';
 import { EXPORT_FILE_PATH, serveExportFile } from './export-file-route.ts';
 import { checkHealth } from './health.ts';
+import { traceFields, traceRequest } from './http-span.ts';
 import { INVOICE_PATH, serveInvoice } from './invoice-route.ts';
 import type { Logger } from './logger.ts';
 import { malformedRefusal } from './malformed-request.ts';
@@ -218,12 +219,20 @@ export function createApp(deps: AppDeps): Server {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const path = (req.url ?? '').split('?')[0];
       log.info(
-        { request_id: requestId, method, path, status: res.statusCode, store_id: state.actor?.storeId, ms },
+        {
+          request_id: requestId,
+          method,
+          path,
+          status: res.statusCode,
+          store_id: state.actor?.storeId,
+          ms,
+          ...traceFields(res),
+        },
         'request',
       );
       recordRequest(deps.requestLog, req, res, state, { arrived, ms });
     });
-    route(req, res, state).catch((err: unknown) => {
+    traceRequest(req, res, () => route(req, res, state)).catch((err: unknown) => {
       log.error({ err, request_id: requestId }, 'unhandled request failure');
       if (!res.headersSent) sendError(res, 500, INTERNAL_ERROR_BODY, state);
       else res.destroy();

@@ -10,6 +10,7 @@ import {
   testHostsResolver,
 } from '../src/webhooks/delivery/host-resolver.ts';
 import { parseDuration } from './duration.ts';
+import { tracingFields } from './tracing-config.ts';
 
 function isValidCidr(value: string): boolean {
   try {
@@ -184,6 +185,7 @@ const configFields = z.object({
   }),
   EXPORTS_PER_DAY: z.coerce.number().int().min(1).max(10_000).default(50),
   EXPORT_BATCH: z.coerce.number().int().min(1).max(50_000).default(2000),
+  ...tracingFields,
 });
 
 const configSchema = configFields.superRefine((cfg, ctx) => {

@@ -4,7 +4,9 @@ import pg from 'pg';
 import { ormConfig } from '../mikro-orm.config.ts';
 import type { Orm } from '../src/db/orm.ts';
 import { QUERY_CANCELED } from '../src/errors.ts';
+import { tracingOn } from '../src/tracing/spans.ts';
 import { applyFunctionFiles } from './db-functions.ts';
+import { tracedClient } from './traced-client.ts';
 
 export type { Orm } from '../src/db/orm.ts';
 
@@ -47,9 +49,13 @@ export async function openOrm(
   pool?: pg.PoolConfig,
 ): Promise<Orm> {
   const config = ormConfig(url, poolSize);
-  if (!budget) return MikroORM.init(config);
+  if (!budget && !pool && !tracingOn()) return MikroORM.init(config);
   // pg's pool options, merged by MikroORM over the ones it derives (PostgreSqlConnection.mapOptions).
-  const driverOptions: pg.PoolConfig = { ...pool, Client: budgetedClient(budget) };
+  const driverOptions: pg.PoolConfig = {
+    ...pool,
+    Client: tracedClient(budget ? budgetedClient(budget) : pg.Client),
+  };
+  if (!budget) return MikroORM.init({ ...config, driverOptions });
   if (budget.timeoutMs !== undefined) driverOptions.statement_timeout = budget.timeoutMs;
   if (budget.serial) driverOptions.options = '-c max_parallel_workers_per_gather=0';
   return MikroORM.init({ ...config, driverOptions });

@@ -13,6 +13,7 @@ import { migrateDirect, type Orm, openOrm, type StatementBudget } from './orm.ts
 import { openReplicas } from './replicas/open.ts';
 import type { ReplicaSet } from './replicas/replica-set.ts';
 import { resolveSecretKey } from './secret-key.ts';
+import { startTracing, type Tracing } from './tracing.ts';
 
 export interface Runtime {
   config: Config;
@@ -60,6 +61,8 @@ export async function connectDatabase(config: Config, log: Logger): Promise<Data
 
 export async function startRuntime(given: Config, log: Logger, opts: RuntimeOptions): Promise<Runtime> {
   const config: Config = { ...given, SECRET_KEY: await resolveSecretKey(given) };
+  // First: the pools opened below trace their statements only if tracing is on when they open.
+  const tracing = startTracing(config, log);
   // Before anything checks a webhook URL: the API at create and update, the worker at every delivery.
   setWebhookResolver(webhookResolverOf(config));
   // A busy port is found before PostgreSQL starts, not seconds later (listen below still decides).
@@ -112,6 +115,7 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
       await apiOrm.close(true);
       await orm.close(true);
       await db.stop();
+      await tracing?.shutdown();
       throw err;
     });
     const address = app.address();
@@ -119,7 +123,7 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
     url = `http://localhost:${port}`;
   }
 
-  const stop = stopper(config, { server, requestLog, worker, replicas, apiOrm, orm, db });
+  const stop = stopper(config, { server, requestLog, worker, replicas, apiOrm, orm, db, tracing });
   return {
     config,
     orm,
@@ -149,6 +153,7 @@ function stopper(
     apiOrm?: Orm;
     orm: Orm;
     db: Database;
+    tracing?: Tracing;
   },
 ): () => Promise<void> {
   let stopping: Promise<void> | undefined;
@@ -168,6 +173,8 @@ function stopper(
       await p.apiOrm?.close(true);
       await p.orm.close(true);
       await p.db.stop();
+      // Last: the spans of everything above are exported before the process ends.
+      await p.tracing?.shutdown();
     })();
     return stopping;
   };

@@ -56,6 +56,8 @@ export const API_DESCRIPTION = `The partner API of Stockless: the catalogue, the
 
 **Rate limits.** App tokens: 120 requests a minute per store per app. The inventory feed and marketplace orders have limits of their own. Limited operations send \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (seconds) on every answer, and 429 with \`Retry-After\` (seconds until one more request is allowed) over the limit. Limits refill continuously (a limit of N a minute allows N at once, then one more every minute / N). Test mode (\`sl_test_\` keys) has allowances of its own: sandbox traffic never uses up the live allowance.
 
+**Tracing.** A request may carry a W3C Trace Context \`traceparent\` (and \`tracestate\`): where the platform traces, its spans continue your trace, and the webhook deliveries the request causes send it on (\`traceparent\` of the delivery). A malformed one is ignored, never an error.
+
 **Versioning.** One API at \`/api/v1\`, additive by default. \`info.version\` moves with every change: patch for an addition, minor for a deprecation, major for a removal or a changed meaning, and a removal only after a deprecation that named a sunset date. Every change is in the [changelog](/docs/changelog).`;
 
 const APP_SCOPE_DESCRIPTIONS: Record<AppScope, string> = {

@@ -108,6 +108,17 @@ const WEBHOOK_PARAMETERS: Record<string, oas31.ParameterObject> = {
       'keyed with the base64-decoded part of the secret after `whsec_`, so Standard Webhooks libraries verify it.',
     schema: { type: 'string', example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=' },
   },
+  WebhookTraceparent: {
+    in: 'header',
+    name: 'traceparent',
+    required: false,
+    description:
+      'W3C Trace Context of this attempt, sent when the platform runs with tracing on: a span of the trace of ' +
+      'the request that caused the event (which continues the `traceparent` that request sent, if any). ' +
+      'Continue it in your handler to see the delivery in that trace. Not covered by the signatures. Absent ' +
+      'when tracing is off, and for `product.*` and `inventory.updated` (one event stands for many changes).',
+    schema: { type: 'string', example: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+  },
 };
 
 function eventKeyDescription(event: EventName): { description: string; example: string } {

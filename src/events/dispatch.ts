@@ -51,6 +51,7 @@ function takeBatch(tx: EntityManager, only?: EntityOf) {
             'd.data',
             'd.created_at',
             'd.livemode',
+            'd.traceparent',
           ]),
       )
       .selectFrom('taken')
@@ -63,6 +64,7 @@ function takeBatch(tx: EntityManager, only?: EntityOf) {
         eb.ref('data').$castTo<Record<string, unknown>>().as('data'),
         isoTime(eb.ref('created_at')).as('created_at'),
         'livemode',
+        'traceparent',
       ])
       // RETURNING has no order of its own: sort the batch after the update, by the bigint id
       // (a bare `id` would name the text output column: '100' before '96').

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { JOBS, keyedJob } from '../db/jobs.ts';
 import { type RawBuilder, rows, sql } from '../db/sql.ts';
+import { inEnqueueSpan } from '../tracing/job-spans.ts';
 import type { EventName, ProductEvent, RecordedPayloads } from './vocabulary/index.ts';
 
 export interface DomainEvent {
@@ -43,15 +44,17 @@ export const DISPATCH_WAKE = keyedJob(JOBS.dispatchEvents, {
 /** Records events in the caller's transaction (must be one) and wakes the dispatcher. */
 export async function recordEvents(tx: EntityManager, events: DomainEvent[]): Promise<void> {
   if (events.length === 0) return;
-  // Raw SQL: one statement for any number of events, as unnest() of one array per column.
-  await rows(
-    tx,
-    sql`INSERT INTO domain_events (store_id, event, entity_id, data, livemode)
-      SELECT * FROM unnest(${events.map((e) => e.storeId)}::integer[], ${events.map((e) => e.event)}::text[],
-        ${events.map((e) => e.entityId)}::bigint[], ${events.map((e) => JSON.stringify(e.data ?? {}))}::jsonb[],
-        ${events.map((e) => e.livemode ?? true)}::boolean[])`,
-  );
-  await enqueueDispatch(tx);
+  await inEnqueueSpan(JOBS.dispatchEvents, async (traceparent) => {
+    // Raw SQL: one statement for any number of events, as unnest() of one array per column.
+    await rows(
+      tx,
+      sql`INSERT INTO domain_events (store_id, event, entity_id, data, livemode, traceparent)
+        SELECT *, ${traceparent}::text FROM unnest(${events.map((e) => e.storeId)}::integer[],
+          ${events.map((e) => e.event)}::text[], ${events.map((e) => e.entityId)}::bigint[],
+          ${events.map((e) => JSON.stringify(e.data ?? {}))}::jsonb[], ${events.map((e) => e.livemode ?? true)}::boolean[])`,
+    );
+    await enqueueDispatch(tx);
+  });
 }
 
 /**

@@ -48,6 +48,7 @@ import { Migration20261129031000_schema_functions } from './Migration20261129031
 import { Migration20261129040000_exports } from './Migration20261129040000_exports.ts';
 import { Migration20261129140000_request_log } from './Migration20261129140000_request_log.ts';
 import { Migration20261129150000_credential_write_marks } from './Migration20261129150000_credential_write_marks.ts';
+import { Migration20261129150000_trace_context } from './Migration20261129150000_trace_context.ts';
 import { Migration20261129160000_request_log_filters } from './Migration20261129160000_request_log_filters.ts';
 
 /** Applied in order at start; listed explicitly so the runtime never globs for migration files. */
@@ -174,5 +175,6 @@ export const migrationsList = [
     name: 'Migration20261129150000_credential_write_marks',
     class: Migration20261129150000_credential_write_marks,
   },
+  { name: 'Migration20261129150000_trace_context', class: Migration20261129150000_trace_context },
   { name: 'Migration20261129160000_request_log_filters', class: Migration20261129160000_request_log_filters },
 ];

@@ -1,10 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
+import { JOBS } from '../db/jobs.ts';
 import { db } from '../db/kysely.ts';
 import { isoTime, rows, run, sql } from '../db/sql.ts';
 import { AppError, field } from '../errors.ts';
 import { DISPATCH_WAKE } from '../events/outbox.ts';
 import { EVENT } from '../events/vocabulary/index.ts';
+import { inEnqueueSpan } from '../tracing/job-spans.ts';
 import { checkStock, reserveStock } from './reserve.ts';
 import type { createdOrderOutput, ORDER_CHANNELS, ORDER_TYPES } from './schemas.ts';
 
@@ -187,9 +189,11 @@ export async function insertOrder(tx: EntityManager, order: NewOrder) {
   // The order, its lines, its first status, its event and the dispatcher's wake-up in one statement:
   // the variants stay locked until commit, and every round trip here is time other buyers wait.
   // Raw SQL: data-modifying CTEs over unnest() of the line arrays, and the keyed-job wake.
-  const [created] = await rows(
-    tx,
-    sql<CreatedOrder>`WITH o AS (
+  // In the enqueue's span: the event row carries its context, so the delivery continues this trace.
+  const [created] = await inEnqueueSpan(JOBS.dispatchEvents, (traceparent) =>
+    rows(
+      tx,
+      sql<CreatedOrder>`WITH o AS (
         INSERT INTO orders (store_id, order_number, order_type, channel, source, customer_name, customer_email,
           customer_phone, ship_address, ship_address2, ship_city, ship_state, ship_zip, ship_country, subtotal_cents,
           total_cents, payment_method, payment_transaction_id, payment_amount_cents, marketplace, external_order_id,
@@ -208,12 +212,14 @@ export async function insertOrder(tx: EntityManager, order: NewOrder) {
       ), history AS (
         INSERT INTO order_status_history (order_id, from_status, to_status) SELECT o.id, NULL, 'pending' FROM o
       ), events AS (
-        INSERT INTO domain_events (store_id, event, entity_id, data, livemode)
-        SELECT ${order.storeId}, ${EVENT.order.created}::text, o.id, jsonb_build_object('order_id', o.id), ${order.livemode} FROM o
+        INSERT INTO domain_events (store_id, event, entity_id, data, livemode, traceparent)
+        SELECT ${order.storeId}, ${EVENT.order.created}::text, o.id, jsonb_build_object('order_id', o.id), ${order.livemode},
+          ${traceparent}::text FROM o
       )
       SELECT o.id, o.order_number, o.status, o.order_type, o.total_cents, o.livemode,
         ${isoTime(sql`o.created_at`)} AS created_at
       FROM o CROSS JOIN LATERAL (SELECT ${DISPATCH_WAKE}) AS wake`,
+    ),
   );
   if (!created) throw new Error('order insert returned nothing');
   return created;

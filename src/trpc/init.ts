@@ -3,6 +3,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AppScopeRule, McpOnlyScope } from '../auth/actor.ts';
 import { AppError, wireErrorBody } from '../errors.ts';
 import type { OperationLimit } from '../ratelimit/keys.ts';
+import { inProcedureSpan } from '../tracing/procedure-span.ts';
 import type { Context } from './context.ts';
 import { jsonRpcCodeOf, shapeError } from './errors.ts';
 
@@ -53,5 +54,11 @@ const t = initTRPC
 
 export const router = t.router;
 export const middleware = t.middleware;
-export const baseProcedure = t.procedure;
+// Every procedure, over any transport, runs in its span (src/tracing/procedure-span.ts; none when tracing is off).
+export const baseProcedure = t.procedure.use(({ path, type, meta, ctx, next }) =>
+  inProcedureSpan(
+    { path, type, openapiPath: meta?.openapi?.path, requestPath: ctx.request?.target?.path },
+    next,
+  ),
+);
 export const createCallerFactory = t.createCallerFactory;

@@ -26,6 +26,8 @@ export interface SourceEvent {
   created_at: string;
   /** Absent: a live event. */
   livemode?: boolean;
+  /** The dispatch's trace context for this event (src/events/traced-fan-out.ts), when traced. */
+  traceparent?: string | null;
 }
 
 export interface NewWebhookEvent {
@@ -38,6 +40,8 @@ export interface NewWebhookEvent {
   livemode?: boolean;
   /** Only this subscription (a ping); otherwise every active subscription of the store that wants it. */
   subscriptionId?: number;
+  /** The trace its delivery attempts continue (docs/tracing.md); none for coalesced events. */
+  traceparent?: string | null;
 }
 
 /** Changes to a product in a coalescing window; Graphile concatenates these per job key. */
@@ -93,16 +97,18 @@ export async function createWebhookEvents(tx: EntityManager, events: NewWebhookE
     sql`WITH input AS (
         SELECT * FROM unnest(${events.map((e) => e.storeId)}::integer[], ${events.map((e) => e.event)}::text[],
           ${events.map((e) => e.eventKey)}::text[], ${bodies}::text[], ${events.map((e) => e.createdAt)}::timestamptz[],
-          ${events.map((e) => e.livemode ?? true)}::boolean[], ${events.map((e) => e.subscriptionId ?? null)}::integer[])
-          WITH ORDINALITY AS i(store_id, event, event_key, body, created_at, livemode, only_subscription, ord)
+          ${events.map((e) => e.livemode ?? true)}::boolean[], ${events.map((e) => e.subscriptionId ?? null)}::integer[],
+          ${events.map((e) => e.traceparent ?? null)}::text[])
+          WITH ORDINALITY AS i(store_id, event, event_key, body, created_at, livemode, only_subscription, traceparent, ord)
       ), ids AS MATERIALIZED (
         -- Ids drawn in the batch's order (the log's order within one transaction), before the insert:
         -- the body carries its own id.
         SELECT nextval(pg_get_serial_sequence('webhook_events', 'id')) AS event_id, o.*
         FROM (SELECT * FROM input ORDER BY ord) o
       ), stored AS (
-        INSERT INTO webhook_events (id, store_id, event, event_key, body, created_at, livemode) OVERRIDING SYSTEM VALUE
-        SELECT event_id, store_id, event, event_key, '{"id":"evt_' || event_id || '",' || substr(body, 2), created_at, livemode
+        INSERT INTO webhook_events (id, store_id, event, event_key, body, created_at, livemode, traceparent) OVERRIDING SYSTEM VALUE
+        SELECT event_id, store_id, event, event_key, '{"id":"evt_' || event_id || '",' || substr(body, 2), created_at, livemode,
+          traceparent
         FROM ids
       ), deliveries AS (
         INSERT INTO webhook_deliveries (subscription_id, event_id)
@@ -170,6 +176,7 @@ export async function fanOutToWebhooks(
       createdAt: e.created_at,
       data,
       livemode,
+      traceparent: e.traceparent,
     });
   }
   await createWebhookEvents(tx, immediate);

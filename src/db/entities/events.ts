@@ -27,5 +27,7 @@ export const DomainEvent = defineEntity({
     createdAt: p.datetime().defaultRaw(`now()`),
     dispatchedAt: p.datetime().nullable(),
     livemode: p.boolean().default(true),
+    /** The W3C traceparent of the request that caused it, when tracing was on (docs/tracing.md). */
+    traceparent: p.text().nullable(),
   },
 });

@@ -129,5 +129,7 @@ export const WebhookEvent = defineEntity({
     xid: p.unknown().columnType('xid8').defaultRaw(`pg_current_xact_id()`),
     livemode: p.boolean().default(true),
     inOrder: p.boolean().default(false),
+    /** The W3C traceparent of the request that caused it, when tracing was on (docs/tracing.md). */
+    traceparent: p.text().nullable(),
   },
 });

@@ -1,5 +1,6 @@
 import { eventId } from '../../events/envelope.ts';
 import type { WebhookSettings } from '../../settings.ts';
+import { inAttemptSpan } from './attempt-span.ts';
 import { rememberUpTo } from './bounded-cache.ts';
 import { postWebhook } from './post-webhook.ts';
 import type { Claimed } from './round.ts';
@@ -25,16 +26,30 @@ function secretOf(key: Buffer, encrypted: string): string {
 }
 
 /** One attempt; never throws, so one broken delivery cannot stop the others. */
-export async function attemptDelivery(d: Claimed, s: WebhookSettings, key: Buffer): Promise<Attempted> {
+export function attemptDelivery(d: Claimed, s: WebhookSettings, key: Buffer): Promise<Attempted> {
+  return inAttemptSpan(d, (traceHeaders) => sendOrFail(d, s, key, traceHeaders));
+}
+
+async function sendOrFail(
+  d: Claimed,
+  s: WebhookSettings,
+  key: Buffer,
+  traceHeaders: Record<string, string>,
+): Promise<Attempted> {
   try {
-    return await send(d, s, key);
+    return await send(d, s, key, traceHeaders);
   } catch (err) {
     const error = `internal error: ${(err as Error).message ?? String(err)}`.slice(0, 300);
     return { delivery: d, outcome: 'failed', status: null, error, durationMs: 0 };
   }
 }
 
-async function send(d: Claimed, s: WebhookSettings, key: Buffer): Promise<Attempted> {
+async function send(
+  d: Claimed,
+  s: WebhookSettings,
+  key: Buffer,
+  traceHeaders: Record<string, string>,
+): Promise<Attempted> {
   const started = performance.now();
   // Checked again at every delivery; the connection goes to the address checked here.
   const target = await resolveTarget(d.url, s.allowPrivate, s.timeoutMs);
@@ -49,6 +64,8 @@ async function send(d: Claimed, s: WebhookSettings, key: Buffer): Promise<Attemp
     'x-stockless-event-id': eventId(d.event_id),
     'x-stockless-delivery-id': `${d.subscription_id}:${d.event_key}:${number}`,
     ...signatureHeaders(secretOf(key, d.secret_encrypted), d.body, `msg_${d.event_id}`),
+    // The attempt's trace context (W3C Trace Context), when tracing is on: not signed, as it is not the event.
+    ...traceHeaders,
   };
   const r = await postWebhook(target, d.body, headers, s.timeoutMs);
   if (r.kind === 'error')

@@ -20,6 +20,8 @@ export interface Claimed {
   event: EventName;
   event_key: string;
   body: string;
+  /** The trace the attempt continues (the event's dispatch), when the event was traced. */
+  traceparent?: string | null;
 }
 
 export interface RoundRequest {
@@ -128,7 +130,7 @@ function readAhead(tx: EntityManager, r: RoundRequest, reads: { id: number; n: n
       )
       SELECT d.id::text, held.id AS subscription_id, held.store_id, d.attempts, d.round_attempts,
         d.next_attempt_at::text AS due_at, held.url,
-        held.secret_encrypted, e.id::text AS event_id, e.event, e.event_key, e.body
+        held.secret_encrypted, e.id::text AS event_id, e.event, e.event_key, e.body, e.traceparent
       FROM held CROSS JOIN LATERAL (
         SELECT d.id, d.attempts, d.round_attempts, d.event_id, d.next_attempt_at FROM webhook_deliveries d
         WHERE d.subscription_id = held.id AND d.status = 'pending' AND d.next_attempt_at <= now()
