@@ -9,6 +9,9 @@ import { createApp } from './app.ts';
 import { type Config, exportSettingsOf, merchantOf, webhookResolverOf, webhookSettingsOf } from './config.ts';
 import { type ClusterPlace, type Database, startEmbeddedPostgres } from './database.ts';
 import type { Logger } from './logger.ts';
+import { statementBudgetHits } from './metrics/http-metrics.ts';
+import type { MetricsListener } from './metrics/listener.ts';
+import { startMetrics } from './metrics/start.ts';
 import { migrateDirect, type Orm, openOrm, type StatementBudget } from './orm.ts';
 import { resolveSecretKey } from './secret-key.ts';
 
@@ -26,6 +29,8 @@ export interface Runtime {
   /** The request log's writer, when this process serves. */
   requestLog?: RequestRecorder;
   url?: string;
+  /** Where GET /metrics answers, when METRICS_PORT is set (http://host:port, no path). */
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -87,6 +92,7 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
       })
     : undefined;
 
+  const metrics = await startMetrics(config, log, { orm, apiOrm, work: opts.work });
   let server: Server | undefined;
   let url: string | undefined;
   // The request log's writer: batches from this process's requests, written through the API's pool.
@@ -94,11 +100,12 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
     ? new RequestRecorder({ em: () => apiOrm.em.fork(), log, flushMs: config.REQUEST_LOG_FLUSH })
     : undefined;
   if (apiOrm) {
-    const app = createApp({ orm: apiOrm, config, log, requestLog });
+    const app = createApp({ orm: apiOrm, config, log, requestLog, metrics: metrics !== undefined });
     scopeRequests(app);
     server = app;
     await listen(app, config.PORT, config.HOST).catch(async (err: unknown) => {
       // Nothing of this start may outlive it: the worker, both pools and the embedded cluster.
+      await metrics?.close();
       await worker?.stop();
       await apiOrm.close(true);
       await orm.close(true);
@@ -110,7 +117,7 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
     url = `http://localhost:${port}`;
   }
 
-  const stop = stopper(config, { server, requestLog, worker, apiOrm, orm, db });
+  const stop = stopper(config, { server, metrics, requestLog, worker, apiOrm, orm, db });
   return {
     config,
     orm,
@@ -121,6 +128,7 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
     worker,
     requestLog,
     url,
+    metricsUrl: metrics?.url,
     stop,
   };
 }
@@ -131,7 +139,15 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
  */
 function stopper(
   config: Config,
-  p: { server?: Server; requestLog?: RequestRecorder; worker?: Runner; apiOrm?: Orm; orm: Orm; db: Database },
+  p: {
+    server?: Server;
+    metrics?: MetricsListener;
+    requestLog?: RequestRecorder;
+    worker?: Runner;
+    apiOrm?: Orm;
+    orm: Orm;
+    db: Database;
+  },
 ): () => Promise<void> {
   let stopping: Promise<void> | undefined;
   return () => {
@@ -144,6 +160,7 @@ function stopper(
         await Promise.race([closed, grace]);
         server.closeAllConnections();
       }
+      await p.metrics?.close();
       await p.requestLog?.close();
       await p.worker?.stop();
       await p.apiOrm?.close(true);
@@ -217,6 +234,8 @@ export function apiStatementBudget(config: Config, log: Logger, pooled = false):
     timeoutMs: pooled ? undefined : budgetMs,
     serial: !pooled,
     onCancelled: ({ error, sql, ms }) => {
+      const timedOut = /statement timeout/.test(error.message);
+      statementBudgetHits.inc({ reason: timedOut ? 'timeout' : 'cancelled' });
       const scope = requests.getStore();
       log.warn(
         {
@@ -228,7 +247,7 @@ export function apiStatementBudget(config: Config, log: Logger, pooled = false):
           ...(typeof error.where === 'string' ? { pg_where: error.where } : {}),
         },
         // 57014 is also an operator's pg_cancel_backend: said apart, as the partner's answer is the same.
-        /statement timeout/.test(error.message)
+        timedOut
           ? 'statement budget exceeded: the statement was cancelled'
           : 'statement cancelled by the server before it finished',
       );
