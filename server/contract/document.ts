@@ -13,7 +13,7 @@ import { addServiceOperations } from './service.ts';
 import type { oas31 } from './shared.ts';
 import { addWebhookEvents } from './webhooks.ts';
 
-export const CONTRACT_VERSION = '2.0.1';
+export const CONTRACT_VERSION = '2.0.2';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
