@@ -44,7 +44,8 @@ function parseValue(text: string, line: string): number {
 export function familyOf(name: string, types: ReadonlyMap<string, string>): string | undefined {
   if (types.has(name)) return name;
   for (const suffix of SUFFIXES) {
-    if (name.endsWith(suffix) && types.has(name.slice(0, -suffix.length))) return name.slice(0, -suffix.length);
+    if (name.endsWith(suffix) && types.has(name.slice(0, -suffix.length)))
+      return name.slice(0, -suffix.length);
   }
   return undefined;
 }
@@ -65,13 +66,17 @@ export function parseExposition(text: string): Exposition {
     if (!m) throw new Error(`not a sample line: ${line}`);
     const name = m[1] as string;
     if (!familyOf(name, types)) throw new Error(`sample of an undeclared family: ${line}`);
-    samples.push({ name, labels: m[2] ? parseLabels(m[2], line) : {}, value: parseValue(m[3] as string, line) });
+    samples.push({
+      name,
+      labels: m[2] ? parseLabels(m[2], line) : {},
+      value: parseValue(m[3] as string, line),
+    });
   }
   return { types, samples };
 }
 
 /** The value of the one sample with this name whose labels include `labels` (0 when there is none). */
-export function valueOf(e: Exposition, name: string, labels: Record<string, string> = {}): number {
+export function sampleValue(e: Exposition, name: string, labels: Record<string, string> = {}): number {
   const found = e.samples.filter(
     (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
   );

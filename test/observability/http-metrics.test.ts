@@ -7,7 +7,7 @@ import { instrumentPool } from '../../server/metrics/pool-metrics.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { fixtures } from '../helpers/fixtures.ts';
 import { send } from '../helpers/http.ts';
-import { type Exposition, scrape, seriesCount, valueOf } from '../helpers/prometheus.ts';
+import { type Exposition, sampleValue, scrape, seriesCount } from '../helpers/prometheus.ts';
 
 /**
  * /metrics of an API (the real app, metrics on, scraped over HTTP from its own listener): each
@@ -32,7 +32,7 @@ afterAll(async () => {
 
 const REQUESTS = 'stockless_http_requests_total';
 const delta = (a: Exposition, b: Exposition, name: string, labels: Record<string, string> = {}) =>
-  valueOf(b, name, labels) - valueOf(a, name, labels);
+  sampleValue(b, name, labels) - sampleValue(a, name, labels);
 const total = (e: Exposition) =>
   e.samples.filter((s) => s.name === REQUESTS).reduce((sum, s) => sum + s.value, 0);
 
@@ -41,8 +41,10 @@ describe('request metrics', () => {
     const supplierId = await fixtures(app.em()).supplier({ name: 'Maker' });
     const productId = await fixtures(app.em()).product({ supplierId, stock: [10] });
     const before = await scrape(metrics.url);
-    for (let i = 0; i < 3; i++) expect((await app.get('/api/v1/products?limit=2', store.read)).status).toBe(200);
-    for (let i = 0; i < 2; i++) expect((await app.get('/api/v1/products?limit=abc', store.read)).status).toBe(400);
+    for (let i = 0; i < 3; i++)
+      expect((await app.get('/api/v1/products?limit=2', store.read)).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect((await app.get('/api/v1/products?limit=abc', store.read)).status).toBe(400);
     const inventory = [];
     for (let i = 0; i < 3; i++) inventory.push((await app.get('/api/v1/inventory', store.read)).status);
     expect(inventory).toEqual([200, 200, 429]);
@@ -71,9 +73,11 @@ describe('request metrics', () => {
     const timed = { operation: 'listProducts', status: '200' };
     expect(delta(before, after, 'stockless_http_request_duration_seconds_count', timed)).toBe(3);
     expect(delta(before, after, 'stockless_http_request_duration_seconds_sum', timed)).toBeGreaterThan(0);
-    expect(valueOf(after, 'stockless_http_requests_in_flight')).toBe(0);
-    expect(delta(before, after, 'stockless_db_pool_acquire_seconds_count', { pool: 'api' })).toBeGreaterThan(0);
-    expect(valueOf(after, 'stockless_db_pool_max', { pool: 'api' })).toBe(6);
+    expect(sampleValue(after, 'stockless_http_requests_in_flight')).toBe(0);
+    expect(delta(before, after, 'stockless_db_pool_acquire_seconds_count', { pool: 'api' })).toBeGreaterThan(
+      0,
+    );
+    expect(sampleValue(after, 'stockless_db_pool_max', { pool: 'api' })).toBe(6);
   });
 
   it('fold 1,000 requests to random unknown paths into at most one new series', async () => {
@@ -110,6 +114,8 @@ describe('where /metrics answers', () => {
     const config = loadConfig({});
     expect(config.METRICS_PORT).toBeUndefined();
     expect(loadConfig({ METRICS_PORT: '9464' }).METRICS_HOST).toBe('127.0.0.1');
-    expect(() => loadConfig({ PORT: '3000', METRICS_PORT: '3000' })).toThrow(/METRICS_PORT must differ from PORT/);
+    expect(() => loadConfig({ PORT: '3000', METRICS_PORT: '3000' })).toThrow(
+      /METRICS_PORT must differ from PORT/,
+    );
   });
 });
