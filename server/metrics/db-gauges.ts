@@ -1,12 +1,13 @@
 import type pg from 'pg';
 import { Gauge } from 'prom-client';
 import { registry } from '../../src/metrics/registry.ts';
+import type { Logger } from '../logger.ts';
 import { type DbSnapshot, readDbSnapshot } from './db-queries.ts';
 
 /** A scrape waits at most this long for the database; its gauges are then absent, `up` is 0. */
 const SCRAPE_DB_MS = 1000;
 /** The gauges of one scrape share one read: Prometheus asks for all of them at once. */
-const SHARE_MS = 1000;
+const SHARE_MS = 250;
 
 type Read = () => Promise<DbSnapshot>;
 
@@ -100,7 +101,7 @@ let installed: { source?: pg.Pool } | undefined;
  * The gauges read from the database at scrape time, in this process: a worker's (docs/operations.md),
  * so N API processes do not each repeat the queries. The last call's pool is the one read.
  */
-export function enableDbGauges(pool: pg.Pool): void {
+export function enableDbGauges(pool: pg.Pool, log: Logger): void {
   if (installed) {
     installed.source = pool;
     return;
@@ -112,7 +113,9 @@ export function enableDbGauges(pool: pg.Pool): void {
     if (!shared || performance.now() - shared.at > SHARE_MS) {
       const source = state.source;
       const work = source ? readDbSnapshot(source, SCRAPE_DB_MS) : Promise.reject(new Error('no pool'));
-      shared = { at: performance.now(), read: bounded(work, SCRAPE_DB_MS + 200) };
+      const read = bounded(work, SCRAPE_DB_MS + 200);
+      read.catch((err: unknown) => log.warn({ err }, 'metrics: the database gauges could not be read'));
+      shared = { at: performance.now(), read };
     }
     return shared.read;
   };

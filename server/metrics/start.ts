@@ -25,9 +25,10 @@ export async function startMetrics(
   if (p.apiOrm) await instrumentPool(p.apiOrm, 'api');
   if (p.work) {
     await instrumentPool(p.orm, 'worker');
-    enableDbGauges(
-      (await p.orm.driver.getConnection().getNativeClient()) as Parameters<typeof enableDbGauges>[0],
-    );
+    const pool = (await p.orm.driver.getConnection().getNativeClient()) as Parameters<
+      typeof enableDbGauges
+    >[0];
+    enableDbGauges(pool, log);
   }
   const listener = await startMetricsListener(config.METRICS_PORT, config.METRICS_HOST, log);
   log.info({ url: `${listener.url}/metrics` }, 'metrics listening');

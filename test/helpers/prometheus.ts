@@ -32,9 +32,10 @@ function parseLabels(text: string, line: string): Record<string, string> {
 }
 
 function parseValue(text: string, line: string): number {
-  if (text === '+Inf') return Number.POSITIVE_INFINITY;
-  if (text === '-Inf') return Number.NEGATIVE_INFINITY;
-  if (text === 'NaN') return Number.NaN;
+  // As Prometheus reads it (Go's ParseFloat): the special values in any case (prom-client prints `Nan`).
+  if (/^\+?inf$/i.test(text)) return Number.POSITIVE_INFINITY;
+  if (/^-inf$/i.test(text)) return Number.NEGATIVE_INFINITY;
+  if (/^nan$/i.test(text)) return Number.NaN;
   const value = Number(text);
   if (text === '' || Number.isNaN(value)) throw new Error(`bad value in: ${line}`);
   return value;
