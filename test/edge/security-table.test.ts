@@ -209,7 +209,7 @@ function publicOperations(doc: Doc): string[] {
 }
 
 describe('operations without a credential', () => {
-  it("are exactly the rows with no scope: the contract, the status check and the health probes", () => {
+  it('are exactly the rows with no scope: the contract, the status check and the health probes', () => {
     const unscoped = SPEC.filter((r) => !r.scope).flatMap((r) => r.methods.map((m) => `${m} ${r.path}`));
     expect(publicOperations(contract)).toEqual(unscoped.sort());
     expect(unscoped.sort()).toEqual([
