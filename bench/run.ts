@@ -40,6 +40,7 @@ import {
   setStatistics,
   waitFor,
 } from './lib.ts';
+import { benchObservability } from './observability.ts';
 import { benchWholesale, contentionRound } from './orders.ts';
 import { benchPlatformDay, printPlatformDay } from './platform-day.ts';
 import { benchReplica, runReplicaPart } from './replica.ts';
@@ -56,7 +57,7 @@ import { benchWholesaleSoak, printSoak } from './wholesale-soak.ts';
  * bench/results.json. Settings: BENCH_SCALE (`small`: 20,000 products, 2 s rounds, for a quick check),
  * BENCH_PRODUCTS (200000), BENCH_SECONDS (8), BENCH_CONNECTIONS (10),
  * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, load, webhooks, fanout, deliveries, capacity,
- * generated, platform-day, soak, request-log, export: runs that part alone;
+ * generated, platform-day, soak, request-log, export, observability: runs that part alone;
  * bench/results.json then holds that part's figures alone). For the latency part: BENCH_STATS
  * (fresh, analysed, both), BENCH_LATENCY_SAMPLES (per side per round), BENCH_LATENCY_MATCH (a
  * regular expression on scenario names), BENCH_SEARCH_QUERIES (the search mix's size, 1,000),
@@ -82,6 +83,7 @@ const PARTS = [
   'export',
   'replica',
   'tracing',
+  'observability',
 ] as const;
 const ONLY = process.env.BENCH_ONLY;
 if (ONLY !== undefined && !(PARTS as readonly string[]).includes(ONLY)) {
@@ -257,6 +259,7 @@ async function main() {
     if (runs('export')) await benchExportPart();
     if (runs('replica')) results.replica = await benchReplica();
     if (runs('tracing')) results.tracing = await benchTracing(db.url, config, key);
+    if (runs('observability')) results.observability = await benchObservability(orm, config, key);
 
     /**
      * The whole catalogue exported through the API and a worker (bench/export.ts), against a bare pg

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { INTERNAL_ERROR_BODY } from '../src/errors.ts';
 import { LocalFileStore } from '../src/exports/file-store.ts';
+import type { DescribeOperation } from '../src/request-log/entry.ts';
 import type { RequestRecorder } from '../src/request-log/recorder.ts';
 import { appRouter } from '../src/router.ts';
 import type { Context } from '../src/trpc/context.ts';
@@ -12,11 +13,13 @@ import { buildOpenApiDocument, CONTRACT_VERSION } from './contract/document.ts';
 import { serveDocs } from './docs-route.ts';
 import { EXPORT_FILE_PATH, serveExportFile } from './export-file-route.ts';
 import { checkHealth } from './health.ts';
+import { DEFAULT_READINESS, type ReadinessCheck, serveHealthProbe } from './health-probes.ts';
 import { traceFields, traceRequest } from './http-span.ts';
 import { INVOICE_PATH, serveInvoice } from './invoice-route.ts';
 import type { Logger } from './logger.ts';
 import { malformedRefusal } from './malformed-request.ts';
 import { MCP_PATH, serveMcp } from './mcp/route.ts';
+import { observeRequest } from './metrics/http-metrics.ts';
 import { handleOAuth, type OAuthDeps } from './oauth/routes.ts';
 import type { Orm } from './orm.ts';
 import type { ReplicaSet } from './replicas/replica-set.ts';
@@ -41,6 +44,10 @@ export interface AppDeps {
   requestLog?: RequestRecorder;
   /** Read replicas (server/replicas/): partner reads declared `readsFrom: 'replica'` go there. */
   replicas?: ReplicaSet;
+  /** Count and time every request for /metrics (server/metrics/http-metrics.ts); off when absent. */
+  metrics?: boolean;
+  /** What `/health/ready` checks (server/health-probes.ts): the defaults when absent. */
+  readiness?: readonly ReadinessCheck[];
 }
 
 type Route = (req: IncomingMessage, res: ServerResponse, state: RequestState) => Promise<void>;
@@ -109,13 +116,17 @@ function sendOpenApi(res: ServerResponse, text: string) {
 }
 
 /** Every path the service answers, in the order they are tried. */
-function router({ orm, config, log, requestLog, replicas }: AppDeps): Route {
+function router({ orm, config, log, requestLog, replicas, readiness = DEFAULT_READINESS }: AppDeps): {
+  route: Route;
+  describe: DescribeOperation;
+} {
   const settings = domainSettingsOf(config);
   const createContext = contextFactory(orm, settings, log, replicas);
   const openapi = buildOpenApiDocument(config.publicUrl);
   const openapiText = JSON.stringify(openapi);
   const routes = restRoutes(openapi);
-  requestLog?.describeWith(describeOperation(routes));
+  const describe = describeOperation(routes);
+  requestLog?.describeWith(describe);
   const rest = createRestHandler({
     createContext,
     em: () => orm.em.fork(),
@@ -130,7 +141,7 @@ function router({ orm, config, log, requestLog, replicas }: AppDeps): Route {
   const mcp = { createContext, publicUrl: config.publicUrl, log, version: CONTRACT_VERSION };
   const exportFiles = new LocalFileStore(exportSettingsOf(config).dir);
 
-  return async (req, res, state) => {
+  const route: Route = async (req, res, state) => {
     const target = readTarget(req);
     if (!target) {
       const message = 'The request target is not a valid path';
@@ -143,6 +154,7 @@ function router({ orm, config, log, requestLog, replicas }: AppDeps): Route {
       const health = await checkHealth(orm);
       return sendJson(res, health.status, health.body);
     }
+    if (path.startsWith('/health/') && (await serveHealthProbe(path, res, orm, readiness))) return;
     if (path === '/api/v1/openapi.json') return sendOpenApi(res, openapiText);
     if (path.startsWith('/trpc/')) return trpc(req, res, state);
     if (await handleOAuth(req, res, oauth, target)) return;
@@ -171,6 +183,7 @@ function router({ orm, config, log, requestLog, replicas }: AppDeps): Route {
     const message = `No route for ${path}`;
     return sendCode(res, 'ROUTE_NOT_FOUND', message, state);
   };
+  return { route, describe };
 }
 
 /**
@@ -202,12 +215,13 @@ function answeredMethod(
 
 export function createApp(deps: AppDeps): Server {
   const { log } = deps;
-  const route = router(deps);
+  const { route, describe } = router(deps);
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000 }, (incoming, res) => {
     const started = process.hrtime.bigint();
     const arrived = Date.now();
     const req = startRequest(incoming, deps.config.publicUrl);
     const { state } = req;
+    if (deps.metrics) observeRequest(describe, res, state, started);
     const requestId = state.id;
     res.setHeader('X-Request-Id', requestId);
     res.setHeader('X-Content-Type-Options', 'nosniff');

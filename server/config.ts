@@ -81,6 +81,9 @@ const configFields = z.object({
   // `pretty`: human-readable, colourised lines for development; `json`: one JSON object a line.
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   OPERATOR_TOKEN: z.string().min(24).optional(),
+  // GET /metrics on a listener of its own (server/metrics/listener.ts); unset: no metrics at all.
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().default('127.0.0.1'),
   SECRET_KEY: z
     .string()
     .regex(/^[0-9a-f]{64}$/i, 'SECRET_KEY must be 64 hex characters (32 bytes)')
@@ -201,6 +204,13 @@ const configSchema = configFields.superRefine((cfg, ctx) => {
       code: 'custom',
       path: ['DATABASE_REPLICA_URLS'],
       message: "DATABASE_REPLICA_URLS are standbys of DATABASE_URL's server: set DATABASE_URL too",
+    });
+  }
+  if (cfg.METRICS_PORT !== undefined && cfg.METRICS_PORT !== 0 && cfg.METRICS_PORT === cfg.PORT) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['METRICS_PORT'],
+      message: 'METRICS_PORT must differ from PORT: /metrics is never served on the partner port',
     });
   }
   // Refused rather than ignored: a test setting that reached production is a mistake to see at boot.

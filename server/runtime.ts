@@ -9,6 +9,9 @@ import { createApp } from './app.ts';
 import { type Config, exportSettingsOf, merchantOf, webhookResolverOf, webhookSettingsOf } from './config.ts';
 import { type ClusterPlace, type Database, startEmbeddedPostgres } from './database.ts';
 import type { Logger } from './logger.ts';
+import { statementBudgetHits } from './metrics/http-metrics.ts';
+import type { MetricsListener } from './metrics/listener.ts';
+import { startMetrics } from './metrics/start.ts';
 import { migrateDirect, type Orm, openOrm, type StatementBudget } from './orm.ts';
 import { openReplicas } from './replicas/open.ts';
 import type { ReplicaSet } from './replicas/replica-set.ts';
@@ -31,6 +34,8 @@ export interface Runtime {
   /** The request log's writer, when this process serves. */
   requestLog?: RequestRecorder;
   url?: string;
+  /** Where GET /metrics answers, when METRICS_PORT is set (http://host:port, no path). */
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -98,6 +103,7 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
       })
     : undefined;
 
+  const metrics = await startMetrics(config, log, { orm, apiOrm, work: opts.work });
   let server: Server | undefined;
   let url: string | undefined;
   // The request log's writer: batches from this process's requests, written through the API's pool.
@@ -105,11 +111,12 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
     ? new RequestRecorder({ em: () => apiOrm.em.fork(), log, flushMs: config.REQUEST_LOG_FLUSH })
     : undefined;
   if (apiOrm) {
-    const app = createApp({ orm: apiOrm, config, log, requestLog, replicas });
+    const app = createApp({ orm: apiOrm, config, log, requestLog, replicas, metrics: metrics !== undefined });
     scopeRequests(app);
     server = app;
     await listen(app, config.PORT, config.HOST).catch(async (err: unknown) => {
       // Nothing of this start may outlive it: the worker, both pools and the embedded cluster.
+      await metrics?.close();
       await worker?.stop();
       await replicas?.close();
       await apiOrm.close(true);
@@ -123,7 +130,7 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
     url = `http://localhost:${port}`;
   }
 
-  const stop = stopper(config, { server, requestLog, worker, replicas, apiOrm, orm, db, tracing });
+  const stop = stopper(config, { server, metrics, requestLog, worker, replicas, apiOrm, orm, db, tracing });
   return {
     config,
     orm,
@@ -135,6 +142,7 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
     worker,
     requestLog,
     url,
+    metricsUrl: metrics?.url,
     stop,
   };
 }
@@ -147,6 +155,7 @@ function stopper(
   config: Config,
   p: {
     server?: Server;
+    metrics?: MetricsListener;
     requestLog?: RequestRecorder;
     worker?: Runner;
     replicas?: ReplicaSet;
@@ -167,6 +176,7 @@ function stopper(
         await Promise.race([closed, grace]);
         server.closeAllConnections();
       }
+      await p.metrics?.close();
       await p.requestLog?.close();
       await p.worker?.stop();
       await p.replicas?.close();
@@ -243,6 +253,8 @@ export function apiStatementBudget(config: Config, log: Logger, pooled = false):
     timeoutMs: pooled ? undefined : budgetMs,
     serial: !pooled,
     onCancelled: ({ error, sql, ms }) => {
+      const timedOut = /statement timeout/.test(error.message);
+      statementBudgetHits.inc({ reason: timedOut ? 'timeout' : 'cancelled' });
       const scope = requests.getStore();
       log.warn(
         {
@@ -254,7 +266,7 @@ export function apiStatementBudget(config: Config, log: Logger, pooled = false):
           ...(typeof error.where === 'string' ? { pg_where: error.where } : {}),
         },
         // 57014 is also an operator's pg_cancel_backend: said apart, as the partner's answer is the same.
-        /statement timeout/.test(error.message)
+        timedOut
           ? 'statement budget exceeded: the statement was cancelled'
           : 'statement cancelled by the server before it finished',
       );

@@ -1,4 +1,5 @@
 import { EXAMPLE_REQUEST_ID } from '../../src/trpc/operation-docs.ts';
+import { addHealthProbes } from './health-probes.ts';
 import { type oas31, ref } from './shared.ts';
 
 const HEALTH_OK = { status: 'ok', database: 'ok' };
@@ -39,7 +40,7 @@ const BAD_TARGET: oas31.ResponseObject = {
 };
 
 /**
- * The two routes the spec lists outside the API's own operations, served by the HTTP layer before
+ * The routes the spec lists (and the two health probes) outside the API's own operations, served by the HTTP layer before
  * any router (server/app.ts): described by hand, with no credential.
  */
 export function addServiceOperations(doc: oas31.OpenAPIObject) {
@@ -63,6 +64,7 @@ export function addServiceOperations(doc: oas31.OpenAPIObject) {
       },
     },
   };
+  addHealthProbes(doc, BAD_TARGET);
   doc.paths['/api/v1/openapi.json'] = {
     get: {
       operationId: 'getOpenApiDocument',

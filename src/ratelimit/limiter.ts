@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rows, sql } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
+import { countRefusal } from '../metrics/registry.ts';
 
 export interface LimitResult {
   limit: number;
@@ -53,6 +54,7 @@ export async function hitLimit(
       allowed: true,
     };
   }
+  countRefusal(key);
   // The statement's own read of the key may predate a concurrent request it waited for (it saw the
   // row as it was when the statement began): a refusal reads the key again, as it is now, so
   // Retry-After is never shorter than the real wait.

@@ -59,6 +59,8 @@ const ADDED_ENDPOINT_TABLE = `
 | POST | /api/v1/exports | read_write | * | start a bulk export (the app needs its type's read scope) |
 | GET | /api/v1/exports | read | * | the store's exports (an app sees the types its scopes read) |
 | GET | /api/v1/exports/{id} | read | * | one export (the app needs its type's read scope) |
+| GET | /health/live | | | liveness probe (Kubernetes) |
+| GET | /health/ready | | | readiness probe (Kubernetes) |
 `;
 
 /**
@@ -207,13 +209,18 @@ function publicOperations(doc: Doc): string[] {
 }
 
 describe('operations without a credential', () => {
-  it("are exactly the spec's rows with no scope: the contract and the status check", () => {
+  it('are exactly the rows with no scope: the contract, the status check and the health probes', () => {
     const unscoped = SPEC.filter((r) => !r.scope).flatMap((r) => r.methods.map((m) => `${m} ${r.path}`));
     expect(publicOperations(contract)).toEqual(unscoped.sort());
-    expect(unscoped).toEqual(['GET /api/v1/openapi.json', 'GET /health']);
+    expect(unscoped.sort()).toEqual([
+      'GET /api/v1/openapi.json',
+      'GET /health',
+      'GET /health/live',
+      'GET /health/ready',
+    ]);
   });
 
-  it.each(['/api/v1/openapi.json', '/health'])(
+  it.each(['/api/v1/openapi.json', '/health', '/health/live', '/health/ready'])(
     '%s answers with no credential and ignores any',
     async (path) => {
       for (const key of [undefined, store.read, 'not-a-credential']) {

@@ -97,6 +97,8 @@ export interface TestAppOptions {
    * the recorder's options; `{}` for the defaults.
    */
   requestLog?: Omit<RecorderOptions, 'em' | 'log'>;
+  /** Count and time requests for /metrics (server/metrics/http-metrics.ts), as with METRICS_PORT set. */
+  metrics?: boolean;
 }
 
 /**
@@ -132,7 +134,7 @@ export async function startTestApp(
   const requestLog = opts.requestLog
     ? new RequestRecorder({ ...opts.requestLog, em: () => apiOrm.em.fork(), log })
     : undefined;
-  const server: Server = createApp({ orm: apiOrm, config, log, requestLog });
+  const server: Server = createApp({ orm: apiOrm, config, log, requestLog, metrics: opts.metrics });
   if (budgeted) scopeRequests(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();

@@ -2816,6 +2816,41 @@ export interface HealthResponse {
 }
 
 /**
+ * Response of healthLive (200).
+ */
+export interface HealthLiveResponse {
+  status: 'ok';
+}
+
+/**
+ * Response of healthReady (200).
+ */
+export interface HealthReadyResponse {
+  /**
+   * `unavailable` when a critical check failed.
+   */
+  status: 'ok' | 'unavailable';
+  /**
+   * Each check by name: `database` (answers within a second), `migrations` (every migration of this build applied), `worker` (a worker wrote its heartbeat within three minutes; not critical), and any the deployment adds.
+   */
+  checks: {
+    [k: string]:
+      | {
+          status: 'ok' | 'failing';
+          /**
+           * Whether its failure makes the answer 503.
+           */
+          critical: boolean;
+          /**
+           * What was found, for people.
+           */
+          detail?: string;
+        }
+      | undefined;
+  };
+}
+
+/**
  * An OpenAPI 3.1 document.
  */
 export interface GetOpenApiDocumentResponse {
@@ -3255,6 +3290,24 @@ export interface Operations {
     bodyRequired: false;
     response: HealthResponse;
   };
+  healthLive: {
+    method: 'GET';
+    path: '/health/live';
+    pathParams: never;
+    query: never;
+    body: never;
+    bodyRequired: false;
+    response: HealthLiveResponse;
+  };
+  healthReady: {
+    method: 'GET';
+    path: '/health/ready';
+    pathParams: never;
+    query: never;
+    body: never;
+    bodyRequired: false;
+    response: HealthReadyResponse;
+  };
   getOpenApiDocument: {
     method: 'GET';
     path: '/api/v1/openapi.json';
@@ -3347,6 +3400,8 @@ export const operations = {
     response: 'json',
   },
   health: { method: 'GET', path: '/health', response: 'json' },
+  healthLive: { method: 'GET', path: '/health/live', response: 'json' },
+  healthReady: { method: 'GET', path: '/health/ready', response: 'json' },
   getOpenApiDocument: { method: 'GET', path: '/api/v1/openapi.json', response: 'json' },
 } as const;
 

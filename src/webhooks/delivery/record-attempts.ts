@@ -4,6 +4,7 @@ import type { WebhookSettings } from '../../settings.ts';
 import type { Attempted } from './attempt-delivery.ts';
 import { type Planned, planOutcomes } from './backoff.ts';
 import { deadLetter } from './dead-letter.ts';
+import { countAttempts } from './delivery-metrics.ts';
 import { disable } from './disable-subscriptions.ts';
 
 /** The batch as rows, joined straight from its arrays. */
@@ -86,6 +87,7 @@ export async function recordAttempts(
   const succeeded = subscriptionsOf(plan.filter((p) => p.status === 'succeeded'));
   const gone = subscriptionsOf(plan.filter((p) => p.a.outcome === 'gone'));
   const dead = plan.filter((x) => x.status === 'dead');
+  const deadLettered = new Set<string>();
   await em.transactional(async (tx) => {
     // Then their deliveries, so none of the writers waits on another in a cycle.
     const mine = await lockHolders(tx, subscriptionsOf(plan), token);
@@ -97,8 +99,9 @@ export async function recordAttempts(
       succeeded,
     );
     // Only what this write dead-lettered: a delivery discarded while its attempt was out is not.
-    const deadLettered = new Set(written.map((r) => r.id));
+    for (const r of written) deadLettered.add(r.id);
     if (gone.length) await disable(tx, gone, 'gone');
     for (const p of dead) if (deadLettered.has(p.a.delivery.id)) await deadLetter(tx, p.a);
   });
+  countAttempts(plan, deadLettered);
 }
