@@ -1,0 +1,287 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { InventoryItem, ListInventoryResponse, WebhookEvent } from '../../client/src/index.ts';
+import { rows, sql } from '../../src/db/sql.ts';
+import { syncStockTotal } from '../../src/inventory/stock-total.ts';
+import { fixtures } from '../helpers/fixtures.ts';
+import type { Sent } from '../helpers/http.ts';
+import { type PgBouncer, startPgBouncer } from '../helpers/pgbouncer.ts';
+import {
+  type ApiProcess,
+  createTestDatabase,
+  startApiProcess,
+  type TestDatabase,
+  type TestStore,
+} from '../helpers/processes.ts';
+import { type Receiver, startReceiver, startWorkerProcess, type WorkerProcess } from '../helpers/webhooks.ts';
+
+/**
+ * The platform behind a real PgBouncer in transaction mode (docs/scaling.md, section 3): two API
+ * processes and a worker, all with DATABASE_URL = PgBouncer and DATABASE_DIRECT_URL = the server.
+ * PgBouncer has 4 server connections for the test's database, for some 30 clients. The properties the
+ * direct suite proves (multi-process-limits, platform-processes) must hold through it unchanged.
+ */
+
+const HOST = 'hooks-pooled.test';
+const POOL = 4;
+const LIMITS = { INVENTORY_RATE_LIMIT: '10', DB_POOL_SIZE: '10' };
+let db: TestDatabase & { first: TestStore };
+let bouncer: PgBouncer;
+let apis: ApiProcess[] = [];
+let worker: WorkerProcess | undefined;
+let receiver: Receiver;
+/** Request i goes to the first API process when i is even, the second when odd. */
+const via = (i: number) => apis[i % 2] as ApiProcess;
+const named = (url: string, name: string) => `${url}${url.includes('?') ? '&' : '?'}application_name=${name}`;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  bouncer = await startPgBouncer(db.databaseUrl, { poolSize: POOL });
+  receiver = await startReceiver({ hostnames: [HOST] });
+  const pooled = bouncer.pooled(db.databaseUrl);
+  const env = { WEBHOOK_TEST_HOSTS: `${HOST}=127.0.0.1`, WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8', ...LIMITS };
+  const api = () =>
+    startApiProcess(pooled, { ...env, DATABASE_DIRECT_URL: named(db.databaseUrl, 'direct-api') });
+  apis = await Promise.all([api(), api()]);
+  worker = await startWorkerProcess(pooled, receiver.caFile, {
+    ...env,
+    DATABASE_DIRECT_URL: named(db.databaseUrl, 'direct-worker'),
+    PGAPPNAME: 'pooled-worker',
+  });
+}, 90_000);
+afterAll(async () => {
+  await Promise.all([...apis.map((a) => a.stop()), worker?.stop()]);
+  await receiver?.close();
+  await bouncer?.stop();
+  await db?.close();
+});
+
+async function send<T = unknown>(
+  proc: ApiProcess,
+  path: string,
+  o: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Sent<T> & { text: string }> {
+  const headers: Record<string, string> = { ...o.headers };
+  if (o.key) headers.authorization = `Bearer ${o.key}`;
+  if (o.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${proc.url}${path}`, {
+    method: o.body === undefined ? 'GET' : 'POST',
+    headers,
+    body: o.body === undefined ? undefined : JSON.stringify(o.body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers, text };
+}
+
+const SHIPPING = { address: '1 George St', city: 'Sydney', state: 'NSW', zip: '2000', country: 'au' };
+const orderBody = (productId: number, i: number) => ({
+  customer: { email: `b${i}@example.com`, name: `Buyer ${i}`, phone: '+61 400 000 000' },
+  items: [{ product_id: productId, quantity: 1 }],
+  shipping: SHIPPING,
+});
+const product = async (stock: number) =>
+  fixtures(db.em()).product({
+    supplierId: await fixtures(db.em()).supplier({ name: 'Pooled Maker' }),
+    stock: [stock],
+  });
+
+/** PgBouncer's counters for the test's database (SHOW STATS: one row per database). */
+async function statsOfDb(): Promise<{ xacts: number; queries: number }> {
+  const name = new URL(db.databaseUrl).pathname.slice(1);
+  const row = (await bouncer.show('STATS')).find((r) => r.database === name);
+  return { xacts: Number(row?.total_xact_count ?? 0), queries: Number(row?.total_query_count ?? 0) };
+}
+
+describe('the platform behind PgBouncer (transaction mode, 4 server connections)', () => {
+  it('sends the processes’ statements through PgBouncer, on at most 4 server connections for more clients', async () => {
+    const name = new URL(db.databaseUrl).pathname.slice(1);
+    const before = await statsOfDb();
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => send(via(i), '/api/v1/products?limit=5', { key: db.first.read })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(40).fill(200));
+    const after = await statsOfDb();
+    expect(after.xacts - before.xacts).toBeGreaterThanOrEqual(40);
+
+    const clients = (await bouncer.show('CLIENTS')).filter((c) => c.database === name);
+    const servers = (await bouncer.show('SERVERS')).filter((s) => s.database === name);
+    expect(clients.length).toBeGreaterThan(POOL);
+    expect(servers.length).toBeGreaterThan(0);
+    expect(servers.length).toBeLessThanOrEqual(POOL);
+    // Every backend of the database is one of PgBouncer's, Graphile Worker's direct sessions, or the
+    // test's own pool: no process connected to the server over DATABASE_URL, and the migrations'
+    // direct connection was closed once they were done.
+    const pids = new Set(servers.map((s) => Number(s.remote_pid)));
+    const backends = await rows<{ pid: number; application_name: string }>(
+      db.em(),
+      sql`SELECT pid, application_name FROM pg_stat_activity
+        WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+    );
+    const direct = backends.filter((b) => !pids.has(b.pid)).map((b) => b.application_name);
+    expect(direct.filter((n) => n !== 'direct-worker' && n !== '')).toEqual([]);
+    expect(direct).toContain('direct-worker');
+    expect(backends.filter((b) => pids.has(b.pid))).toHaveLength(servers.length);
+  });
+
+  it('keeps Graphile Worker’s LISTEN on its direct connection', async () => {
+    const listeners = await rows<{ application_name: string }>(
+      db.em(),
+      sql`SELECT application_name FROM pg_stat_activity
+        WHERE datname = current_database() AND query LIKE 'LISTEN%'`,
+    );
+    expect(listeners.map((l) => l.application_name)).toEqual(['direct-worker']);
+  });
+});
+
+describe('limits through PgBouncer', () => {
+  it('lets exactly 10 of 30 concurrent inventory reads through, split over both processes', async () => {
+    const store = await db.createStore('Pooled Burst');
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => send(via(i), '/api/v1/inventory', { key: store.read })),
+    );
+    expect(answers.filter((x) => x.status === 200)).toHaveLength(10);
+    const refused = answers.filter((x) => x.status === 429);
+    expect(refused).toHaveLength(20);
+    for (const x of refused) expect(x.body).toMatchObject({ error: 'rate_limited', code: 'RATE_LIMITED' });
+    expect((await send(via(0), '/api/v1/inventory', { key: store.read })).status).toBe(429);
+    expect((await send(via(1), '/api/v1/inventory', { key: store.read })).status).toBe(429);
+  });
+
+  it('20 buyers ordering the last 5 units, split over both processes, buy exactly 5', async () => {
+    const productId = await product(5);
+    const buyers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => db.createStore(`Pooled Buyer ${i}`)),
+    );
+    const results = await Promise.all(
+      buyers.map((s, i) =>
+        send(via(i), '/api/v1/orders', { key: s.readWrite, body: orderBody(productId, i) }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(5);
+    const refused = results.filter((r) => r.status !== 201);
+    expect(refused).toHaveLength(15);
+    for (const r of refused) expect(r.body).toMatchObject({ code: 'INSUFFICIENT_STOCK' });
+    await syncStockTotal(db.em(), productId);
+    const [stock] = await rows<{ product: number; units: number }>(
+      db.em(),
+      sql`SELECT p.stock_quantity AS product,
+          (SELECT COALESCE(sum(l.quantity), 0)::integer FROM order_lines l
+            JOIN product_variants v ON v.id = l.variant_id WHERE v.product_id = p.id) AS units
+        FROM products p WHERE p.id = ${productId}`,
+    );
+    expect(stock).toEqual({ product: 0, units: 5 });
+  });
+});
+
+describe('idempotency through PgBouncer', () => {
+  it('one key sent 20 times at once over both processes places one order; a later retry is its replay', async () => {
+    const store = await db.createStore('Pooled Idempotent');
+    const productId = await product(100);
+    const key = `pooled-${Date.now()}`;
+    const post = (i: number) =>
+      send(via(i), '/api/v1/orders', {
+        key: store.readWrite,
+        body: orderBody(productId, 0),
+        headers: { 'Idempotency-Key': key },
+      });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => post(i)));
+    const created = answers.filter((a) => a.status === 201);
+    expect(created.length + answers.filter((a) => a.status === 409).length).toBe(20);
+    expect(created.filter((a) => a.headers.get('idempotent-replayed') === null)).toHaveLength(1);
+    expect(new Set(created.map((a) => a.text)).size).toBe(1);
+    const [placed] = await rows<{ n: number }>(
+      db.em(),
+      sql`SELECT count(*)::integer AS n FROM orders WHERE store_id = ${store.id}`,
+    );
+    expect(placed?.n).toBe(1);
+    for (const i of [0, 1]) {
+      const later = await post(i);
+      expect(later.headers.get('idempotent-replayed')).toBe('true');
+      expect(later.text).toBe(created[0]?.text);
+    }
+  });
+});
+
+describe('the worker through PgBouncer', () => {
+  it('delivers each order taken by either API process to the store’s webhook exactly once', async () => {
+    const store = await db.createStore('Pooled Hooks');
+    const port = new URL(receiver.url).port;
+    const hook = await send(via(0), '/api/v1/vendor/webhooks', {
+      key: store.readWrite,
+      body: { url: `https://${HOST}:${port}/orders`, events: ['order.created'] },
+    });
+    expect(hook.status, hook.text).toBe(201);
+    const productId = await product(100);
+    const before = receiver.received.length;
+    const orders = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        send<{ order: { id: number } }>(via(i), '/api/v1/orders', {
+          key: store.readWrite,
+          body: orderBody(productId, i),
+        }),
+      ),
+    );
+    expect(orders.map((o) => o.status)).toEqual(Array(30).fill(201));
+    await receiver.waitFor(before + 30, 30_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    const got = receiver.received.slice(before);
+    expect(got).toHaveLength(30);
+    const keys = got.map((r) => (JSON.parse(r.body) as WebhookEvent).event_key);
+    expect(new Set(keys)).toEqual(new Set(orders.map((o) => `order.created:${o.body.order.id}`)));
+    expect(new Set(got.map((r) => String(r.headers['x-stockless-delivery-id']))).size).toBe(30);
+  }, 60_000);
+
+  it('the inventory feed, read across both processes, gives each listing once, then the stock change the worker fans out', async () => {
+    const store = await db.createStore('Pooled Feed');
+    const ids = await Promise.all(Array.from({ length: 6 }, () => product(10)));
+    for (const [i, id] of ids.entries()) {
+      const added = await send(via(i), '/api/v1/my-products', {
+        key: store.readWrite,
+        body: { product_id: id },
+      });
+      expect(added.status, added.text).toBe(201);
+    }
+    const first = await walkFeed(store.read, undefined, (items) =>
+      ids.every((id) => items.some((x) => x.product_id === id)),
+    );
+    expect(first.items.map((x) => x.product_id)).toEqual(ids);
+
+    // An order by another store takes 3 units of the fourth: the worker's stock fan-out (its ORM goes
+    // through PgBouncer) moves that product to the head of the feed.
+    const buyer = await db.createStore('Pooled Feed Buyer');
+    const bought = ids[3] as number;
+    const order = await send(via(1), '/api/v1/orders', {
+      key: buyer.readWrite,
+      body: { ...orderBody(bought, 0), items: [{ product_id: bought, quantity: 3 }] },
+    });
+    expect(order.status, order.text).toBe(201);
+    const next = await walkFeed(store.read, first.cursor, (items) =>
+      items.some((x) => x.product_id === bought),
+    );
+    expect(next.items).toHaveLength(1);
+    expect(next.items[0]).toMatchObject({ product_id: bought, stock_quantity: 7 });
+  }, 30_000);
+});
+
+/**
+ * Follows next_cursor from `from`, page i on process i % 2, two items a page, until `enough` holds for
+ * what was read (positions become readable once older transactions end), or 20 s.
+ */
+async function walkFeed(
+  key: string,
+  from: string | undefined,
+  enough: (items: InventoryItem[]) => boolean,
+): Promise<{ items: InventoryItem[]; cursor: string }> {
+  const items: InventoryItem[] = [];
+  let cursor = from;
+  const deadline = Date.now() + 20_000;
+  for (let i = 0; ; i++) {
+    const q = new URLSearchParams({ limit: '2', ...(cursor ? { updated_since: cursor } : {}) });
+    const page = await send<ListInventoryResponse>(via(i), `/api/v1/inventory?${q}`, { key });
+    expect(page.status, page.text).toBe(200);
+    items.push(...page.body.items);
+    cursor = page.body.next_cursor;
+    if (page.body.has_more) continue;
+    if (enough(items) || Date.now() > deadline) return { items, cursor };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
