@@ -1,7 +1,10 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InventoryItem, ListInventoryResponse, WebhookEvent } from '../../client/src/index.ts';
 import { rows, sql } from '../../src/db/sql.ts';
 import { syncStockTotal } from '../../src/inventory/stock-total.ts';
+import { TEST_SECRET_KEY } from '../helpers/app.ts';
 import { fixtures } from '../helpers/fixtures.ts';
 import type { Sent } from '../helpers/http.ts';
 import { type PgBouncer, startPgBouncer } from '../helpers/pgbouncer.ts';
@@ -285,3 +288,60 @@ async function walkFeed(
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** `server/main.ts <mode>` with `env`: how it ended and what it printed. */
+async function startAndEnd(mode: 'serve' | 'worker', env: Record<string, string>) {
+  try {
+    const out = await promisify(execFile)(process.execPath, ['server/main.ts', mode], {
+      env: {
+        ...process.env,
+        SECRET_KEY: TEST_SECRET_KEY,
+        LOG_LEVEL: 'silent',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        ...env,
+      },
+      timeout: 20_000,
+    });
+    return { code: 0, output: `${out.stdout}${out.stderr}` };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+  }
+}
+
+describe('a pooler where the server itself is needed', () => {
+  it('DATABASE_URL on PgBouncer without DATABASE_DIRECT_URL: an API process and a worker stop at start, naming the setting', async () => {
+    const pooled = bouncer.pooled(db.databaseUrl);
+    for (const mode of ['serve', 'worker'] as const) {
+      const r = await startAndEnd(mode, { DATABASE_URL: pooled });
+      expect(r.code, r.output).toBe(2);
+      const lines = r.output.trim().split('\n');
+      expect(lines, r.output).toHaveLength(1);
+      expect(lines[0]).toContain('DATABASE_URL');
+      expect(lines[0]).toContain('set DATABASE_DIRECT_URL to the server itself');
+      expect(r.output).not.toMatch(/\n\s+at /);
+    }
+    // Nothing took the migrations' session lock through the pool (it would stay held by a server
+    // connection that other clients reuse).
+    const [held] = await rows<{ n: number }>(
+      db.em(),
+      sql`SELECT count(*)::integer AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 4207001`,
+    );
+    expect(held?.n).toBe(0);
+  }, 60_000);
+
+  it('DATABASE_DIRECT_URL on PgBouncer too: the start stops, naming DATABASE_DIRECT_URL', async () => {
+    const pooled = bouncer.pooled(db.databaseUrl);
+    const r = await startAndEnd('worker', {
+      DATABASE_URL: pooled,
+      DATABASE_DIRECT_URL: named(pooled, 'direct'),
+    });
+    expect(r.code, r.output).toBe(2);
+    expect(r.output.trim().split('\n')).toHaveLength(1);
+    expect(r.output).toMatch(
+      /^DATABASE_DIRECT_URL \(127\.0\.0\.1:\d+\/t_\w+\) refused the startup parameter options/,
+    );
+    expect(r.output).toContain('set DATABASE_DIRECT_URL to the PostgreSQL server itself, not the pooler');
+  });
+});
