@@ -30,6 +30,12 @@ export interface PgBouncer {
 export interface PgBouncerOptions {
   /** `default_pool_size` (4 unless given). */
   poolSize?: number;
+  /**
+   * Further entries: a name clients connect to, the server's database behind it, and the statements
+   * PgBouncer runs on each server connection it opens for that entry (its own pool): how an operator
+   * gives the API's connections settings (the statement budget) that the worker's must not have.
+   */
+  entries?: Record<string, { database: string; connectQuery?: string }>;
 }
 
 /** Debian puts it in /usr/sbin, which is not on every user's PATH; PGBOUNCER names another. */
@@ -54,11 +60,17 @@ function runAs(): { uid: number; gid: number } | undefined {
 }
 
 /** The settings file: what an operator would write for a pool in front of the API and the worker's jobs. */
-function iniOf(server: URL, port: number, dir: string, poolSize: number): string {
+function iniOf(server: URL, port: number, dir: string, opts: PgBouncerOptions): string {
+  const at = `host=${server.hostname} port=${server.port || 5432}`;
+  const entries = Object.entries(opts.entries ?? {}).map(
+    ([name, e]) =>
+      `${name} = ${at} dbname=${e.database}${e.connectQuery ? ` connect_query='${e.connectQuery}'` : ''}`,
+  );
   return [
     '[databases]',
+    ...entries,
     // Any database of the server, under its own name: each test file has its own database.
-    `* = host=${server.hostname} port=${server.port || 5432}`,
+    `* = ${at}`,
     '[pgbouncer]',
     'listen_addr = 127.0.0.1',
     `listen_port = ${port}`,
@@ -68,7 +80,7 @@ function iniOf(server: URL, port: number, dir: string, poolSize: number): string
     `auth_file = ${join(dir, 'userlist.txt')}`,
     `admin_users = ${decodeURIComponent(server.username)}`,
     'pool_mode = transaction',
-    `default_pool_size = ${poolSize}`,
+    `default_pool_size = ${opts.poolSize ?? 4}`,
     'min_pool_size = 0',
     'reserve_pool_size = 0',
     'max_client_conn = 1000',
@@ -92,7 +104,7 @@ export async function startPgBouncer(serverUrl: string, opts: PgBouncerOptions =
   const ini = join(dir, 'pgbouncer.ini');
   const auth = `"${decodeURIComponent(server.username)}" "${decodeURIComponent(server.password)}"\n`;
   await writeFile(join(dir, 'userlist.txt'), auth, { mode: 0o600 });
-  await writeFile(ini, iniOf(server, port, dir, poolSize), { mode: 0o600 });
+  await writeFile(ini, iniOf(server, port, dir, opts), { mode: 0o600 });
   if (user) {
     for (const f of [dir, join(dir, 'userlist.txt'), ini]) await chown(f, user.uid, user.gid);
   }

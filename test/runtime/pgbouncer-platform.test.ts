@@ -1,11 +1,13 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InventoryItem, ListInventoryResponse, WebhookEvent } from '../../client/src/index.ts';
 import { rows, sql } from '../../src/db/sql.ts';
 import { syncStockTotal } from '../../src/inventory/stock-total.ts';
 import { TEST_SECRET_KEY } from '../helpers/app.ts';
 import { fixtures } from '../helpers/fixtures.ts';
+import { withDatabase } from '../helpers/global-setup.ts';
 import type { Sent } from '../helpers/http.ts';
 import { type PgBouncer, startPgBouncer } from '../helpers/pgbouncer.ts';
 import {
@@ -26,6 +28,7 @@ import { type Receiver, startReceiver, startWorkerProcess, type WorkerProcess } 
 
 const HOST = 'hooks-pooled.test';
 const POOL = 4;
+const API_ENTRY = 'stockless_api';
 const LIMITS = { INVENTORY_RATE_LIMIT: '10', DB_POOL_SIZE: '10' };
 let db: TestDatabase & { first: TestStore };
 let bouncer: PgBouncer;
@@ -38,7 +41,14 @@ const named = (url: string, name: string) => `${url}${url.includes('?') ? '&' : 
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  bouncer = await startPgBouncer(db.databaseUrl, { poolSize: POOL });
+  const database = new URL(db.databaseUrl).pathname.slice(1);
+  // The API's own entry, as docs/scaling.md tells an operator to make one: its server connections
+  // carry the statement budget (startApiProcess's API_STATEMENT_TIMEOUT is 30s).
+  const connectQuery = 'SET statement_timeout = 30000; SET max_parallel_workers_per_gather = 0';
+  bouncer = await startPgBouncer(db.databaseUrl, {
+    poolSize: POOL,
+    entries: { [API_ENTRY]: { database, connectQuery } },
+  });
   receiver = await startReceiver({ hostnames: [HOST] });
   const pooled = bouncer.pooled(db.databaseUrl);
   const env = { WEBHOOK_TEST_HOSTS: `${HOST}=127.0.0.1`, WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8', ...LIMITS };
@@ -344,4 +354,41 @@ describe('a pooler where the server itself is needed', () => {
     );
     expect(r.output).toContain('set DATABASE_DIRECT_URL to the PostgreSQL server itself, not the pooler');
   });
+});
+
+/** Two settings as a new client of `url` finds them. */
+async function settingsVia(url: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const {
+      rows: [row],
+    } = await client.query<Record<string, string>>(
+      `SELECT current_setting('statement_timeout') AS statement_timeout,
+        current_setting('max_parallel_workers_per_gather') AS parallel`,
+    );
+    return row;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('the statement budget behind PgBouncer', () => {
+  it('through the shared entry it is not in force, and each API process said so at start', () => {
+    for (const api of apis) expect(api.output()).toContain('the API statement budget is not in force');
+  });
+
+  it('through an entry of the API’s own whose connect_query sets it, it is; the shared entry (the worker’s jobs) keeps none', async () => {
+    const budgeted = withDatabase(bouncer.pooled(db.databaseUrl), API_ENTRY);
+    const api = await startApiProcess(budgeted, { DATABASE_DIRECT_URL: db.databaseUrl });
+    try {
+      const res = await send(api, '/api/v1/products?limit=1', { key: db.first.read });
+      expect(res.status, res.text).toBe(200);
+      expect(api.output()).not.toContain('not in force');
+    } finally {
+      await api.stop();
+    }
+    expect(await settingsVia(budgeted)).toEqual({ statement_timeout: '30s', parallel: '0' });
+    expect((await settingsVia(bouncer.pooled(db.databaseUrl)))?.statement_timeout).toBe('0');
+  }, 60_000);
 });
