@@ -253,7 +253,8 @@ export async function checkStatementBudget(apiOrm: Orm, config: Config, log: Log
   log.warn(
     { budget_ms: config.API_STATEMENT_TIMEOUT, statement_timeout_ms: ms },
     'the API statement budget is not in force: its connections have a longer statement_timeout, or none ' +
-      "(behind a pooler, set it on the API's role: ALTER ROLE <role> SET statement_timeout = '2s')",
+      "(behind a pooler, on the API's own role, ALTER ROLE <api role> SET statement_timeout = '2s', or on a " +
+      "PgBouncer entry of its own, connect_query='SET statement_timeout = 2000': docs/scaling.md, section 3)",
   );
 }
 

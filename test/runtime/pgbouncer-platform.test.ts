@@ -54,13 +54,15 @@ beforeAll(async () => {
   const env = { WEBHOOK_TEST_HOSTS: `${HOST}=127.0.0.1`, WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8', ...LIMITS };
   const api = () =>
     startApiProcess(pooled, { ...env, DATABASE_DIRECT_URL: named(db.databaseUrl, 'direct-api') });
-  apis = await Promise.all([api(), api()]);
+  // One after the other: each waits for the other's migration lock, and on a loaded machine two at
+  // once could outlast startApiProcess's 30 s.
+  apis = [await api(), await api()];
   worker = await startWorkerProcess(pooled, receiver.caFile, {
     ...env,
     DATABASE_DIRECT_URL: named(db.databaseUrl, 'direct-worker'),
     PGAPPNAME: 'pooled-worker',
   });
-}, 90_000);
+}, 150_000);
 afterAll(async () => {
   await Promise.all([...apis.map((a) => a.stop()), worker?.stop()]);
   await receiver?.close();
