@@ -22,6 +22,8 @@ const SECONDS = Number(
 );
 const POOL_SIZE = Number(process.env.BENCH_POOLER_POOL_SIZE ?? 8);
 const ORDER = ['direct', 'pooled', 'pooled', 'direct'] as const;
+/** What the API's pool sends at connect when direct (API_STATEMENT_TIMEOUT's default, no parallel query). */
+const API_SETTINGS = 'SET statement_timeout = 2000; SET max_parallel_workers_per_gather = 0';
 type Side = (typeof ORDER)[number];
 
 export interface PoolerBenchOptions {
@@ -49,7 +51,13 @@ export async function benchPooler(o: PoolerBenchOptions) {
   await seedPlatformOrders(o.databaseUrl, SMALL ? 100 : 10_000, SMALL ? 10_000 : 900_000);
   await seedPlatformListings(o.databaseUrl, SMALL ? 100 : 10_000);
   const keys = await dayKeys(o);
-  const bouncer = await startPgBouncer(o.databaseUrl, { poolSize: POOL_SIZE });
+  // The API's own entry carries the statement budget, as docs/scaling.md, section 3, says to set it up:
+  // both sides then run the API's statements under the same settings.
+  const database = new URL(o.databaseUrl).pathname.slice(1);
+  const bouncer = await startPgBouncer(o.databaseUrl, {
+    poolSize: POOL_SIZE,
+    entries: { [`${database}_api`]: { database, connectQuery: API_SETTINGS } },
+  });
   const runs: Record<Side, SideRun[]> = { direct: [], pooled: [] };
   try {
     for (const side of ORDER) {
@@ -84,12 +92,18 @@ async function runSide(
   bouncer: PgBouncer,
   keys: { readKey: string; writeKey: string },
 ): Promise<SideRun> {
-  const connect: Record<string, string> =
+  const pooled = bouncer.pooled(o.databaseUrl);
+  const apiEntry = new URL(pooled);
+  apiEntry.pathname = `${apiEntry.pathname}_api`;
+  const [connect, apiConnect] =
     side === 'direct'
-      ? { DATABASE_URL: o.databaseUrl }
-      : { DATABASE_URL: bouncer.pooled(o.databaseUrl), DATABASE_DIRECT_URL: o.databaseUrl };
+      ? [{ DATABASE_URL: o.databaseUrl }, { DATABASE_URL: o.databaseUrl }]
+      : [
+          { DATABASE_URL: pooled, DATABASE_DIRECT_URL: o.databaseUrl },
+          { DATABASE_URL: apiEntry.toString(), DATABASE_DIRECT_URL: o.databaseUrl },
+        ];
   const ports = [o.apiPort, o.apiPort + 1];
-  const apis = ports.map((port) => spawnApi(port, connect));
+  const apis = ports.map((port) => spawnApi(port, apiConnect));
   try {
     // Each process migrates (finding nothing to do) under the lock before it listens: on a busy
     // machine that took longer than lib's 20 s wait.
@@ -125,6 +139,9 @@ function spawnApi(port: number, connect: Record<string, string>): ChildProcess {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       DB_POOL_SIZE: '10',
+      // One issuer for both processes, as behind one load balancer: the apps' tokens name it as their
+      // resource, and a process with an issuer of its own (localhost:<its port>) refused them.
+      PUBLIC_URL: 'http://stockless.bench',
       // As the platform-day part: the mix stays far below the default limits, the warm-up does not.
       APP_RATE_LIMIT: '1000000',
       EXTERNAL_ORDERS_RATE_LIMIT: '1000000',

@@ -391,6 +391,12 @@ describe('the statement budget behind PgBouncer', () => {
       await api.stop();
     }
     expect(await settingsVia(budgeted)).toEqual({ statement_timeout: '30s', parallel: '0' });
+    // The entry's name is PgBouncer's alone: no process made a database of that name on the server.
+    const [stray] = await rows<{ n: number }>(
+      db.em(),
+      sql`SELECT count(*)::integer AS n FROM pg_database WHERE datname = ${API_ENTRY}`,
+    );
+    expect(stray?.n).toBe(0);
     expect((await settingsVia(bouncer.pooled(db.databaseUrl)))?.statement_timeout).toBe('0');
   }, 60_000);
 });
