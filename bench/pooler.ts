@@ -192,15 +192,18 @@ interface BouncerCounters {
 }
 
 async function bouncerStats(bouncer: PgBouncer, databaseUrl: string): Promise<BouncerCounters> {
+  // Both entries: the shared one (the worker's jobs) and the API's own.
   const name = new URL(databaseUrl).pathname.slice(1);
-  const stats = (await bouncer.show('STATS')).find((r) => r.database === name);
-  const pool = (await bouncer.show('POOLS')).find((r) => r.database === name);
-  const servers = (await bouncer.show('SERVERS')).filter((r) => r.database === name);
+  const ours = (r: Record<string, string>) => r.database === name || r.database === `${name}_api`;
+  const stats = (await bouncer.show('STATS')).filter(ours);
+  const pools = (await bouncer.show('POOLS')).filter(ours);
+  const sum = (xs: Record<string, string>[], f: (r: Record<string, string>) => number) =>
+    xs.reduce((n, r) => n + f(r), 0);
   return {
-    xacts: Number(stats?.total_xact_count ?? 0),
-    waitUs: Number(stats?.total_wait_time ?? 0),
-    maxWaitUs: Number(pool?.maxwait ?? 0) * 1e6 + Number(pool?.maxwait_us ?? 0),
-    servers: servers.length,
+    xacts: sum(stats, (r) => Number(r.total_xact_count ?? 0)),
+    waitUs: sum(stats, (r) => Number(r.total_wait_time ?? 0)),
+    maxWaitUs: Math.max(0, ...pools.map((p) => Number(p.maxwait ?? 0) * 1e6 + Number(p.maxwait_us ?? 0))),
+    servers: (await bouncer.show('SERVERS')).filter(ours).length,
   };
 }
 
