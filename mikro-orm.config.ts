@@ -15,6 +15,11 @@ export function ormConfig(clientUrl: string, poolSize = 10) {
     // own schema.
     schemaGenerator: { ignoreTriggers: true, ignoreRoutines: true, ignoreSchema: ['graphile_worker'] },
     extensions: [Migrator],
+    // The database exists before any ORM opens (server/database.ts for the embedded one, the operator's
+    // for DATABASE_URL). MikroORM's check looks the URL's database name up in pg_database: behind a
+    // PgBouncer entry named apart from the server's database (stockless_api), it found none and ran
+    // CREATE DATABASE for the entry's name on the server at every start, two starts at once racing.
+    ensureDatabase: false,
     // Idle connections are kept five minutes (pg-pool closes them after 10 s by default). A new
     // PostgreSQL backend faults in every shared buffer page it touches the first time. At 2M products
     // with 6 GB of shared buffers and no huge pages, its first broad query took a second longer.

@@ -139,6 +139,10 @@ export async function benchPlatformDay(opts: {
   aloneSeconds?: number;
   /** Then the read classes against the raw replay of their own statements (bench/platform-day-raw.ts). */
   raw?: RawSide;
+  /** API processes the connections share, connection i on the (i mod n)th (default: `apiUrl` alone). */
+  apiUrls?: string[];
+  /** The worker's connection settings over the defaults (DATABASE_URL, DATABASE_DIRECT_URL: bench/pooler.ts). */
+  workerEnv?: Record<string, string>;
 }) {
   const { connections = 10, seconds = 60, aloneSeconds = 0, writeKey, readKey = writeKey, storeId } = opts;
   const live = (key: string) => !key.startsWith('sl_test_');
@@ -151,7 +155,10 @@ export async function benchPlatformDay(opts: {
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const hookUrl = `https://${HOOK_HOST}:${(receiver.address() as AddressInfo).port}`;
   // Started first, so it warms up while the rest is prepared.
-  const worker = spawnBenchWorker(opts.databaseUrl, caFile, { WEBHOOK_TEST_HOSTS: `${HOOK_HOST}=127.0.0.1` });
+  const worker = spawnBenchWorker(opts.databaseUrl, caFile, {
+    WEBHOOK_TEST_HOSTS: `${HOOK_HOST}=127.0.0.1`,
+    ...opts.workerEnv,
+  });
   const orm = await openOrm(opts.databaseUrl, 2);
   const em = () => orm.em.fork();
   const agent = new Agent({ connections, keepAliveTimeout: 30_000 });
@@ -231,6 +238,7 @@ export async function benchPlatformDay(opts: {
       const connection = async (index: number) => {
         const rnd = seeded(27_000 + index);
         const calls = dayCalls(state, rnd, index);
+        const apiUrl = opts.apiUrls?.[index % opts.apiUrls.length] ?? opts.apiUrl;
         while (performance.now() < end) {
           const roll = rnd() * TOTAL_WEIGHT;
           const c = only ? CLASSES.indexOf(only) : BOUNDS.findIndex((b) => roll < b);
@@ -241,7 +249,7 @@ export async function benchPlatformDay(opts: {
           s.count++;
           const at = performance.now();
           try {
-            const url = `${opts.apiUrl}/api/v1${path}`;
+            const url = `${apiUrl}/api/v1${path}`;
             const [method, payload] = body ? ['POST', JSON.stringify(body)] : ['GET', undefined];
             const res = await request(url, { method, headers, body: payload, dispatcher: agent });
             const text = await res.body.text();

@@ -43,6 +43,7 @@ import {
 import { benchObservability } from './observability.ts';
 import { benchWholesale, contentionRound } from './orders.ts';
 import { benchPlatformDay, printPlatformDay } from './platform-day.ts';
+import { benchPooler } from './pooler.ts';
 import { benchReplica, runReplicaPart } from './replica.ts';
 import { benchRequestLog } from './request-log.ts';
 import { benchSearchMix, searchQueries, searchUrl } from './search-mix.ts';
@@ -57,7 +58,7 @@ import { benchWholesaleSoak, printSoak } from './wholesale-soak.ts';
  * bench/results.json. Settings: BENCH_SCALE (`small`: 20,000 products, 2 s rounds, for a quick check),
  * BENCH_PRODUCTS (200000), BENCH_SECONDS (8), BENCH_CONNECTIONS (10),
  * BENCH_ONLY (one of catalogue, latency, bulk, wholesale, inventory, load, webhooks, fanout, deliveries, capacity,
- * generated, platform-day, soak, request-log, export, observability: runs that part alone;
+ * generated, platform-day, soak, request-log, export, replica, tracing, observability, pooler: runs that part alone;
  * bench/results.json then holds that part's figures alone). For the latency part: BENCH_STATS
  * (fresh, analysed, both), BENCH_LATENCY_SAMPLES (per side per round), BENCH_LATENCY_MATCH (a
  * regular expression on scenario names), BENCH_SEARCH_QUERIES (the search mix's size, 1,000),
@@ -84,6 +85,7 @@ const PARTS = [
   'replica',
   'tracing',
   'observability',
+  'pooler',
 ] as const;
 const ONLY = process.env.BENCH_ONLY;
 if (ONLY !== undefined && !(PARTS as readonly string[]).includes(ONLY)) {
@@ -260,6 +262,14 @@ async function main() {
     if (runs('replica')) results.replica = await benchReplica();
     if (runs('tracing')) results.tracing = await benchTracing(db.url, config, key);
     if (runs('observability')) results.observability = await benchObservability(orm, config, key);
+    if (runs('pooler'))
+      results.pooler = await benchPooler({
+        orm,
+        databaseUrl: db.url,
+        storeId: benchStoreId,
+        connections: CONNECTIONS,
+        apiPort: apiPort + 40,
+      });
 
     /**
      * The whole catalogue exported through the API and a worker (bench/export.ts), against a bare pg

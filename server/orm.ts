@@ -6,6 +6,7 @@ import type { Orm } from '../src/db/orm.ts';
 import { QUERY_CANCELED } from '../src/errors.ts';
 import { tracingOn } from '../src/tracing/spans.ts';
 import { applyFunctionFiles } from './db-functions.ts';
+import { openMigrationSession } from './migration-session.ts';
 import { tracedClient } from './traced-client.ts';
 
 export type { Orm } from '../src/db/orm.ts';
@@ -104,9 +105,8 @@ const silent = new Logger(() => () => {});
  * (src/db/functions/, after every table and schema they may name). An advisory lock makes it safe
  * for several processes to start at once: one migrates, the others wait and find nothing left to do.
  */
-export async function migrate(orm: Orm, url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+export async function migrate(orm: Orm, url: string, setting = 'DATABASE_URL'): Promise<void> {
+  const client = await openMigrationSession(url, setting);
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await orm.migrator.up();
@@ -126,7 +126,7 @@ export async function migrateDirect(orm: Orm, url: string, directUrl: string | u
   if (!directUrl || directUrl === url) return migrate(orm, url);
   const direct = await openOrm(directUrl, 1);
   try {
-    await migrate(direct, directUrl);
+    await migrate(direct, directUrl, 'DATABASE_DIRECT_URL');
   } finally {
     await direct.close(true);
   }

@@ -110,19 +110,14 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
   const requestLog = apiOrm
     ? new RequestRecorder({ em: () => apiOrm.em.fork(), log, flushMs: config.REQUEST_LOG_FLUSH })
     : undefined;
+  const parts = { metrics, requestLog, worker, replicas, apiOrm, orm, db, tracing };
   if (apiOrm) {
     const app = createApp({ orm: apiOrm, config, log, requestLog, replicas, metrics: metrics !== undefined });
     scopeRequests(app);
     server = app;
     await listen(app, config.PORT, config.HOST).catch(async (err: unknown) => {
-      // Nothing of this start may outlive it: the worker, both pools and the embedded cluster.
-      await metrics?.close();
-      await worker?.stop();
-      await replicas?.close();
-      await apiOrm.close(true);
-      await orm.close(true);
-      await db.stop();
-      await tracing?.shutdown();
+      // Nothing of this start may outlive it: the worker, the pools, the embedded cluster, the tracer.
+      await stopper(config, parts)();
       throw err;
     });
     const address = app.address();
@@ -130,7 +125,7 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
     url = `http://localhost:${port}`;
   }
 
-  const stop = stopper(config, { server, metrics, requestLog, worker, replicas, apiOrm, orm, db, tracing });
+  const stop = stopper(config, { ...parts, server });
   return {
     config,
     orm,
@@ -291,7 +286,8 @@ export async function checkStatementBudget(apiOrm: Orm, config: Config, log: Log
   log.warn(
     { budget_ms: config.API_STATEMENT_TIMEOUT, statement_timeout_ms: ms },
     'the API statement budget is not in force: its connections have a longer statement_timeout, or none ' +
-      "(behind a pooler, set it on the API's role: ALTER ROLE <role> SET statement_timeout = '2s')",
+      "(behind a pooler, on the API's own role, ALTER ROLE <api role> SET statement_timeout = '2s', or on a " +
+      "PgBouncer entry of its own, connect_query='SET statement_timeout = 2000': docs/scaling.md, section 3)",
   );
 }
 
