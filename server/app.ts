@@ -22,6 +22,7 @@ import { MCP_PATH, serveMcp } from './mcp/route.ts';
 import { observeRequest } from './metrics/http-metrics.ts';
 import { handleOAuth, type OAuthDeps } from './oauth/routes.ts';
 import type { Orm } from './orm.ts';
+import { replicaReadiness } from './replicas/observe.ts';
 import type { ReplicaSet } from './replicas/replica-set.ts';
 import { recordRequest } from './request-log-hook.ts';
 import { startRequest, stateOf } from './request-state.ts';
@@ -115,8 +116,13 @@ function sendOpenApi(res: ServerResponse, text: string) {
   res.end(text);
 }
 
+/** The default checks, and the replicas' state when this process reads from any. */
+function readinessOf(replicas: ReplicaSet | undefined): readonly ReadinessCheck[] {
+  return replicas?.replicas.length ? [...DEFAULT_READINESS, replicaReadiness(replicas)] : DEFAULT_READINESS;
+}
+
 /** Every path the service answers, in the order they are tried. */
-function router({ orm, config, log, requestLog, replicas, readiness = DEFAULT_READINESS }: AppDeps): {
+function router({ orm, config, log, requestLog, replicas, readiness = readinessOf(replicas) }: AppDeps): {
   route: Route;
   describe: DescribeOperation;
 } {

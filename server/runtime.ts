@@ -13,6 +13,7 @@ import { statementBudgetHits } from './metrics/http-metrics.ts';
 import type { MetricsListener } from './metrics/listener.ts';
 import { startMetrics } from './metrics/start.ts';
 import { migrateDirect, type Orm, openOrm, type StatementBudget } from './orm.ts';
+import { observeReplicas } from './replicas/observe.ts';
 import { openReplicas } from './replicas/open.ts';
 import type { ReplicaSet } from './replicas/replica-set.ts';
 import { resolveSecretKey } from './secret-key.ts';
@@ -104,6 +105,7 @@ export async function startRuntime(given: Config, log: Logger, opts: RuntimeOpti
     : undefined;
 
   const metrics = await startMetrics(config, log, { orm, apiOrm, work: opts.work });
+  if (metrics) observeReplicas(replicas);
   let server: Server | undefined;
   let url: string | undefined;
   // The request log's writer: batches from this process's requests, written through the API's pool.

@@ -7,7 +7,9 @@ import { replicaSnapshot } from '../../server/replicas/snapshot.ts';
 import { createApiKey } from '../../src/store/create-api-key.ts';
 import { createStore } from '../../src/store/create-store.ts';
 import { fixtures } from '../helpers/fixtures.ts';
+import { freePort } from '../helpers/http.ts';
 import { type ApiProcess, startApiProcess } from '../helpers/processes.ts';
+import { sampleValue, scrape } from '../helpers/prometheus.ts';
 import { type ReplicatedCluster, startReplicatedCluster } from './cluster.ts';
 
 /**
@@ -78,6 +80,17 @@ const feed = async (proc: ApiProcess, key: string, cursor?: string, limit = 2) =
   return res.body;
 };
 
+let metricsPort = 0;
+
+type Ready = {
+  status: string;
+  checks: Record<string, { status: string; critical: boolean; detail?: string }>;
+};
+const ready = async (proc: ApiProcess) => {
+  const res = await fetch(`${proc.url}/health/ready`);
+  return { status: res.status, body: (await res.json()) as Ready };
+};
+
 /** Every probe of a process has run at least once more: a second covers a 60 s bound's 1 s interval. */
 const probed = () => new Promise((r) => setTimeout(r, 1300));
 
@@ -94,7 +107,12 @@ beforeAll(async () => {
   // One after another: four Node starts at once on a shared 2-core machine can pass the helper's 30 s.
   A = await startApiProcess(cluster.primaryUrl, { ...env, REPLICA_MAX_LAG: '60s' });
   B = await startApiProcess(cluster.primaryUrl, { ...env, REPLICA_MAX_LAG: '60s' });
-  C = await startApiProcess(cluster.primaryUrl, { ...env, REPLICA_MAX_LAG: '300ms' });
+  metricsPort = await freePort();
+  C = await startApiProcess(cluster.primaryUrl, {
+    ...env,
+    REPLICA_MAX_LAG: '300ms',
+    METRICS_PORT: String(metricsPort),
+  });
   P = await startApiProcess(cluster.primaryUrl, { INVENTORY_RATE_LIMIT: String(INVENTORY_LIMIT) });
   inProcess = await ReplicaSet.open({
     urls: [cluster.standbyUrl],
@@ -185,6 +203,16 @@ describe('read replicas (docs/scaling.md §4)', () => {
       expect(await storeName(C, store.read)).toBe('Renamed again');
       // A's is 60 s: the same standby still serves A.
       expect(await storeName(A, store.read)).toBe('Renamed on the primary');
+      // Readiness states the skipped replica and stays 200 (the primary answers); /metrics shows it too.
+      const c = await ready(C);
+      expect(c.status).toBe(200);
+      expect(c.body.checks.replicas).toMatchObject({ status: 'failing', critical: false });
+      expect(c.body.checks.replicas?.detail).toMatch(/skipped \(lag (\d+|unknown) ms\)/);
+      expect((await ready(A)).body.checks.replicas).toMatchObject({ status: 'ok', critical: false });
+      const m = await scrape(`http://127.0.0.1:${metricsPort}`);
+      const replica = `${new URL(cluster.standbyUrl).hostname}:${new URL(cluster.standbyUrl).port}`;
+      expect(sampleValue(m, 'stockless_replica_serving', { replica })).toBe(0);
+      expect(sampleValue(m, 'stockless_replica_lag_seconds', { replica })).toBeGreaterThan(0.3);
     } finally {
       await cluster.resumeReplay();
     }
@@ -290,6 +318,9 @@ describe('read replicas (docs/scaling.md §4)', () => {
     expect(await storeName(B, store.read)).toBe('After the standby');
     expect(A.child.exitCode).toBeNull();
     expect(B.child.exitCode).toBeNull();
+    const a = await ready(A);
+    expect(a.status).toBe(200);
+    expect(a.body.checks.replicas).toMatchObject({ status: 'failing', critical: false });
     await inProcess.probe();
     expect(replicaSnapshot(inProcess)[0]).toMatchObject({
       up: false,
