@@ -9,10 +9,13 @@ import { enableDbGauges } from '../server/metrics/db-gauges.ts';
 import { observeRequest } from '../server/metrics/http-metrics.ts';
 import { startMetricsListener } from '../server/metrics/listener.ts';
 import { instrumentPool } from '../server/metrics/pool-metrics.ts';
-import type { Orm } from '../server/orm.ts';
+import { type Orm, openOrm } from '../server/orm.ts';
 import { describeOperation, restRoutes } from '../server/rest.ts';
+import { startTracing } from '../server/tracing.ts';
+import { setTracingOn } from '../src/tracing/spans.ts';
 import type { RequestState } from '../src/trpc/request-state.ts';
 import { printTable, SMALL } from './lib.ts';
+import { drain, listen as listenOn } from './tracing.ts';
 
 /**
  * The cost of observability per request (issue 31: metrics ≤ 0.1 ms a request), in one process on the
@@ -23,12 +26,42 @@ import { printTable, SMALL } from './lib.ts';
 export interface ObservabilityMode {
   name: string;
   app(deps: AppDeps): Server;
+  /** Around each of its rounds (tracing is a process-wide switch: on only while its mode runs). */
+  enter?(): void;
+  leave?(): void;
 }
 
 export const MODES: ObservabilityMode[] = [
   { name: 'off', app: (deps) => createApp(deps) },
   { name: 'metrics', app: (deps) => createApp({ ...deps, metrics: true }) },
 ];
+
+/**
+ * The third mode: metrics, and every request traced (sampled always) to a local OTLP receiver that
+ * reads and drops what it gets. Its app has a pool of its own, opened with tracing on, so its
+ * statements are spans as in a traced process.
+ */
+async function tracedMode(config: Config, databaseUrl: string) {
+  const received = { requests: 0, bytes: 0 };
+  const collector = drain(received);
+  const endpoint = await listenOn(collector);
+  const traced = { ...config, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: 200 };
+  const tracing = startTracing(traced, createLogger('silent'));
+  const orm = await openOrm(databaseUrl, config.DB_POOL_SIZE);
+  setTracingOn(false);
+  const mode: ObservabilityMode = {
+    name: 'metrics + tracing',
+    app: (deps) => createApp({ ...deps, orm, config: traced, metrics: true }),
+    enter: () => setTracingOn(true),
+    leave: () => setTracingOn(false),
+  };
+  const close = async () => {
+    await tracing?.shutdown();
+    await orm.close(true);
+    collector.close();
+  };
+  return { mode, received, close };
+}
 
 const MIX = ['/api/v1/products?limit=20', '/api/v1/vendor/me', '/api/v1/orders?limit=20', '/api/v1/nope'];
 const ROUNDS = SMALL ? 6 : 10;
@@ -75,19 +108,29 @@ export type ObservabilityBench = {
 };
 
 /** Every mode's app on the one pool, alternating rounds (drift in the machine falls on all alike). */
-async function perRequest(orm: Orm, config: Config, key: string, agent: Agent) {
+async function perRequest(orm: Orm, config: Config, key: string, agent: Agent, modes = MODES) {
   const log = createLogger('silent');
-  const apps = MODES.map((m) => ({
+  const apps = modes.map((m) => ({
+    enter: m.enter,
+    leave: m.leave,
     mode: m.name,
     server: m.app({ orm, config, log }),
     times: [] as number[],
   }));
   try {
     const urls = await Promise.all(apps.map((a) => listen(a.server)));
-    for (const url of urls) await timedGets(url, PER_ROUND, agent, [], key);
+    const run = async (i: number, out: number[]) => {
+      apps[i]?.enter?.();
+      try {
+        await timedGets(urls[i] as string, PER_ROUND, agent, out, key);
+      } finally {
+        apps[i]?.leave?.();
+      }
+    };
+    for (const i of apps.keys()) await run(i, []);
     for (let r = 0; r < ROUNDS; r++) {
       const order = r % 2 === 0 ? apps.map((_, i) => i) : apps.map((_, i) => i).reverse();
-      for (const i of order) await timedGets(urls[i] as string, PER_ROUND, agent, apps[i]?.times ?? [], key);
+      for (const i of order) await run(i, apps[i]?.times ?? []);
     }
     return apps.map((a) => ({ mode: a.mode, ...summary(a.times), n: a.times.length }));
   } finally {
@@ -154,10 +197,16 @@ async function scrapeCost(orm: Orm, agent: Agent) {
   }
 }
 
-export async function benchObservability(orm: Orm, config: Config, key: string): Promise<ObservabilityBench> {
+export async function benchObservability(
+  orm: Orm,
+  config: Config,
+  key: string,
+  databaseUrl: string,
+): Promise<ObservabilityBench> {
   const agent = new Agent({ connections: 1 });
+  const traced = await tracedMode(config, databaseUrl);
   try {
-    const rows = await perRequest(orm, config, key, agent);
+    const rows = await perRequest(orm, config, key, agent, [...MODES, traced.mode]);
     const off = rows.find((r) => r.mode === 'off') ?? rows[0];
     const modes: ObservabilityBench['modes'] = {};
     for (const r of rows) {
@@ -172,8 +221,12 @@ export async function benchObservability(orm: Orm, config: Config, key: string):
     const hook = Math.round(hookCost(config.publicUrl) * 100) / 100;
     const result = { requests_per_mode: rows[0]?.n ?? 0, hook_us_per_request: hook, modes, scrape };
     report(result);
+    console.log(
+      `  traced mode: ${traced.received.requests} OTLP exports received, ${traced.received.bytes} bytes`,
+    );
     return result;
   } finally {
+    await traced.close();
     await agent.close();
   }
 }

@@ -261,7 +261,7 @@ async function main() {
     if (runs('export')) await benchExportPart();
     if (runs('replica')) results.replica = await benchReplica();
     if (runs('tracing')) results.tracing = await benchTracing(db.url, config, key);
-    if (runs('observability')) results.observability = await benchObservability(orm, config, key);
+    if (runs('observability')) results.observability = await benchObservability(orm, config, key, db.url);
     if (runs('pooler'))
       results.pooler = await benchPooler({
         orm,

@@ -48,7 +48,7 @@ function summary(times: number[]) {
   return { p50_ms: us(quantile(sorted, 0.5)), p99_ms: us(quantile(sorted, 0.99)), mean_ms: us(mean) };
 }
 
-function listen(server: Server): Promise<string> {
+export function listen(server: Server): Promise<string> {
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
@@ -58,7 +58,7 @@ function listen(server: Server): Promise<string> {
 }
 
 /** An OTLP/HTTP endpoint that counts what it is sent and answers 200. */
-function drain(received: { requests: number; bytes: number }): Server {
+export function drain(received: { requests: number; bytes: number }): Server {
   return createServer((req, res) => {
     req.on('data', (c: Buffer) => {
       received.bytes += c.length;
