@@ -106,5 +106,7 @@ describe("the reference's curl samples against npm start's demo", () => {
         failed.push(`${sample.name} → ${res.status} ${res.body.slice(0, 200)}`);
     }
     expect(failed).toEqual([]);
-  });
+    // One curl process a sample, one after another: the time grows with the contract's operations, and
+    // on a loaded machine 80 of them passed 30 s. Each sample is still checked; only the wait is longer.
+  }, 120_000);
 });
