@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { bearerToken } from '../src/auth/credentials.ts';
+import { sameSecret } from '../src/auth/secret-tokens.ts';
 import { INTERNAL_ERROR_BODY } from '../src/errors.ts';
 import { LocalFileStore } from '../src/exports/file-store.ts';
 import type { DescribeOperation } from '../src/request-log/entry.ts';
@@ -160,7 +162,10 @@ function router({ orm, config, log, requestLog, replicas, readiness = readinessO
       const health = await checkHealth(orm);
       return sendJson(res, health.status, health.body);
     }
-    if (path.startsWith('/health/') && (await serveHealthProbe(path, res, orm, readiness))) return;
+    if (path.startsWith('/health/')) {
+      const operator = sameSecret(bearerToken(req.headers.authorization), config.OPERATOR_TOKEN);
+      if (await serveHealthProbe(path, res, orm, readiness, operator)) return;
+    }
     if (path === '/api/v1/openapi.json') return sendOpenApi(res, openapiText);
     if (path.startsWith('/trpc/')) return trpc(req, res, state);
     if (await handleOAuth(req, res, oauth, target)) return;

@@ -73,6 +73,17 @@ export interface Readiness {
   checks: Record<string, { status: 'ok' | 'failing'; critical: boolean; detail?: string }>;
 }
 
+/**
+ * What anyone may read: each check's status, never its detail (a driver's error names users and
+ * addresses, replicas their hosts, migrations the build). The operator token reads the detail.
+ */
+function withoutDetail(ready: Readiness): Readiness {
+  const checks = Object.fromEntries(
+    Object.entries(ready.checks).map(([name, { detail: _, ...check }]) => [name, check]),
+  );
+  return { ...ready, checks };
+}
+
 /** Runs every check at once, each within the bound. */
 export async function checkReadiness(orm: Orm, checks: readonly ReadinessCheck[]): Promise<Readiness> {
   const results = await Promise.all(
@@ -105,6 +116,8 @@ export async function serveHealthProbe(
   res: ServerResponse,
   orm: Orm,
   checks: readonly ReadinessCheck[],
+  /** Whether the caller sent the operator token: only then does a check's detail go out. */
+  operator = false,
 ): Promise<boolean> {
   if (path === '/health/live') {
     sendJson(res, 200, { status: 'ok' });
@@ -112,6 +125,6 @@ export async function serveHealthProbe(
   }
   if (path !== '/health/ready') return false;
   const ready = await checkReadiness(orm, checks);
-  sendJson(res, ready.status === 'ok' ? 200 : 503, ready);
+  sendJson(res, ready.status === 'ok' ? 200 : 503, operator ? ready : withoutDetail(ready));
   return true;
 }

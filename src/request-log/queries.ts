@@ -138,8 +138,10 @@ export function pageQuery(actor: Actor, input: ListRequestsInput, from: Position
         FROM (SELECT 1) one
         LEFT JOIN LATERAL (SELECT w.created_at, w.id FROM w ORDER BY w.created_at, w.id LIMIT 1) e ON true)
       SELECT p.*, edge.* FROM edge LEFT JOIN LATERAL (
-        SELECT ${COLUMNS} FROM w r WHERE ${sql.join(plan.residual, sql` AND `)}
-        ORDER BY r.created_at DESC, r.id DESC LIMIT ${limit}) p ON true`,
+        SELECT ${COLUMNS}, r.created_at AS sort_at, r.id AS sort_id FROM w r
+        WHERE ${sql.join(plan.residual, sql` AND `)}
+        ORDER BY r.created_at DESC, r.id DESC LIMIT ${limit}) p ON true
+      ORDER BY p.sort_at DESC NULLS LAST, p.sort_id DESC`,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor.ts';
 import { recordWrite } from '../auth/write-marks.ts';
+import { AppError } from '../errors.ts';
 import type { Context } from './context.ts';
 import type { Meta } from './init.ts';
 
@@ -33,8 +34,23 @@ export async function routed<R extends Outcome>(
   const replica = replicas.choose(actor.lastWriteLsn);
   if (!replica) return run();
   const result = await run(replica.em);
-  if (!result.ok && replica.failed((result as Outcome & { error?: unknown }).error)) return run();
+  if (result.ok) return result;
+  const { error } = result as Outcome & { error?: unknown };
+  // `failed` first: it also takes a replica that is down out of the choice.
+  if (replica.failed(error) || primaryMayAnswer(error)) return run();
   return result;
+}
+
+/**
+ * A replica's answer the primary may improve on: a 404 (the replica may not have replayed what a
+ * webhook already told the partner of), or a failure that is no answer at all (a driver or connection
+ * error of any kind): never a refusal of the partner's input or the statement budget.
+ */
+function primaryMayAnswer(error: unknown): boolean {
+  const e = error as { code?: unknown; cause?: unknown } | undefined;
+  // tRPC hands our errors over wrapped: the AppError is the cause.
+  if (e?.cause instanceof AppError) return e.cause.category === 'not_found';
+  return e?.code === 'NOT_FOUND' || e?.code === 'INTERNAL_SERVER_ERROR';
 }
 
 /**

@@ -11,8 +11,10 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 let app: TestApp;
 
+const OPERATOR = 'operator-token-for-the-health-tests';
+
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ OPERATOR_TOKEN: OPERATOR });
 });
 afterAll(() => app.close());
 
@@ -56,7 +58,14 @@ describe('the health probes', () => {
       const res = await app.get<Ready>('/health/ready');
       expect(res.status).toBe(503);
       expect(res.body.checks.migrations?.status).toBe('failing');
-      expect(res.body.checks.migrations?.detail).toContain(gone?.name);
+      // Anyone sees which check fails; only the operator token reads why (here: the migration's name).
+      expect(res.body.checks.migrations).toEqual({ status: 'failing', critical: true });
+      expect(
+        (await app.get<Ready>('/health/ready', 'not-the-operator-token')).body.checks.migrations?.detail,
+      ).toBe(undefined);
+      const operator = await app.get<Ready>('/health/ready', OPERATOR);
+      expect(operator.status).toBe(503);
+      expect(operator.body.checks.migrations?.detail).toContain(gone?.name);
     } finally {
       await rows(app.em(), sql`INSERT INTO mikro_orm_migrations (name) VALUES (${gone?.name})`);
     }

@@ -27,8 +27,14 @@ describe('DATABASE_REPLICA_URLS and REPLICA_MAX_LAG', () => {
   it('refuses what is no postgres URL, without printing its password', () => {
     const bad = () => loadConfig({ DATABASE_URL: PRIMARY, DATABASE_REPLICA_URLS: 'mysql://u:secret@r1/x' });
     expect(bad).toThrow(ConfigError);
-    expect(bad).toThrow(/DATABASE_REPLICA_URLS: not a postgres:\/\/ URL: mysql:\/\/…@r1\/x/);
+    expect(bad).toThrow(/DATABASE_REPLICA_URLS: entry 1 of 1 is not a postgres:\/\/ URL/);
     expect(bad).not.toThrow(/secret/);
+    // A comma or a slash in a password split or end the value where masking would look for it.
+    for (const urls of [`${PRIMARY},postgres://u:se,cret@r2/x`, 'postgres://u:se/cret@r2/x']) {
+      const split = () => loadConfig({ DATABASE_URL: PRIMARY, DATABASE_REPLICA_URLS: urls });
+      expect(split).toThrow(/is not a postgres:\/\/ URL/);
+      expect(split).not.toThrow(/cret/);
+    }
   });
 
   it('refuses replicas without DATABASE_URL (the embedded server has none) and a lag bound out of range', () => {
@@ -61,7 +67,7 @@ describe('DATABASE_REPLICA_URLS and REPLICA_MAX_LAG', () => {
       }),
     );
     expect(ended.code).toBe(2);
-    expect(ended.output).toContain('DATABASE_REPLICA_URLS: not a postgres:// URL: replica-1:5432');
+    expect(ended.output).toContain('DATABASE_REPLICA_URLS: entry 1 of 1 is not a postgres:// URL');
     expect(ended.output).not.toMatch(/\n\s+at /);
   });
 });

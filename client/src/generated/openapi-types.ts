@@ -2492,11 +2492,11 @@ export interface ListRequestsQuery {
 export interface ListRequestsResponse {
   requests: LoggedRequest[];
   /**
-   * Pass back as `cursor` for the next (older) page; null when this page is the last. A page that combines filters (say `operation` with `status_class`) reads at most 2,000 of the log's requests, so a rare combination can answer a short or even empty page with a `next_cursor`: keep following it until `has_more` is false.
+   * Pass back as `cursor` for the next (older) page; null when this page is the last. With an API key and at most one of `operation`, `credential`, `idempotency_key` or `status` (a time range or not), a page reads only matching requests and holds `limit` of them unless it is the last. Otherwise (`status_class`, filters combined, or an app token's filtered list) it reads at most 2,000 of the log's requests, so a rare match can answer a short or even empty page with a `next_cursor`: keep following it until `has_more` is false.
    */
   next_cursor: string | null;
   /**
-   * Older requests may match beyond this page: true whenever `next_cursor` is set. A page of one filter holds `limit` requests unless it is the last; one of combined filters may be shorter.
+   * Older requests may match beyond this page: true whenever `next_cursor` is set.
    */
   has_more: boolean;
 }

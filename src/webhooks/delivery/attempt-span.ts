@@ -17,12 +17,15 @@ interface AttemptResult {
   error: string | null;
 }
 
-/** The subscription's URL without its query or fragment (a receiver may put a token there). */
+/**
+ * The subscription's URL as its origin alone: a receiver may put its secret in the query, and some
+ * (Slack's and Discord's incoming webhooks) in the path itself.
+ */
 function shownUrl(raw: string): { full: string; host: string; port: number } | undefined {
   const url = URL.parse(raw);
   if (!url) return undefined;
   const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-  return { full: `${url.origin}${url.pathname}`, host: url.hostname, port };
+  return { full: url.origin, host: url.hostname, port };
 }
 
 /**
