@@ -4,6 +4,10 @@ import { type Orm, openOrm, type StatementBudget } from '../orm.ts';
 import { replicaFailure } from './failures.ts';
 import { lsnValue } from './lsn.ts';
 import { type PrimarySample, PrimarySamples } from './primary-samples.ts';
+import { ProbeClient } from './probe-client.ts';
+
+/** How long the probe waits for a server's answer (or a connection) before it counts as none. */
+const PROBE_TIMEOUT_MS = 1000;
 
 export interface ReplicaSetOptions {
   /** DATABASE_REPLICA_URLS. */
@@ -23,6 +27,8 @@ export interface Replica {
   readonly host: string;
   readonly port: number;
   readonly orm: Orm;
+  /** The probe's own connection (never one of `orm`'s). */
+  readonly probe: ProbeClient;
   up: boolean;
   /** What put it down (the probe's or a read's failure), for the log and the snapshot. */
   reason?: string;
@@ -45,7 +51,7 @@ export class ReplicaSet implements ReplicaReads {
   readonly replicas: Replica[];
   readonly maxLagMs: number;
   readonly probeMs: number;
-  readonly #primary: Orm;
+  readonly #primary: ProbeClient;
   readonly #samples: PrimarySamples;
   readonly #log: Logger;
   #timer: NodeJS.Timeout | undefined;
@@ -58,7 +64,15 @@ export class ReplicaSet implements ReplicaReads {
       opts.urls.map(async (url) => {
         const { hostname, port } = new URL(url);
         const orm = await openOrm(url, opts.poolSize, opts.budget, { connectionTimeoutMillis: 1000 });
-        return { host: hostname, port: Number(port || 5432), orm, up: false, reason: 'not probed yet' };
+        const probe = new ProbeClient(url, PROBE_TIMEOUT_MS);
+        return {
+          host: hostname,
+          port: Number(port || 5432),
+          orm,
+          probe,
+          up: false,
+          reason: 'not probed yet',
+        };
       }),
     );
     const set = new ReplicaSet(replicas, opts);
@@ -71,7 +85,7 @@ export class ReplicaSet implements ReplicaReads {
     this.replicas = replicas;
     this.maxLagMs = opts.maxLagMs;
     this.probeMs = probeIntervalMs(opts.maxLagMs);
-    this.#primary = opts.primary;
+    this.#primary = new ProbeClient(String(opts.primary.config.get('clientUrl')), PROBE_TIMEOUT_MS);
     this.#log = opts.log;
     // Kept long enough that a replica found behind every sample is surely past the bound.
     this.#samples = new PrimarySamples(2 * opts.maxLagMs + 4 * this.probeMs);
@@ -127,13 +141,7 @@ export class ReplicaSet implements ReplicaReads {
     // Taken before asking: the position read is at least what the primary had at this instant.
     const at = Date.now();
     try {
-      const [row] = await withTimeout(
-        this.#primary.em
-          .fork()
-          .getConnection()
-          .execute<{ lsn: string }[]>('SELECT pg_current_wal_lsn()::text AS lsn'),
-        1000,
-      );
+      const [row] = await this.#primary.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
       return row ? { at, value: lsnValue(row.lsn) } : undefined;
     } catch {
       return undefined; // The primary's own failure is the requests' to report.
@@ -142,12 +150,8 @@ export class ReplicaSet implements ReplicaReads {
 
   async #probeReplica(replica: Replica): Promise<void> {
     try {
-      const [row] = await withTimeout(
-        replica.orm.em
-          .fork()
-          .getConnection()
-          .execute<{ lsn: string | null }[]>('SELECT pg_last_wal_replay_lsn()::text AS lsn'),
-        1000,
+      const [row] = await replica.probe.query<{ lsn: string | null }>(
+        'SELECT pg_last_wal_replay_lsn()::text AS lsn',
       );
       // NULL outside recovery: a promoted or misconfigured server is no replica of this primary.
       if (!row?.lsn) return this.#down(replica, 'not a standby (pg_last_wal_replay_lsn() is null)');
@@ -171,16 +175,9 @@ export class ReplicaSet implements ReplicaReads {
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#timer);
-    await Promise.all(this.replicas.map((r) => r.orm.close(true)));
+    await this.#primary.close();
+    await Promise.all(this.replicas.map(async (r) => Promise.all([r.probe.close(), r.orm.close(true)])));
   }
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 function errorText(err: unknown): string {
