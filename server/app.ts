@@ -15,7 +15,7 @@ import { buildOpenApiDocument, CONTRACT_VERSION } from './contract/document.ts';
 import { serveDocs } from './docs-route.ts';
 import { EXPORT_FILE_PATH, serveExportFile } from './export-file-route.ts';
 import { checkHealth } from './health.ts';
-import { DEFAULT_READINESS, type ReadinessCheck, serveHealthProbe } from './health-probes.ts';
+import { DEFAULT_READINESS, READY_BOUND_MS, type ReadinessCheck, serveHealthProbe } from './health-probes.ts';
 import { traceFields, traceRequest } from './http-span.ts';
 import { INVOICE_PATH, serveInvoice } from './invoice-route.ts';
 import type { Logger } from './logger.ts';
@@ -24,6 +24,7 @@ import { MCP_PATH, serveMcp } from './mcp/route.ts';
 import { observeRequest } from './metrics/http-metrics.ts';
 import { handleOAuth, type OAuthDeps } from './oauth/routes.ts';
 import type { Orm } from './orm.ts';
+import { ProbeClient } from './probe-client.ts';
 import { replicaReadiness } from './replicas/observe.ts';
 import type { ReplicaSet } from './replicas/replica-set.ts';
 import { recordRequest } from './request-log-hook.ts';
@@ -127,6 +128,7 @@ function readinessOf(replicas: ReplicaSet | undefined): readonly ReadinessCheck[
 function router({ orm, config, log, requestLog, replicas, readiness = readinessOf(replicas) }: AppDeps): {
   route: Route;
   describe: DescribeOperation;
+  probe: ProbeClient;
 } {
   const settings = domainSettingsOf(config);
   const createContext = contextFactory(orm, settings, log, replicas);
@@ -148,6 +150,8 @@ function router({ orm, config, log, requestLog, replicas, readiness = readinessO
   const oauth = oauthDepsOf(orm, config);
   const mcp = { createContext, publicUrl: config.publicUrl, log, version: CONTRACT_VERSION };
   const exportFiles = new LocalFileStore(exportSettingsOf(config).dir);
+  // Readiness reads on a connection of its own: a pool saturated by requests must not fail every probe.
+  const probe = new ProbeClient(String(orm.config.get('clientUrl')), READY_BOUND_MS, 'stockless-readiness');
 
   const route: Route = async (req, res, state) => {
     const target = readTarget(req);
@@ -164,7 +168,7 @@ function router({ orm, config, log, requestLog, replicas, readiness = readinessO
     }
     if (path.startsWith('/health/')) {
       const operator = sameSecret(bearerToken(req.headers.authorization), config.OPERATOR_TOKEN);
-      if (await serveHealthProbe(path, res, orm, readiness, operator)) return;
+      if (await serveHealthProbe(path, res, probe, readiness, operator)) return;
     }
     if (path === '/api/v1/openapi.json') return sendOpenApi(res, openapiText);
     if (path.startsWith('/trpc/')) return trpc(req, res, state);
@@ -194,7 +198,7 @@ function router({ orm, config, log, requestLog, replicas, readiness = readinessO
     const message = `No route for ${path}`;
     return sendCode(res, 'ROUTE_NOT_FOUND', message, state);
   };
-  return { route, describe };
+  return { route, describe, probe };
 }
 
 /**
@@ -226,7 +230,7 @@ function answeredMethod(
 
 export function createApp(deps: AppDeps): Server {
   const { log } = deps;
-  const { route, describe } = router(deps);
+  const { route, describe, probe } = router(deps);
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000 }, (incoming, res) => {
     const started = process.hrtime.bigint();
     const arrived = Date.now();
@@ -264,5 +268,6 @@ export function createApp(deps: AppDeps): Server {
     });
   });
   server.on('clientError', malformedRefusal(deps.config.publicUrl));
+  server.on('close', () => void probe.close());
   return server;
 }

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { migrationsList } from '../src/migrations/index.ts';
-import type { Orm } from './orm.ts';
+import type { ProbeClient } from './probe-client.ts';
 import { sendJson } from './respond.ts';
 
 /** One thing readiness looks at. A critical check that fails makes the process not ready (503). */
@@ -9,7 +9,8 @@ export interface ReadinessCheck {
   /** False: reported in the body, never a 503 (a fact about the deployment, not this process). */
   critical: boolean;
   /** Resolves with what it found; a throw, or no answer within the probe's bound, is a failure. */
-  run(orm: Orm): Promise<{ ok: boolean; detail?: string }>;
+  /** `db`: the probe's own connection, never the request pool's (which may be saturated). */
+  run(db: ProbeClient): Promise<{ ok: boolean; detail?: string }>;
 }
 
 /** Every check gets this long; the probe answers within it whatever the database does. */
@@ -20,8 +21,8 @@ const WORKER_FRESH_S = 180;
 const database: ReadinessCheck = {
   name: 'database',
   critical: true,
-  run: async (orm) => {
-    await orm.em.fork().execute('SELECT 1');
+  run: async (db) => {
+    await db.query('SELECT 1');
     return { ok: true };
   },
 };
@@ -30,8 +31,8 @@ const database: ReadinessCheck = {
 const migrations: ReadinessCheck = {
   name: 'migrations',
   critical: true,
-  run: async (orm) => {
-    const applied = await orm.em.fork().execute<{ name: string }[]>('SELECT name FROM mikro_orm_migrations');
+  run: async (db) => {
+    const applied = await db.query<{ name: string }>('SELECT name FROM mikro_orm_migrations');
     const names = new Set(applied.map((r) => r.name));
     const pending = migrationsList.filter((m) => !names.has(m.name)).map((m) => m.name);
     return pending.length === 0 ? { ok: true } : { ok: false, detail: `pending: ${pending.join(', ')}` };
@@ -45,8 +46,8 @@ const migrations: ReadinessCheck = {
 const worker: ReadinessCheck = {
   name: 'worker',
   critical: false,
-  run: async (orm) => {
-    const [row] = await orm.em.fork().execute<{ age: number | null }[]>(
+  run: async (db) => {
+    const [row] = await db.query<{ age: number | null }>(
       `SELECT extract(epoch FROM now() - max(last_execution))::float8 AS age
          FROM graphile_worker._private_known_crontabs WHERE identifier = 'deliver_webhooks'`,
     );
@@ -85,11 +86,11 @@ function withoutDetail(ready: Readiness): Readiness {
 }
 
 /** Runs every check at once, each within the bound. */
-export async function checkReadiness(orm: Orm, checks: readonly ReadinessCheck[]): Promise<Readiness> {
+export async function checkReadiness(db: ProbeClient, checks: readonly ReadinessCheck[]): Promise<Readiness> {
   const results = await Promise.all(
     checks.map(async (c) => {
       try {
-        return { c, ...(await bounded(c.run(orm), READY_BOUND_MS)) };
+        return { c, ...(await bounded(c.run(db), READY_BOUND_MS)) };
       } catch (err) {
         return { c, ok: false, detail: err instanceof Error ? err.message.split('\n')[0] : 'failed' };
       }
@@ -114,7 +115,7 @@ export async function checkReadiness(orm: Orm, checks: readonly ReadinessCheck[]
 export async function serveHealthProbe(
   path: string,
   res: ServerResponse,
-  orm: Orm,
+  db: ProbeClient,
   checks: readonly ReadinessCheck[],
   /** Whether the caller sent the operator token: only then does a check's detail go out. */
   operator = false,
@@ -124,7 +125,7 @@ export async function serveHealthProbe(
     return true;
   }
   if (path !== '/health/ready') return false;
-  const ready = await checkReadiness(orm, checks);
+  const ready = await checkReadiness(db, checks);
   sendJson(res, ready.status === 'ok' ? 200 : 503, operator ? ready : withoutDetail(ready));
   return true;
 }

@@ -1,10 +1,10 @@
 import type { ReplicaChoice, ReplicaReads } from '../../src/db/replica-reads.ts';
 import type { Logger } from '../logger.ts';
 import { type Orm, openOrm, type StatementBudget } from '../orm.ts';
+import { ProbeClient } from '../probe-client.ts';
 import { replicaFailure } from './failures.ts';
 import { lsnValue } from './lsn.ts';
 import { type PrimarySample, PrimarySamples } from './primary-samples.ts';
-import { ProbeClient } from './probe-client.ts';
 
 /** How long the probe waits for a server's answer (or a connection) before it counts as none. */
 const PROBE_TIMEOUT_MS = 1000;
@@ -64,7 +64,7 @@ export class ReplicaSet implements ReplicaReads {
       opts.urls.map(async (url) => {
         const { hostname, port } = new URL(url);
         const orm = await openOrm(url, opts.poolSize, opts.budget, { connectionTimeoutMillis: 1000 });
-        const probe = new ProbeClient(url, PROBE_TIMEOUT_MS);
+        const probe = new ProbeClient(url, PROBE_TIMEOUT_MS, 'stockless-replica-probe');
         return {
           host: hostname,
           port: Number(port || 5432),
@@ -85,7 +85,11 @@ export class ReplicaSet implements ReplicaReads {
     this.replicas = replicas;
     this.maxLagMs = opts.maxLagMs;
     this.probeMs = probeIntervalMs(opts.maxLagMs);
-    this.#primary = new ProbeClient(String(opts.primary.config.get('clientUrl')), PROBE_TIMEOUT_MS);
+    this.#primary = new ProbeClient(
+      String(opts.primary.config.get('clientUrl')),
+      PROBE_TIMEOUT_MS,
+      'stockless-replica-probe',
+    );
     this.#log = opts.log;
     // Kept long enough that a replica found behind every sample is surely past the bound.
     this.#samples = new PrimarySamples(2 * opts.maxLagMs + 4 * this.probeMs);

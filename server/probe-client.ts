@@ -1,19 +1,21 @@
 import pg from 'pg';
 
 /**
- * One connection of its own for the lag probe, apart from the pools requests use: a pool saturated by
- * requests must not make the probe wait, or the probe would report a lagging primary or a replica that
- * is down exactly when load is highest (and send every read to the busiest server). Connects when
- * first asked, and again after any failure.
+ * One connection of its own for a probe (replica lag, readiness), apart from the pools requests use: a
+ * pool saturated by requests must not make the probe wait, or it would report a lagging primary, a
+ * replica down or a process unready exactly when load is highest. Connects when first asked, and
+ * again after any failure.
  */
 export class ProbeClient {
   readonly #url: string;
   readonly #timeoutMs: number;
+  readonly #name: string;
   #client: Promise<pg.Client> | undefined;
 
-  constructor(url: string, timeoutMs: number) {
+  constructor(url: string, timeoutMs: number, name = 'stockless-probe') {
     this.#url = url;
     this.#timeoutMs = timeoutMs;
+    this.#name = name;
   }
 
   /** One statement's rows within the timeout; a failure or no answer drops the connection. */
@@ -39,7 +41,7 @@ export class ProbeClient {
       const client = new pg.Client({
         connectionString: this.#url,
         connectionTimeoutMillis: this.#timeoutMs,
-        application_name: 'stockless-replica-probe',
+        application_name: this.#name,
       });
       // A connection lost between probes is found by the next query; this only keeps Node from throwing.
       client.on('error', () => {});
