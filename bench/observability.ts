@@ -15,7 +15,7 @@ import { startTracing } from '../server/tracing.ts';
 import { setTracingOn } from '../src/tracing/spans.ts';
 import type { RequestState } from '../src/trpc/request-state.ts';
 import { printTable, SMALL } from './lib.ts';
-import { drain, listen as listenOn } from './tracing.ts';
+import { drain, listen, summary, us } from './tracing.ts';
 
 /**
  * The cost of observability per request (issue 31: metrics ≤ 0.1 ms a request), in one process on the
@@ -44,7 +44,7 @@ export const MODES: ObservabilityMode[] = [
 async function tracedMode(config: Config, databaseUrl: string) {
   const received = { requests: 0, bytes: 0 };
   const collector = drain(received);
-  const endpoint = await listenOn(collector);
+  const endpoint = await listen(collector);
   const traced = { ...config, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: 200 };
   const tracing = startTracing(traced, createLogger('silent'));
   const orm = await openOrm(databaseUrl, config.DB_POOL_SIZE);
@@ -67,25 +67,6 @@ const MIX = ['/api/v1/products?limit=20', '/api/v1/vendor/me', '/api/v1/orders?l
 const ROUNDS = SMALL ? 6 : 10;
 const PER_ROUND = SMALL ? 200 : 600;
 const SCRAPES = SMALL ? 30 : 100;
-
-const us = (ms: number) => Math.round(ms * 1000) / 1000;
-const quantile = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-
-function summary(times: number[]) {
-  const sorted = [...times].sort((a, b) => a - b);
-  const mean = times.reduce((s, t) => s + t, 0) / Math.max(1, times.length);
-  return { p50_ms: us(quantile(sorted, 0.5)), p99_ms: us(quantile(sorted, 0.99)), mean_ms: us(mean) };
-}
-
-function listen(server: Server): Promise<string> {
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      resolve(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`);
-    }),
-  );
-}
 
 async function timedGets(url: string, n: number, agent: Agent, out: number[], key?: string, mix = MIX) {
   for (let i = 0; i < n; i++) {

@@ -38,11 +38,11 @@ export interface TracingBench {
   exported: { requests: number; bytes: number; bytes_per_request: number };
 }
 
-const us = (ms: number) => Math.round(ms * 1000) / 1000;
+export const us = (ms: number) => Math.round(ms * 1000) / 1000;
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
-function summary(times: number[]) {
+export function summary(times: number[]) {
   const sorted = [...times].sort((a, b) => a - b);
   const mean = times.reduce((s, t) => s + t, 0) / Math.max(1, times.length);
   return { p50_ms: us(quantile(sorted, 0.5)), p99_ms: us(quantile(sorted, 0.99)), mean_ms: us(mean) };

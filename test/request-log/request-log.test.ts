@@ -3,6 +3,7 @@ import type { ErrorBody } from '../../client/src/index.ts';
 import { createTaskList } from '../../jobs/tasks.ts';
 import { JOBS } from '../../src/db/jobs.ts';
 import { rows, sql } from '../../src/db/sql.ts';
+import type { RequestRecord } from '../../src/request-log/entry.ts';
 import { pruneRequestLog } from '../../src/request-log/prune-requests.ts';
 import { getRequestOutput, type LoggedRequest, listRequestsOutput } from '../../src/request-log/schemas.ts';
 import { createApiKey } from '../../src/store/create-api-key.ts';
@@ -34,6 +35,29 @@ afterAll(async () => {
 
 const REQUESTS = '/api/v1/requests';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A finished `GET /vendor/me` of a store, as the edge hands it to the recorder. */
+function meRequest(storeId: number, requestId: string, createdAt: number): RequestRecord {
+  return {
+    storeId,
+    livemode: true,
+    requestId,
+    method: 'GET',
+    path: '/api/v1/vendor/me',
+    search: '',
+    status: 200,
+    errorType: null,
+    errorCode: null,
+    durationMs: 1,
+    credentialType: 'api_key',
+    credentialId: 0,
+    appId: null,
+    idempotencyKey: null,
+    replayed: false,
+    userAgent: null,
+    createdAt,
+  };
+}
 
 /** Waits until every request id is in the log (its batch written), reading rows as the database has them. */
 async function logged(ids: string[]): Promise<void> {
@@ -471,25 +495,7 @@ describe('retention and the writer', () => {
     const recorder = new RequestRecorder({ em: () => app.em(), log, capacity: 3, flushMs: 60_000 });
     const s = await app.createStore('Overflow Store');
     for (let i = 1; i <= 5; i++) {
-      recorder.record({
-        storeId: s.id,
-        livemode: true,
-        requestId: `overflow_${i}`,
-        method: 'GET',
-        path: '/api/v1/vendor/me',
-        search: '',
-        status: 200,
-        errorType: null,
-        errorCode: null,
-        durationMs: 1,
-        credentialType: 'api_key',
-        credentialId: 0,
-        appId: null,
-        idempotencyKey: null,
-        replayed: false,
-        userAgent: null,
-        createdAt: Date.now() + i,
-      });
+      recorder.record(meRequest(s.id, `overflow_${i}`, Date.now() + i));
     }
     expect(recorder.pending).toBe(3);
     await recorder.close();
@@ -516,25 +522,7 @@ describe('retention and the writer', () => {
     const s = await app.createStore('Ring Store');
     const base = Date.now();
     for (let i = 1; i <= 25_000; i++) {
-      recorder.record({
-        storeId: s.id,
-        livemode: true,
-        requestId: `ring_${String(i).padStart(5, '0')}`,
-        method: 'GET',
-        path: '/api/v1/vendor/me',
-        search: '',
-        status: 200,
-        errorType: null,
-        errorCode: null,
-        durationMs: 1,
-        credentialType: 'api_key',
-        credentialId: 0,
-        appId: null,
-        idempotencyKey: null,
-        replayed: false,
-        userAgent: null,
-        createdAt: base + i,
-      });
+      recorder.record(meRequest(s.id, `ring_${String(i).padStart(5, '0')}`, base + i));
     }
     expect(recorder.pending).toBe(1000);
     await recorder.close();
